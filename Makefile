@@ -1,0 +1,56 @@
+# cbtools: a predictive concurrency-bug finder for C/pthreads programs.
+# `make` builds every command into bin/ (runnable in place); `make check` runs
+# the TAP tests with prove; `make bench` measures; `make example` runs the
+# whole pipeline on the bundled example.  Each folder adds its own rules in
+# its module.mk; this file holds what they share.
+
+PREFIX   ?= /usr/local
+CC       ?= gcc
+BUILD    := build
+BIN      := bin
+# The tool and its preload library, where the commands find them by default.
+TOOLDIR  := lib/cbtools
+
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
+               -Iproto -Itrace -I$(BUILD)/proto $(EXTRA_CFLAGS)
+HOST_LDLIBS := -lprotobuf-c -lpthread
+# Host code is also built and tested under ASan and UBSan (tests/module.mk).
+SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \
+               -fno-sanitize-recover=all
+
+.PHONY: all deps check bench example install clean
+all: deps
+
+# Installs missing packages on a fresh machine (apt-get), once.
+deps: $(BUILD)/.deps-ok
+$(BUILD)/.deps-ok: scripts/setup-deps.sh
+	@mkdir -p $(BUILD)
+	@scripts/setup-deps.sh
+	@touch $@
+
+include proto/module.mk
+include trace/module.mk
+include vgtool/module.mk
+include predict/module.mk
+include reschedule/module.mk
+include tests/module.mk
+
+$(BUILD)/host/%.o: %.c | deps $(PROTO_GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/san/%.o: %.c | deps $(PROTO_GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(SAN_CFLAGS) -MMD -MP -c $< -o $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/$(TOOLDIR) \
+	           $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(BIN)/* $(DESTDIR)$(PREFIX)/bin/
+	cp -P $(TOOLDIR)/* $(DESTDIR)$(PREFIX)/$(TOOLDIR)/
+	install -m 644 vgtool/cbtools.h $(DESTDIR)$(PREFIX)/include/
+
+clean:
+	rm -rf $(BUILD) $(BIN) lib

@@ -1,0 +1,1 @@
+# predict/: rules added by its owner.

@@ -1,0 +1,133 @@
+/* cb_wire.h: what crosses between the Valgrind tool and the host commands.
+ *
+ * This is the one definition of event kinds and of the two binary formats that
+ * the tool speaks (it has no libc and no protobuf):
+ *   - the raw record stream the tool writes while the program runs, which
+ *     `cbtrace record` encodes into trace.proto chunks;
+ *   - the replay plan that `cbreplay` flattens a schedule into for the tool.
+ * trace.proto stores event kinds as these numbers.  Keep this header free of
+ * libc: it is compiled into the tool as well as into host code.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_WIRE_H
+#define CB_WIRE_H
+
+#define CB_WIRE_VERSION 1u
+
+/* Event kinds.  Fields of a cb_wire_event, per kind:
+ *   kind            addr                 size             value
+ *   READ, WRITE     data address         bytes (1..32)    value if size<=8
+ *   LOCK, UNLOCK    lock object          CB_LOCK_* mode   1 if trylock
+ *   COND_WAIT       condition variable   0                mutex address
+ *   COND_SIGNAL     condition variable   1 if broadcast   0
+ *   BARRIER_ENTER   barrier object       0                barrier count
+ *   BARRIER_LEAVE   barrier object       0                barrier count
+ *   THREAD_CREATE   0                    0                child thread id
+ *   THREAD_START    0                    0                parent thread id
+ *   THREAD_JOIN     0                    0                joined thread id
+ *   THREAD_EXIT     0                    0                0
+ *   BLOCK_BEGIN     function entry addr  0                0
+ *   BLOCK_END       function entry addr  0                0
+ *   ATOMIC_BEGIN    0 (user markup)      0                0
+ *   ATOMIC_END      0                    0                0
+ *   ALLOC           block address        0                block size
+ *   FREE            block address        0                0
+ * Thread ids are creation order, main = 1; they are stable between a
+ * recorded run and its replays, unlike Valgrind's ThreadIds and pthread_t.
+ * LOCK is emitted after the lock is held, UNLOCK before it is released,
+ * COND_SIGNAL before the signal, so that the trace order is lock-valid.
+ * pthread_cond_wait appears as UNLOCK(m), COND_WAIT(c), LOCK(m). */
+enum cb_event_kind {
+   CB_EV_NONE = 0,
+   CB_EV_READ = 1,
+   CB_EV_WRITE = 2,
+   CB_EV_LOCK = 3,
+   CB_EV_UNLOCK = 4,
+   CB_EV_COND_WAIT = 5,
+   CB_EV_COND_SIGNAL = 6,
+   CB_EV_BARRIER_ENTER = 7,
+   CB_EV_BARRIER_LEAVE = 8,
+   CB_EV_THREAD_CREATE = 9,
+   CB_EV_THREAD_START = 10,
+   CB_EV_THREAD_JOIN = 11,
+   CB_EV_THREAD_EXIT = 12,
+   CB_EV_BLOCK_BEGIN = 13,
+   CB_EV_BLOCK_END = 14,
+   CB_EV_ATOMIC_BEGIN = 15,
+   CB_EV_ATOMIC_END = 16,
+   CB_EV_ALLOC = 17,
+   CB_EV_FREE = 18,
+   CB_EV_KIND_COUNT = 19
+};
+
+/* Lock modes, in the size field of LOCK and UNLOCK. */
+enum cb_lock_mode {
+   CB_LOCK_MUTEX = 0,
+   CB_LOCK_RD = 1, /* rwlock held for reading */
+   CB_LOCK_WR = 2  /* rwlock held for writing */
+};
+
+/* Counted events: the ones a schedule positions threads by.  Record and
+ * replay number each thread's counted events 0, 1, 2, ... in the same way, and
+ * a schedule carries this mask so that a replay can refuse a schedule counted
+ * differently.  Block markers, allocation and thread start/exit are not
+ * counted: they are not points where another thread can interleave
+ * observably.  THREAD_CREATE is counted: replay gates pthread_create. */
+#define CB_COUNTED_MASK                                                      \
+   ((1u << CB_EV_READ) | (1u << CB_EV_WRITE) | (1u << CB_EV_LOCK) |           \
+    (1u << CB_EV_UNLOCK) | (1u << CB_EV_COND_WAIT) |                          \
+    (1u << CB_EV_COND_SIGNAL) | (1u << CB_EV_BARRIER_ENTER) |                 \
+    (1u << CB_EV_BARRIER_LEAVE) | (1u << CB_EV_THREAD_CREATE) |               \
+    (1u << CB_EV_THREAD_JOIN))
+
+#define CB_IS_COUNTED(kind) ((CB_COUNTED_MASK >> (kind)) & 1u)
+
+/* ---- The raw record stream (tool -> cbtrace record) ----------------------
+ * A sequence of 24-byte records, native little-endian.  A record whose kind is
+ * CB_WIRE_LOCDEF is a cb_wire_locdef followed by `strlen` bytes of strings
+ * (object, function, file; each NUL-terminated) padded with NULs to a
+ * multiple of 8; a CB_WIRE_SYMDEF has the same layout with one string.  The first record is a CB_WIRE_HELLO. */
+#define CB_WIRE_LOCDEF 0xF0u /* defines a code location id */
+#define CB_WIRE_HELLO 0xF1u  /* first record: version in addr, flags in value */
+#define CB_WIRE_END 0xF2u    /* last record of a run that ended normally */
+#define CB_WIRE_SYMDEF 0xF3u /* names a global: cb_wire_locdef layout with
+                                address = start, line = size in bytes, and one
+                                string (the symbol); id unused */
+
+typedef struct {
+   unsigned char kind;       /* enum cb_event_kind or CB_WIRE_* */
+   unsigned char size;       /* see the table above */
+   unsigned short tid;       /* thread id, creation order, main = 1 */
+   unsigned int loc;         /* code location id, 0 = unknown */
+   unsigned long long addr;  /* see the table above */
+   unsigned long long value; /* see the table above */
+} cb_wire_event;
+
+typedef struct {
+   unsigned char kind;          /* CB_WIRE_LOCDEF */
+   unsigned char pad;
+   unsigned short strlen;       /* bytes of strings that follow, padded to 8 */
+   unsigned int id;             /* location id, 1, 2, 3, ... */
+   unsigned long long address;  /* instruction address */
+   unsigned int line;           /* source line, 0 if unknown */
+   unsigned int pad2;
+} cb_wire_locdef;
+
+/* ---- The replay plan (cbreplay -> tool, --cb-plan=FILE) ------------------
+ * A flat file of 8-byte little-endian words, all unsigned:
+ *   magic CB_PLAN_MAGIC, version CB_WIRE_VERSION, counted mask,
+ *   nthreads, then prefix[nthreads] (counted events thread t = 1..nthreads
+ *     may run, freely interleaved, before the tail starts),
+ *   ntail, then ntail pairs (tid, n): thread tid runs n counted events while
+ *     every other thread waits; after the last pair every thread is released,
+ *   then 3 pairs (tid, index) naming e1, f, e2 by counted index, so the tool
+ *   can report whether they ran in that order,
+ *   then the stall limit in milliseconds: how long no scheduled progress is
+ *     tolerated before the plan is declared infeasible and all are released.
+ * The tool reports on --cb-status-fd, one text line per fact:
+ *   "prefix-done", "tail-done", "released", "infeasible <reason>",
+ *   "pattern <0|1>", "diverged <tid> <index>". */
+#define CB_PLAN_MAGIC 0x4e414c5042430001ull /* "CBPLAN" + 0001 */
+
+#endif /* CB_WIRE_H */

@@ -1,0 +1,1 @@
+# reschedule/: rules added by its owner.

@@ -1,0 +1,33 @@
+#!/bin/sh
+# Installs what cbtools needs on a fresh Debian 12 machine, and only what is
+# missing: valgrind (the tool links its static libraries), protobuf-c (library
+# and compiler), the Z3 library, a C compiler, and perl's prove.
+set -eu
+
+missing=""
+need() { # need PACKAGE TEST-COMMAND...
+    pkg=$1; shift
+    if ! "$@" >/dev/null 2>&1; then missing="$missing $pkg"; fi
+}
+need gcc            command -v gcc
+need make           command -v make
+need valgrind       test -f /usr/lib/x86_64-linux-gnu/valgrind/libcoregrind-amd64-linux.a
+need libprotobuf-c-dev test -f /usr/include/protobuf-c/protobuf-c.h
+need protobuf-c-compiler command -v protoc-c
+need libz3-dev      test -f /usr/include/z3.h
+need perl           command -v prove
+
+[ -z "$missing" ] && exit 0
+
+echo "cbtools: installing:$missing" >&2
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+        echo "cbtools: setup: cannot install$missing: not root and no sudo" >&2
+        exit 2
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get install -y $missing || {
+    $SUDO apt-get update && $SUDO apt-get install -y $missing
+}

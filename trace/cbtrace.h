@@ -1,0 +1,160 @@
+/* cbtrace.h: the trace library, the only code that reads or writes traces
+ * and schedule files.  Every command links it (libcbtrace.a).
+ *
+ * Format: proto/trace.proto (chunks, framing) and proto/cb_wire.h (event
+ * kinds).  In memory a trace is a flat array of cb_event, in trace order.
+ *
+ * Errors: functions that can fail return 0 on success and -1 on failure,
+ * with a one-line reason in *err (no "cbX:" prefix; the command adds what it
+ * was doing).  Nothing here prints or exits.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CBTRACE_H
+#define CBTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cb_wire.h"
+
+typedef struct {
+   char msg[512];
+} cb_error;
+
+/* Formats msg into err (printf-like) and returns -1, for `return cb_fail(...)`. */
+int cb_fail(cb_error *err, const char *fmt, ...)
+   __attribute__((format(printf, 2, 3)));
+
+/* One event; the same fields as cb_wire_event (see its table). */
+typedef struct {
+   uint8_t kind;  /* enum cb_event_kind */
+   uint8_t size;
+   uint16_t tid;  /* creation order, main = 1 */
+   uint32_t loc;  /* index into cb_trace.locs, 0 = unknown */
+   uint64_t addr;
+   uint64_t value;
+} cb_event;
+
+typedef struct {
+   uint64_t address;
+   const char *object;   /* never NULL; "" when unknown */
+   const char *function; /* never NULL; "" when unknown */
+   const char *file;     /* never NULL; "" when unknown */
+   uint32_t line;        /* 0 when unknown */
+} cb_location;
+
+typedef struct {
+   uint64_t address;
+   uint64_t size;
+   const char *name;
+} cb_symbol;
+
+typedef struct {
+   uint32_t format_version;
+   const char *program;
+   int argc;
+   const char **argv;
+   const char *tool_version;
+   const char *instrumented;
+   uint64_t trace_id;
+   uint64_t program_digest;
+   uint64_t start_time_unix;
+} cb_header;
+
+typedef struct {
+   int present;      /* 0: the trace was cut short */
+   uint64_t event_count;
+   int exit_status;
+   int exit_signal;
+   int tool_ended;
+} cb_footer;
+
+typedef struct {
+   cb_header header;
+   cb_event *events;
+   size_t nevents;
+   cb_location *locs; /* locs[id]; locs[0] is the unknown location */
+   size_t nlocs;      /* highest id + 1 */
+   cb_symbol *syms;   /* sorted by address */
+   size_t nsyms;
+   cb_footer footer;
+   /* Why reading stopped early, "" when the whole trace was read.  A trace
+    * with truncated != 0 is still usable: it holds every whole chunk. */
+   int truncated;
+   char truncation[256];
+   uint32_t nthreads; /* highest thread id seen */
+   void *arena_;      /* owns every string above */
+} cb_trace;
+
+/* ---- Reading ------------------------------------------------------------ */
+
+/* Reads a whole trace.  Fails (-1) only when nothing usable is there: the
+ * file is missing, empty, not a trace, or its header chunk is damaged.  A cut
+ * or corrupt tail sets t->truncated and keeps what came before it. */
+int cb_trace_read(const char *path, cb_trace *t, cb_error *err);
+/* The same from a buffer (tests, fuzzing). */
+int cb_trace_read_mem(const void *data, size_t len, cb_trace *t, cb_error *err);
+void cb_trace_free(cb_trace *t);
+
+/* ---- Writing (streaming) ------------------------------------------------- */
+
+typedef struct cb_writer cb_writer;
+
+/* Creates the file and writes magic and header at once.  Events are buffered
+ * and written one chunk at a time (every CB_CHUNK_EVENTS events, or on
+ * cb_writer_flush), so a crash loses only the chunk in progress. */
+#define CB_CHUNK_EVENTS 65536
+cb_writer *cb_writer_open(const char *path, const cb_header *h, cb_error *err);
+/* Location ids must be given in order 1, 2, 3, ... before events use them. */
+int cb_writer_location(cb_writer *w, uint32_t id, const cb_location *loc,
+                       cb_error *err);
+int cb_writer_symbol(cb_writer *w, const cb_symbol *s, cb_error *err);
+int cb_writer_event(cb_writer *w, const cb_event *e, cb_error *err);
+int cb_writer_flush(cb_writer *w, cb_error *err);
+/* Writes the footer (if f is not NULL), closes and frees.  Also frees on error. */
+int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err);
+
+/* ---- Naming things ------------------------------------------------------- */
+
+const char *cb_event_kind_name(unsigned kind);      /* "read", "lock", ... */
+int cb_event_kind_from_name(const char *name);      /* -1 if unknown */
+/* "file:line" or "object+0xoff" or "?"; into buf, returns buf. */
+const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
+                            size_t len);
+/* "counter", "counter+8", "heap 0x... (malloc at a.c:12)" or "0x...". */
+const char *cb_variable_str(const cb_trace *t, uint64_t addr, char *buf,
+                            size_t len);
+/* One event in words, as `cbtrace dump` prints it. */
+void cb_event_print(FILE *out, const cb_trace *t, size_t index);
+
+/* ---- Text form, for tests -------------------------------------------------
+ * One event a line; '#' starts a comment.  Names stand for addresses: each
+ * distinct name gets its own address, and each distinct @file:line its own
+ * location (function = innermost open `begin`).  Forms:
+ *   T1 begin FN          T1 end FN          T1 atomic-begin   T1 atomic-end
+ *   T1 read X [=V] [@file:line]             T1 write X [=V] [@file:line]
+ *   T1 lock M            T1 unlock M        T1 rdlock M  T1 wrlock M
+ *   T1 trylock M         T1 wait C M        T1 signal C  T1 broadcast C
+ *   T1 barrier-enter B N T1 barrier-leave B N
+ *   T1 create T2         T1 join T2         T2 start T1  T2 exit
+ *   T1 alloc X SIZE      T1 free X
+ * Names of variables become symbols of the trace, so reports name them. */
+int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err);
+
+/* ---- Schedules (proto Schedule, same framing, magic "CBSCHED\x01") -------- */
+
+struct _Cbtools__Schedule; /* generated from proto/trace.proto */
+int cb_schedule_write(const char *path, const struct _Cbtools__Schedule *s,
+                      cb_error *err);
+/* Caller frees with cbtools__schedule__free_unpacked(s, NULL). */
+int cb_schedule_read(const char *path, struct _Cbtools__Schedule **s,
+                     cb_error *err);
+
+/* ---- Small shared helpers -------------------------------------------------- */
+
+/* FNV-1a 64 of a file's bytes; 0 and an error if it cannot be read. */
+int cb_file_digest(const char *path, uint64_t *digest, cb_error *err);
+
+#endif /* CBTRACE_H */

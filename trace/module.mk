@@ -1,0 +1,1 @@
+# trace/: rules added by its owner.

@@ -1,0 +1,1 @@
+# vgtool/: rules added by its owner.
