@@ -1,0 +1,52 @@
+/* launch.h: running a program under the cbtools Valgrind tool.  Shared by
+ * `cbtrace record` and `cbreplay`, so that only one place knows where the
+ * tool lives and how Valgrind must be started.
+ *
+ * The tool is found next to the running command: BINDIR/../lib/cbtools/
+ * holds cbtools-amd64-linux, vgpreload_cbtools-amd64-linux.so and links to
+ * the system's vgpreload_core-amd64-linux.so and default.supp; VALGRIND_LIB
+ * is set to it for the child (users never set it).  CBTOOLS_LIB in the
+ * environment overrides the folder.
+ *
+ * Valgrind is started as
+ *   valgrind --tool=cbtools -q --fair-sched=yes [tool_args...] -- PROG ARGS
+ * and, in replay mode, also --px-default=allregs-at-mem-access.
+ * Tool options (vgtool/): --cb-mode=record|replay, --cb-out-fd=N (raw
+ * records, cb_wire.h), --cb-plan=FILE and --cb-status-fd=N (replay),
+ * --cb-instrument=... (which objects; see `cbtrace record --help`).
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_LAUNCH_H
+#define CB_LAUNCH_H
+
+#include <sys/types.h>
+
+#include "cbtrace.h"
+
+/* Fills buf with the tool folder; fails when the tool is not built. */
+int cb_tool_dir(char *buf, size_t len, cb_error *err);
+
+/* Resolves PROG as execvp would (PATH search when it has no '/') and checks
+ * that it exists and is executable: "no such program", "not executable". */
+int cb_find_program(const char *prog, char *resolved, size_t len,
+                    cb_error *err);
+
+typedef struct {
+   const char *const *tool_args; /* NULL-terminated --cb-... options */
+   int keep_fds[4];              /* descriptors the child keeps open */
+   int nkeep;
+   int replay;                   /* adds the replay-only Valgrind options */
+   int quiet_valgrind;           /* send Valgrind's own stderr to /dev/null */
+} cb_launch;
+
+/* Forks and execs Valgrind with the tool on prog_argv (prog_argv[0] already
+ * resolved).  Returns the child's pid, or -1 with *err set. */
+pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[],
+                    cb_error *err);
+
+/* Turns a wait status into the shell's convention: the exit code, or
+ * 128 + signal for a program killed by a signal. */
+int cb_wait_status_code(int wstatus);
+
+#endif /* CB_LAUNCH_H */
