@@ -61,6 +61,13 @@ enum cb_event_kind {
    CB_EV_KIND_COUNT = 19
 };
 
+/* READ/WRITE size byte: the low 6 bits are the access size; this bit says the
+ * access belongs to the same machine instruction as the thread's previous
+ * event (the load and store of `addl $1,x(%rip)`, a CAS).  Valgrind switches
+ * threads only between instructions, so no schedule may cut there. */
+#define CB_SIZE_SAME_INSN 0x80u
+#define CB_SIZE_BYTES(size) ((size) & 0x3fu)
+
 /* Lock modes, in the size field of LOCK and UNLOCK. */
 enum cb_lock_mode {
    CB_LOCK_MUTEX = 0,

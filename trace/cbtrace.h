@@ -126,7 +126,17 @@ const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
 /* "counter", "counter+8", "heap 0x... (malloc at a.c:12)" or "0x...". */
 const char *cb_variable_str(const cb_trace *t, uint64_t addr, char *buf,
                             size_t len);
-/* One event in words, as `cbtrace dump` prints it. */
+/* One event in words, as `cbtrace dump` prints it, one line:
+ *   INDEX T<tid> KIND [OPERANDS] [@ FILE:LINE] [in FUNCTION]
+ * OPERANDS by kind: read/write: VARIABLE size N [= VALUE]; lock/unlock:
+ * VARIABLE mutex|rd|wr [try]; wait: COND VARIABLE-of-mutex; signal/broadcast:
+ * COND; barrier-enter/leave: BARRIER count N; create/join: T<n>; start: from
+ * T<n>; begin/end: FUNCTION; alloc: VARIABLE size N; free: VARIABLE.
+ * Example:  "42 T2 write counter size 4 = 7 @ rww.c:14 in deposit".
+ * Kind names are those of cb_event_kind_name ("read", "write", "lock",
+ * "unlock", "wait", "signal", "broadcast" for a signal with size 1,
+ * "barrier-enter", "barrier-leave", "create", "start", "join", "exit",
+ * "begin", "end", "atomic-begin", "atomic-end", "alloc", "free"). */
 void cb_event_print(FILE *out, const cb_trace *t, size_t index);
 
 /* ---- Text form, for tests -------------------------------------------------
