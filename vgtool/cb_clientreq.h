@@ -1,0 +1,36 @@
+/* cb_clientreq.h: client request codes between the preload library (and the
+ * public cbtools.h macros) and the tool.  Shared by both sides; no libc.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_CLIENTREQ_H
+#define CB_CLIENTREQ_H
+
+#include "valgrind.h"
+
+/* 'C','B' in the top bytes, as Valgrind's VG_USERREQ_TOOL_BASE does. */
+#define CB_REQ_BASE (((unsigned int)'C' & 0xff) << 24 | ((unsigned int)'B' & 0xff) << 16)
+
+typedef enum {
+   CB_REQ_ATOMIC_BEGIN = CB_REQ_BASE + 1, /* public header: user markup */
+   CB_REQ_ATOMIC_END,
+   CB_REQ_MAY_I,        /* (caller): replay turn; returns 1 when it may run */
+   CB_REQ_LOCK,         /* (obj, mode | trylock << 8, caller) after held */
+   CB_REQ_UNLOCK,       /* (obj, mode, caller) before release */
+   CB_REQ_COND_WAIT,    /* (cond, mutex, caller) after the wait returned */
+   CB_REQ_COND_SIGNAL,  /* (cond, broadcast, caller) before the signal */
+   CB_REQ_BARRIER_INIT, /* (barrier, count) */
+   CB_REQ_BARRIER_ENTER,/* (barrier, caller) */
+   CB_REQ_BARRIER_LEAVE,/* (barrier, caller) */
+   CB_REQ_CREATED,      /* (pthread_t) after pthread_create succeeded */
+   CB_REQ_JOINED,       /* (pthread_t, caller) after pthread_join succeeded */
+   CB_REQ_ALLOC,        /* (block, size, caller) */
+   CB_REQ_FREE,         /* (block, caller) before the free */
+   CB_REQ_LOCK_MODE     /* (obj): mode this thread holds a rwlock in */
+} cb_client_request;
+
+/* Lock mode values used by the preload for rwlock unlock: the tool knows
+ * which mode the thread holds, so the preload passes this placeholder. */
+#define CB_LOCK_MODE_HELD 0xffu
+
+#endif /* CB_CLIENTREQ_H */

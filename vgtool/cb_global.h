@@ -1,0 +1,118 @@
+/* cb_global.h: what the tool's files share.  Tool-private (the public header
+ * is cbtools.h).  Valgrind conventions: no libc, VG_(...) calls only.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_GLOBAL_H
+#define CB_GLOBAL_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "cb_wire.h"
+
+/* ---- options (cb_main.c) ---- */
+typedef enum { CB_MODE_RECORD, CB_MODE_REPLAY } CbMode;
+typedef enum { CB_INSTR_DEFAULT = 0, CB_INSTR_MAIN = 1, CB_INSTR_ALL = 2 } CbInstr;
+extern CbMode  cb_mode;
+extern CbInstr cb_instr;
+extern Bool    cb_replaying;  /* cb_mode == CB_MODE_REPLAY, read by helpers */
+
+/* ---- raw record stream (cb_output.c) ---- */
+#define CB_BUF_BYTES (64 * 1024)
+extern UChar cb_buf[CB_BUF_BYTES];
+extern UInt  cb_buf_used;
+extern Int   cb_out_fd;       /* -1: nothing is written */
+
+void cb_out_init(Int fd);
+void cb_out_flush(void);
+void cb_out_end(void);         /* END record and final flush */
+void cb_out_forked_child(ThreadId tid);
+
+static inline void cb_put(UChar kind, UChar size, UShort tid, UInt loc,
+                          ULong addr, ULong value)
+{
+   cb_wire_event *e;
+   if (UNLIKELY(cb_buf_used + sizeof(cb_wire_event) > CB_BUF_BYTES))
+      cb_out_flush();
+   e = (cb_wire_event *)(cb_buf + cb_buf_used);
+   e->kind = kind;
+   e->size = size;
+   e->tid = tid;
+   e->loc = loc;
+   e->addr = addr;
+   e->value = value;
+   cb_buf_used += sizeof(cb_wire_event);
+}
+
+/* Location id of a code address; emits its LOCDEF the first time. */
+UInt cb_loc_for(Addr a);
+/* Emits a SYMDEF for the global holding data address a, once per symbol. */
+void cb_symdef_for(Addr a);
+
+/* ---- objects (cb_objects.c) ---- */
+Bool cb_obj_instrumented(Addr a);   /* code address in an instrumented object */
+Bool cb_addr_is_plt(Addr a);
+/* A constant data address that may be shared: writable, not GOT/PLT. */
+Bool cb_const_addr_shared(Addr a);
+
+/* ---- threads (cb_threads.c) ---- */
+typedef struct { Addr fn; Addr sp; UInt loc; } CbFrame;
+#define CB_MAX_HELD 16
+typedef struct {
+   Bool    live;
+   UShort  wid;          /* creation order, main = 1 */
+   UShort  last_child;   /* wid of the thread it created last */
+   Addr    stk_lo;       /* its own stack: [stk_lo, stk_lo + stk_len) */
+   SizeT   stk_len;
+   CbFrame *frames;      /* shadow stack of function activations */
+   UInt    nframes, capframes;
+   ULong   counted;      /* counted events so far (next counted index) */
+   Addr    held_lock[CB_MAX_HELD]; /* rwlocks held and in which mode */
+   UChar   held_mode[CB_MAX_HELD];
+   UInt    nheld;
+} CbThread;
+
+extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
+extern CbThread *cb_cur;           /* the thread running client code */
+extern Addr      cb_stk_lo;        /* cb_cur's stack, cached for helpers */
+extern SizeT     cb_stk_len;
+
+void cb_threads_init(void);
+void cb_thread_ll_create(ThreadId parent, ThreadId child);
+void cb_thread_ll_exit(ThreadId tid);
+void cb_thread_start_client(ThreadId tid, ULong blocks);
+void cb_thread_created(ThreadId tid, UWord pthread);
+UShort cb_thread_joined(UWord pthread);
+void cb_threads_fini(void);
+CbThread *cb_thread(ThreadId tid);
+
+/* Every non-memory event goes through here so that counting is shared. */
+void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
+              ULong value);
+
+/* ---- function activations (cb_blocks.c) ---- */
+VG_REGPARM(2) void cb_call(Addr target, Addr sp);
+VG_REGPARM(1) void cb_ret(Addr sp);
+Bool cb_call_target_watched(Addr target);
+void cb_blocks_close_all(CbThread *t);
+
+/* ---- instrumentation (cb_instrument.c) ---- */
+IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
+                    const VexGuestLayout *layout,
+                    const VexGuestExtents *vge,
+                    const VexArchInfo *archinfo_host,
+                    IRType gWordTy, IRType hWordTy);
+
+/* ---- client requests (cb_sync.c) ---- */
+Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);
+
+/* ---- replay (cb_replay.c) ---- */
+extern const HChar *cb_plan_path;
+extern Int cb_status_fd;
+Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
+Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
+void cb_replay_counted(CbThread *t);  /* before t->counted++ */
+void cb_replay_thread_exit(CbThread *t);
+void cb_replay_fini(void);
+
+#endif /* CB_GLOBAL_H */

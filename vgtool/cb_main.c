@@ -1,0 +1,122 @@
+/* cb_main.c: the cbtools tool's options, start-up and shut-down.
+ *
+ * cbtools records the events a predictive atomicity-violation finder needs
+ * (memory accesses with values, synchronisation, threads, function
+ * activations) as the raw record stream of cb_wire.h, and in replay mode
+ * forces a schedule given as a plan file.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_options.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_threadstate.h"
+#include "cb_global.h"
+
+CbMode  cb_mode = CB_MODE_RECORD;
+CbInstr cb_instr = CB_INSTR_DEFAULT;
+Bool    cb_replaying = False;
+static Int cb_opt_out_fd = -1;
+static const HChar *cb_opt_mode = "record";
+static const HChar *cb_opt_instr = "default";
+
+static Bool cb_process_cmd_line_option(const HChar *arg)
+{
+   const HChar *tmp_str;
+   if VG_STR_CLO (arg, "--cb-mode", cb_opt_mode) {
+   } else if VG_INT_CLO (arg, "--cb-out-fd", cb_opt_out_fd) {
+   } else if VG_STR_CLO (arg, "--cb-plan", cb_plan_path) {
+   } else if VG_INT_CLO (arg, "--cb-status-fd", cb_status_fd) {
+   } else if VG_STR_CLO (arg, "--cb-instrument", cb_opt_instr) {
+   } else
+      return False;
+   (void)tmp_str;
+   return True;
+}
+
+static void cb_print_usage(void)
+{
+   VG_(printf)(
+      "    --cb-mode=record|replay   record events, or force a plan [record]\n"
+      "    --cb-out-fd=N             write raw records (cb_wire.h) to fd N\n"
+      "    --cb-instrument=default|main|all  objects whose code is watched:\n"
+      "                              all but the C runtime, only the main\n"
+      "                              executable, or everything [default]\n"
+      "    --cb-plan=FILE            replay: the plan to force\n"
+      "    --cb-status-fd=N          replay: status lines go to fd N\n");
+}
+
+static void cb_print_debug_usage(void)
+{
+   VG_(printf)("    (none)\n");
+}
+
+static void cb_post_clo_init(void)
+{
+   if (VG_(strcmp)(cb_opt_mode, "record") == 0)
+      cb_mode = CB_MODE_RECORD;
+   else if (VG_(strcmp)(cb_opt_mode, "replay") == 0)
+      cb_mode = CB_MODE_REPLAY;
+   else
+      VG_(fmsg_bad_option)("--cb-mode", "must be record or replay\n");
+
+   if (VG_(strcmp)(cb_opt_instr, "default") == 0)
+      cb_instr = CB_INSTR_DEFAULT;
+   else if (VG_(strcmp)(cb_opt_instr, "main") == 0)
+      cb_instr = CB_INSTR_MAIN;
+   else if (VG_(strcmp)(cb_opt_instr, "all") == 0)
+      cb_instr = CB_INSTR_ALL;
+   else
+      VG_(fmsg_bad_option)("--cb-instrument", "must be default, main or all\n");
+
+   cb_replaying = cb_mode == CB_MODE_REPLAY;
+   if (cb_replaying && !cb_plan_path)
+      VG_(fmsg_bad_option)("--cb-mode=replay", "needs --cb-plan=FILE\n");
+
+   cb_out_init(cb_opt_out_fd);
+   cb_threads_init();
+   if (cb_replaying && !cb_replay_init())
+      VG_(exit)(2);
+}
+
+static void cb_fini(Int exitcode)
+{
+   cb_threads_fini();
+   if (cb_replaying)
+      cb_replay_fini();
+   cb_out_end();
+}
+
+/* Thread switches: the helpers read the running thread from globals. */
+static void cb_start_client_code(ThreadId tid, ULong blocks)
+{
+   cb_thread_start_client(tid, blocks);
+}
+
+static void cb_pre_clo_init(void)
+{
+   VG_(details_name)("cbtools");
+   VG_(details_version)("0.1");
+   VG_(details_description)("a predictive concurrency-bug finder");
+   VG_(details_copyright_author)(
+      "Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.");
+   VG_(details_bug_reports_to)("the cbtools developers");
+   VG_(details_avg_translation_sizeB)(400);
+
+   VG_(basic_tool_funcs)(cb_post_clo_init, cb_instrument, cb_fini);
+   VG_(needs_command_line_options)(cb_process_cmd_line_option,
+                                   cb_print_usage, cb_print_debug_usage);
+   VG_(needs_client_requests)(cb_handle_client_request);
+
+   VG_(track_pre_thread_ll_create)(cb_thread_ll_create);
+   VG_(track_pre_thread_ll_exit)(cb_thread_ll_exit);
+   VG_(track_start_client_code)(cb_start_client_code);
+   VG_(atfork)(NULL, NULL, cb_out_forked_child);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(cb_pre_clo_init)

@@ -1,0 +1,167 @@
+/* cb_output.c: the raw record stream (cb_wire.h) and the location and symbol
+ * definitions it carries.  Records are buffered and written as whole
+ * buffers: one write per 64 KiB keeps the per-event cost to a few stores, and
+ * a program killed mid-run leaves every buffer written before.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_hashtable.h"
+#include "pub_tool_debuginfo.h"
+#include "cb_global.h"
+
+/* Not in the tool headers, but exported by libcoregrind: moves a descriptor
+ * above the client's range so that a program closing all its descriptors
+ * cannot close ours. */
+extern Int VG_(safe_fd)(Int oldfd);
+
+UChar cb_buf[CB_BUF_BYTES] __attribute__((aligned(8)));
+UInt  cb_buf_used;
+Int   cb_out_fd = -1;
+
+static VgHashTable *cb_locs;  /* code address -> location id */
+static VgHashTable *cb_syms;  /* data symbol start -> already defined */
+static UInt cb_next_loc = 1;
+
+typedef struct { struct _VgHashNode *next; UWord key; UInt id; } CbLocNode;
+typedef struct { struct _VgHashNode *next; UWord key; } CbSymNode;
+
+static void cb_write_all(const UChar *p, UInt n)
+{
+   while (n > 0 && cb_out_fd >= 0) {
+      Int w = VG_(write)(cb_out_fd, p, n);
+      if (w <= 0) {
+         /* The reader went away: stop writing rather than fail the run. */
+         cb_out_fd = -1;
+         return;
+      }
+      p += w;
+      n -= (UInt)w;
+   }
+}
+
+void cb_out_flush(void)
+{
+   cb_write_all(cb_buf, cb_buf_used);
+   cb_buf_used = 0;
+}
+
+void cb_out_init(Int fd)
+{
+   cb_locs = VG_(HT_construct)("cb_locs");
+   cb_syms = VG_(HT_construct)("cb_syms");
+   if (fd >= 0) {
+      Int safe = VG_(safe_fd)(fd);
+      cb_out_fd = safe >= 0 ? safe : fd;
+   }
+   /* HELLO: wire version in addr, instrumentation mode and replay flag in
+    * value (bits 0-1: --cb-instrument, bit 8: replay mode). */
+   cb_put(CB_WIRE_HELLO, 0, 0, 0, CB_WIRE_VERSION,
+          (ULong)cb_instr | (cb_replaying ? 0x100ull : 0));
+}
+
+void cb_out_end(void)
+{
+   cb_put(CB_WIRE_END, 0, 0, 0, 0, 0);
+   cb_out_flush();
+}
+
+/* After fork the child must not write: the parent owns the stream. */
+void cb_out_forked_child(ThreadId tid)
+{
+   cb_out_fd = -1;
+   cb_buf_used = 0;
+}
+
+/* Appends a LOCDEF/SYMDEF header and its NUL-terminated strings. */
+static void cb_put_def(UChar kind, UInt id, Addr address, UInt line,
+                       const HChar **strs, Int nstrs)
+{
+   enum { MAXS = 512 };
+   UInt lens[3], total = 0;
+   Int i;
+   for (i = 0; i < nstrs; i++) {
+      const HChar *s = strs[i] ? strs[i] : "";
+      lens[i] = VG_(strlen)(s);
+      if (lens[i] > MAXS - 1)
+         lens[i] = MAXS - 1;
+      total += lens[i] + 1;
+   }
+   UInt padded = (total + 7) & ~7u;
+   if (cb_buf_used + sizeof(cb_wire_locdef) + padded > CB_BUF_BYTES)
+      cb_out_flush();
+   cb_wire_locdef *d = (cb_wire_locdef *)(cb_buf + cb_buf_used);
+   VG_(memset)(d, 0, sizeof *d);
+   d->kind = kind;
+   d->strlen = (UShort)padded;
+   d->id = id;
+   d->address = address;
+   d->line = line;
+   UChar *p = cb_buf + cb_buf_used + sizeof *d;
+   for (i = 0; i < nstrs; i++) {
+      const HChar *s = strs[i] ? strs[i] : "";
+      VG_(memcpy)(p, s, lens[i]);
+      p[lens[i]] = 0;
+      p += lens[i] + 1;
+   }
+   VG_(memset)(p, 0, padded - total);
+   cb_buf_used += sizeof *d + padded;
+}
+
+UInt cb_loc_for(Addr a)
+{
+   CbLocNode *n = VG_(HT_lookup)(cb_locs, a);
+   if (n)
+      return n->id;
+   n = VG_(malloc)("cb.loc", sizeof *n);
+   n->key = a;
+   n->id = cb_next_loc++;
+   VG_(HT_add_node)(cb_locs, n);
+
+   /* The debug info strings are only valid until the next query: copy. */
+   DiEpoch ep = VG_(current_DiEpoch)();
+   HChar obj[256], fn[256], file[256];
+   const HChar *s, *dir;
+   UInt line = 0;
+   obj[0] = fn[0] = file[0] = 0;
+   if (VG_(get_objname)(ep, a, &s))
+      VG_(strncpy)(obj, s, sizeof obj - 1), obj[sizeof obj - 1] = 0;
+   if (VG_(get_fnname)(ep, a, &s))
+      VG_(strncpy)(fn, s, sizeof fn - 1), fn[sizeof fn - 1] = 0;
+   if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line))
+      VG_(strncpy)(file, s, sizeof file - 1), file[sizeof file - 1] = 0;
+   else
+      line = 0;
+   const HChar *strs[3] = { obj, fn, file };
+   cb_put_def(CB_WIRE_LOCDEF, n->id, a, line, strs, 3);
+   return n->id;
+}
+
+void cb_symdef_for(Addr a)
+{
+   const HChar *name;
+   PtrdiffT off;
+   if (VG_(HT_lookup)(cb_syms, a))
+      return;
+   CbSymNode *n = VG_(malloc)("cb.sym", sizeof *n);
+   n->key = a;          /* remember the address itself: asked once */
+   VG_(HT_add_node)(cb_syms, n);
+   if (!VG_(get_datasym_and_offset)(VG_(current_DiEpoch)(), a, &name, &off))
+      return;
+   Addr start = a - off;
+   if (start != a) {
+      if (VG_(HT_lookup)(cb_syms, start))
+         return;
+      n = VG_(malloc)("cb.sym", sizeof *n);
+      n->key = start;
+      VG_(HT_add_node)(cb_syms, n);
+   }
+   /* The tool API gives no symbol size: 0 means unknown. */
+   const HChar *strs[1] = { name };
+   cb_put_def(CB_WIRE_SYMDEF, 0, start, 0, strs, 1);
+}

@@ -1,0 +1,280 @@
+/* cb_replay.c: replay mode, forcing a plan (cb_wire.h, "The replay plan").
+ *
+ * Counted events are numbered per thread exactly as in record mode.  In the
+ * prefix each thread runs freely up to its prefix count, then waits; in the
+ * tail only the thread of the current step runs its next n events; after
+ * the last step everyone is released.  Waiting happens in the instruction
+ * gate (cb_instrument.c) and in the preload library's "may I?" loop, both of
+ * which end here.  A plan that cannot be followed (the thread whose turn it
+ * is has gone, or no scheduled progress for the stall limit) is declared
+ * infeasible and everyone is released: a replay never hangs.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+#include "cb_global.h"
+
+extern Int VG_(safe_fd)(Int oldfd);
+
+const HChar *cb_plan_path;
+Int cb_status_fd = -1;
+
+typedef enum { CB_PH_PREFIX, CB_PH_TAIL, CB_PH_RELEASED } CbPhase;
+
+static CbPhase cb_phase = CB_PH_RELEASED;
+static ULong   cb_nthreads;         /* threads the plan knows, 1..n */
+static ULong  *cb_prefix;           /* [1..n] */
+static ULong  *cb_done;             /* [1..n] counted events run so far */
+static Bool   *cb_exited;           /* [1..n] */
+static ULong   cb_prefix_pending;   /* threads not yet at their prefix */
+static ULong   cb_ntail, cb_step;   /* tail steps, current one */
+static ULong  *cb_tail;             /* pairs (tid, n) */
+static ULong   cb_step_left;        /* events left in the current step */
+static ULong   cb_pat[3][2];        /* e1, f, e2: (tid, index) */
+static ULong   cb_pat_seq[3];       /* when each ran, 0 = not yet */
+static ULong   cb_seq;
+static Bool    cb_pat_reported, cb_diverged_reported;
+static ULong   cb_stall_ms;
+static UInt    cb_last_progress;
+
+static void cb_status(const HChar *line)
+{
+   if (cb_status_fd < 0)
+      return;
+   HChar buf[160];
+   Int n = VG_(snprintf)(buf, sizeof buf, "%s\n", line);
+   if (VG_(write)(cb_status_fd, buf, n) != n)
+      cb_status_fd = -1;
+}
+
+static void cb_report_pattern(void)
+{
+   if (cb_pat_reported)
+      return;
+   cb_pat_reported = True;
+   Bool ok = cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2] &&
+             cb_pat_seq[0] < cb_pat_seq[1] && cb_pat_seq[1] < cb_pat_seq[2];
+   cb_status(ok ? "pattern 1" : "pattern 0");
+}
+
+static void cb_release(void)
+{
+   if (cb_phase == CB_PH_RELEASED)
+      return;
+   cb_phase = CB_PH_RELEASED;
+   cb_status("released");
+   if (cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2])
+      cb_report_pattern();
+}
+
+static void cb_infeasible(const HChar *why)
+{
+   if (cb_phase == CB_PH_RELEASED)
+      return;
+   HChar buf[128];
+   VG_(snprintf)(buf, sizeof buf, "infeasible %s", why);
+   cb_status(buf);
+   cb_release();
+}
+
+/* Moves to the next step with events left, or ends the tail. */
+static void cb_next_step(void)
+{
+   while (cb_step < cb_ntail && cb_tail[2 * cb_step + 1] == 0)
+      cb_step++;
+   if (cb_step >= cb_ntail) {
+      cb_status("tail-done");
+      cb_release();
+      return;
+   }
+   cb_step_left = cb_tail[2 * cb_step + 1];
+}
+
+static void cb_start_tail(void)
+{
+   cb_status("prefix-done");
+   cb_phase = CB_PH_TAIL;
+   cb_step = 0;
+   cb_last_progress = VG_(read_millisecond_timer)();
+   cb_next_step();
+}
+
+static Bool cb_plan_read(const HChar *path, ULong **words, ULong *nwords)
+{
+   SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(r))
+      return False;
+   Int fd = sr_Res(r);
+   UInt cap = 1024, n = 0;
+   UChar *buf = VG_(malloc)("cb.plan", cap);
+   for (;;) {
+      if (n == cap) {
+         cap *= 2;
+         buf = VG_(realloc)("cb.plan", buf, cap);
+      }
+      Int got = VG_(read)(fd, buf + n, cap - n);
+      if (got < 0) {
+         VG_(close)(fd);
+         return False;
+      }
+      if (got == 0)
+         break;
+      n += got;
+   }
+   VG_(close)(fd);
+   if (n % 8 != 0)
+      return False;
+   *words = (ULong *)buf;
+   *nwords = n / 8;
+   return True;
+}
+
+static Bool cb_plan_bad(const HChar *why)
+{
+   VG_(umsg)("cbtools: bad replay plan %s: %s\n", cb_plan_path, why);
+   return False;
+}
+
+Bool cb_replay_init(void)
+{
+   ULong *w, nw, i = 0;
+   if (cb_status_fd >= 0) {
+      Int safe = VG_(safe_fd)(cb_status_fd);
+      if (safe >= 0)
+         cb_status_fd = safe;
+   }
+   if (!cb_plan_read(cb_plan_path, &w, &nw))
+      return cb_plan_bad("cannot read it");
+#define NEED(k) do { if (i + (k) > nw) return cb_plan_bad("truncated"); } while (0)
+   NEED(4);
+   if (w[0] != CB_PLAN_MAGIC)
+      return cb_plan_bad("not a plan (bad magic)");
+   if (w[1] != CB_WIRE_VERSION)
+      return cb_plan_bad("another wire version");
+   if (w[2] != CB_COUNTED_MASK)
+      return cb_plan_bad("events counted differently");
+   cb_nthreads = w[3];
+   i = 4;
+   if (cb_nthreads > 65535)
+      return cb_plan_bad("too many threads");
+   NEED(cb_nthreads + 1);
+   cb_prefix = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(ULong));
+   cb_done = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(ULong));
+   cb_exited = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(Bool));
+   for (ULong t = 1; t <= cb_nthreads; t++) {
+      cb_prefix[t] = w[i++];
+      if (cb_prefix[t] > 0)
+         cb_prefix_pending++;
+   }
+   cb_ntail = w[i++];
+   if (cb_ntail > (nw - i) / 2)
+      return cb_plan_bad("truncated");
+   cb_tail = &w[i];
+   i += 2 * cb_ntail;
+   NEED(7);
+   for (Int k = 0; k < 3; k++) {
+      cb_pat[k][0] = w[i++];
+      cb_pat[k][1] = w[i++];
+   }
+   cb_stall_ms = w[i++];
+   if (cb_stall_ms == 0)
+      cb_stall_ms = 1;
+#undef NEED
+   cb_last_progress = VG_(read_millisecond_timer)();
+   cb_phase = CB_PH_PREFIX;
+   if (cb_prefix_pending == 0)
+      cb_start_tail();
+   return True;
+}
+
+static Bool cb_allowed(CbThread *t)
+{
+   switch (cb_phase) {
+   case CB_PH_PREFIX:
+      return t->wid <= cb_nthreads && cb_done[t->wid] < cb_prefix[t->wid];
+   case CB_PH_TAIL:
+      return t->wid == cb_tail[2 * cb_step];
+   default:
+      return True;
+   }
+}
+
+Bool cb_replay_may_run(CbThread *t)
+{
+   if (cb_allowed(t))
+      return True;
+   UInt now = VG_(read_millisecond_timer)();
+   if (now - cb_last_progress > cb_stall_ms) {
+      cb_infeasible("stalled: no scheduled progress");
+      return True;
+   }
+   return False;
+}
+
+void cb_replay_counted(CbThread *t)
+{
+   ULong index = t->counted;
+   ULong wid = t->wid;
+   for (Int k = 0; k < 3; k++)
+      if (cb_pat[k][0] == wid && cb_pat[k][1] == index && !cb_pat_seq[k])
+         cb_pat_seq[k] = ++cb_seq;
+   if (cb_phase == CB_PH_RELEASED) {
+      if (!cb_pat_reported && cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2])
+         cb_report_pattern();
+      return;
+   }
+   if (!cb_allowed(t)) {
+      /* An event nobody gated: the rest of an instruction whose first event
+       * ended a turn, or an unexpected path. */
+      if (!cb_diverged_reported) {
+         HChar buf[64];
+         VG_(snprintf)(buf, sizeof buf, "diverged %llu %llu", wid, index);
+         cb_status(buf);
+         cb_diverged_reported = True;
+      }
+      if (wid <= cb_nthreads)
+         cb_done[wid]++;
+      return;
+   }
+   cb_last_progress = VG_(read_millisecond_timer)();
+   if (cb_phase == CB_PH_PREFIX) {
+      if (++cb_done[wid] == cb_prefix[wid] && --cb_prefix_pending == 0)
+         cb_start_tail();
+   } else {
+      if (wid <= cb_nthreads)
+         cb_done[wid]++;
+      if (--cb_step_left == 0) {
+         cb_step++;
+         cb_next_step();
+      }
+   }
+}
+
+void cb_replay_thread_exit(CbThread *t)
+{
+   HChar buf[96];
+   if (t->wid <= cb_nthreads)
+      cb_exited[t->wid] = True;
+   if (cb_phase == CB_PH_PREFIX && t->wid <= cb_nthreads &&
+       cb_done[t->wid] < cb_prefix[t->wid]) {
+      VG_(snprintf)(buf, sizeof buf, "thread %u exited before its prefix",
+                    (UInt)t->wid);
+      cb_infeasible(buf);
+   } else if (cb_phase == CB_PH_TAIL && t->wid == cb_tail[2 * cb_step]) {
+      VG_(snprintf)(buf, sizeof buf, "thread %u exited in its turn",
+                    (UInt)t->wid);
+      cb_infeasible(buf);
+   }
+}
+
+void cb_replay_fini(void)
+{
+   if (cb_phase != CB_PH_RELEASED)
+      cb_infeasible("program ended before the plan did");
+   cb_report_pattern();
+}

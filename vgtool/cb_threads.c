@@ -1,0 +1,163 @@
+/* cb_threads.c: thread identities and per-thread state.
+ *
+ * Valgrind's ThreadId slots and pthread_t values are both reused, so the
+ * trace names threads by creation order (main = 1), which a replay sees the
+ * same way.  THREAD_CREATE is emitted in the parent at low-level creation,
+ * before the child can run anything, with the child's THREAD_START after it.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_threadstate.h"
+#include "cb_global.h"
+
+CbThread *cb_threads;
+CbThread *cb_cur;
+Addr      cb_stk_lo;
+SizeT     cb_stk_len;
+
+static UShort cb_next_wid;
+
+/* pthread_t -> wid, as the create wrapper reports it after pthread_create. */
+typedef struct { UWord pthread; UShort wid; } CbPthreadMap;
+static CbPthreadMap *cb_pmap;
+static UInt cb_npmap, cb_cappmap;
+
+CbThread *cb_thread(ThreadId tid)
+{
+   tl_assert(tid > 0 && tid < VG_N_THREADS);
+   return &cb_threads[tid];
+}
+
+void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
+              ULong value)
+{
+   if (CB_IS_COUNTED(kind)) {
+      if (cb_replaying)
+         cb_replay_counted(t);
+      t->counted++;
+   }
+   cb_put(kind, size, t->wid, loc, addr, value);
+}
+
+static void cb_thread_reset(CbThread *t, UShort wid)
+{
+   t->live = True;
+   t->wid = wid;
+   t->last_child = 0;
+   t->stk_lo = 0;
+   t->stk_len = 0;
+   t->nframes = 0;
+   t->counted = 0;
+   t->nheld = 0;
+}
+
+void cb_threads_init(void)
+{
+   cb_threads = VG_(calloc)("cb.threads", VG_N_THREADS, sizeof(CbThread));
+   /* The main thread exists before the tool sees any creation. */
+   cb_thread_reset(&cb_threads[1], ++cb_next_wid);
+   cb_event(&cb_threads[1], CB_EV_THREAD_START, 0, 0, 0, 0);
+}
+
+void cb_thread_ll_create(ThreadId parent, ThreadId child)
+{
+   CbThread *c = cb_thread(child);
+   /* The core announces the main thread too, which already exists. */
+   if (parent == VG_INVALID_THREADID && c->live)
+      return;
+   cb_thread_reset(c, ++cb_next_wid);
+   if (parent != VG_INVALID_THREADID && cb_threads[parent].live) {
+      CbThread *p = &cb_threads[parent];
+      p->last_child = c->wid;
+      cb_event(p, CB_EV_THREAD_CREATE, 0, 0, 0, c->wid);
+      cb_event(c, CB_EV_THREAD_START, 0, 0, 0, p->wid);
+   } else {
+      cb_event(c, CB_EV_THREAD_START, 0, 0, 0, 0);
+   }
+}
+
+static void cb_thread_finish(CbThread *t)
+{
+   if (!t->live)
+      return;
+   cb_blocks_close_all(t);
+   cb_event(t, CB_EV_THREAD_EXIT, 0, 0, 0, 0);
+   if (cb_replaying)
+      cb_replay_thread_exit(t);
+   t->live = False;
+}
+
+void cb_thread_ll_exit(ThreadId tid)
+{
+   CbThread *t = cb_thread(tid);
+   cb_thread_finish(t);
+   if (cb_cur == t) {
+      cb_cur = NULL;
+      cb_stk_lo = 0;
+      cb_stk_len = 0;
+   }
+}
+
+/* A thread switch: the helpers find the running thread and its stack in
+ * globals, refreshed here instead of looked up per access. */
+void cb_thread_start_client(ThreadId tid, ULong blocks)
+{
+   CbThread *t = cb_thread(tid);
+   if (!t->live)
+      cb_thread_reset(t, ++cb_next_wid);
+   Addr max = VG_(thread_get_stack_max)(tid);
+   SizeT size = VG_(thread_get_stack_size)(tid);
+   if (max != 0 && size != 0) {
+      /* [max - size, max]: the whole stack, plus the red zone below it. */
+      t->stk_lo = max + 1 - size - 256;
+      t->stk_len = size + 256;
+   }
+   cb_cur = t;
+   cb_stk_lo = t->stk_lo;
+   cb_stk_len = t->stk_len;
+}
+
+void cb_thread_created(ThreadId tid, UWord pthread)
+{
+   CbThread *t = cb_thread(tid);
+   if (t->last_child == 0)
+      return;
+   for (UInt i = 0; i < cb_npmap; i++)
+      if (cb_pmap[i].pthread == pthread) {
+         cb_pmap[i].wid = t->last_child;
+         return;
+      }
+   if (cb_npmap == cb_cappmap) {
+      cb_cappmap = cb_cappmap ? 2 * cb_cappmap : 16;
+      cb_pmap = VG_(realloc)("cb.pmap", cb_pmap, cb_cappmap * sizeof *cb_pmap);
+   }
+   cb_pmap[cb_npmap].pthread = pthread;
+   cb_pmap[cb_npmap].wid = t->last_child;
+   cb_npmap++;
+}
+
+/* The wid of a joined pthread_t, 0 if unknown; the entry goes, since the
+ * pthread_t may now be reused. */
+UShort cb_thread_joined(UWord pthread)
+{
+   for (UInt i = 0; i < cb_npmap; i++)
+      if (cb_pmap[i].pthread == pthread) {
+         UShort wid = cb_pmap[i].wid;
+         cb_pmap[i] = cb_pmap[--cb_npmap];
+         return wid;
+      }
+   return 0;
+}
+
+/* At the end of the process: every thread still alive ends here, so that
+ * each BLOCK_BEGIN has its BLOCK_END and each thread its THREAD_EXIT. */
+void cb_threads_fini(void)
+{
+   for (ThreadId tid = VG_N_THREADS - 1; tid >= 1; tid--)
+      cb_thread_finish(&cb_threads[tid]);
+}
