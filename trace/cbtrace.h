@@ -98,6 +98,22 @@ int cb_trace_read(const char *path, cb_trace *t, cb_error *err);
 int cb_trace_read_mem(const void *data, size_t len, cb_trace *t, cb_error *err);
 void cb_trace_free(cb_trace *t);
 
+/* ---- Building a trace in memory (reader, text form, tests, generators) ----
+ * Start from a zeroed cb_trace.  Strings are copied into the trace's arena
+ * and freed by cb_trace_free; header strings set by hand should come from
+ * cb_trace_strdup (or be static).  Call cb_trace_finish when done: it sorts
+ * the symbols, sets nthreads and makes sure locs[0] exists. */
+const char *cb_trace_strdup(cb_trace *t, const char *s); /* NULL, "" -> "" */
+int cb_trace_add_event(cb_trace *t, const cb_event *e, cb_error *err);
+int cb_trace_set_location(cb_trace *t, uint32_t id, const cb_location *loc,
+                          cb_error *err);
+int cb_trace_add_symbol(cb_trace *t, const cb_symbol *s, cb_error *err);
+void cb_trace_finish(cb_trace *t);
+/* Writes a whole in-memory trace to a file (header, locations, symbols,
+ * events, footer: t->footer if present, else one of a run that ended
+ * normally with status 0). */
+int cb_trace_write(const char *path, const cb_trace *t, cb_error *err);
+
 /* ---- Writing (streaming) ------------------------------------------------- */
 
 typedef struct cb_writer cb_writer;
@@ -120,12 +136,22 @@ int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err);
 
 const char *cb_event_kind_name(unsigned kind);      /* "read", "lock", ... */
 int cb_event_kind_from_name(const char *name);      /* -1 if unknown */
-/* "file:line" or "object+0xoff" or "?"; into buf, returns buf. */
+/* "file:line", or "object@0xADDRESS" without debug information, or "?";
+ * into buf, returns buf. */
 const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
                             size_t len);
 /* "counter", "counter+8", "heap 0x... (malloc at a.c:12)" or "0x...". */
 const char *cb_variable_str(const cb_trace *t, uint64_t addr, char *buf,
                             size_t len);
+/* The same as seen by event `index`: a heap address names the allocation
+ * live at that point of the trace (a freed and reused address is another
+ * block).  cb_variable_str names the last allocation that covered addr.
+ * Both build an allocation index on first use: not thread-safe the first
+ * time on a given trace. */
+const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
+                               char *buf, size_t len);
+/* Whether an event of this kind and size stores a value in the trace. */
+int cb_event_carries_value(unsigned kind, unsigned size);
 /* One event in words, as `cbtrace dump` prints it, one line:
  *   INDEX T<tid> KIND [OPERANDS] [@ FILE:LINE] [in FUNCTION]
  * OPERANDS by kind: read/write: VARIABLE size N [= VALUE]; lock/unlock:
@@ -155,11 +181,13 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err);
 
 /* ---- Schedules (proto Schedule, same framing, magic "CBSCHED\x01") -------- */
 
-struct _Cbtools__Schedule; /* generated from proto/trace.proto */
-int cb_schedule_write(const char *path, const struct _Cbtools__Schedule *s,
+/* Generated from proto/trace.proto; protobuf-c 1.4 (Debian 12) names the
+ * struct Cbtools__Schedule (1.3 and older used _Cbtools__Schedule). */
+struct Cbtools__Schedule;
+int cb_schedule_write(const char *path, const struct Cbtools__Schedule *s,
                       cb_error *err);
 /* Caller frees with cbtools__schedule__free_unpacked(s, NULL). */
-int cb_schedule_read(const char *path, struct _Cbtools__Schedule **s,
+int cb_schedule_read(const char *path, struct Cbtools__Schedule **s,
                      cb_error *err);
 
 /* ---- Small shared helpers -------------------------------------------------- */

@@ -1,1 +1,41 @@
-# trace/: rules added by its owner.
+# trace/: the trace library (libcbtrace.a, and a sanitizer build of it) and
+# the `cbtrace` command.  Other module.mk files, included after this one, link
+# with `$(LIBCBTRACE) $(HOST_LDLIBS)` (or the -san pair under sanitizers).
+
+CBTRACE_CMD_SRCS := trace/cbtrace_main.c trace/record.c trace/dump.c \
+                    trace/stats.c trace/wire_read.c
+LIBCBTRACE_SRCS  := $(filter-out $(CBTRACE_CMD_SRCS),$(wildcard trace/*.c))
+LIBCBTRACE_OBJS  := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/host/%.o) \
+                    $(BUILD)/host/proto/trace.pb-c.o
+LIBCBTRACE_SAN_OBJS := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/san/%.o) \
+                       $(BUILD)/san/proto/trace.pb-c.o
+
+LIBCBTRACE     := $(BUILD)/libcbtrace.a
+LIBCBTRACE_SAN := $(BUILD)/libcbtrace-san.a
+
+$(LIBCBTRACE): $(LIBCBTRACE_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIBCBTRACE_SAN): $(LIBCBTRACE_SAN_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+# The command.
+CBTRACE_CMD_OBJS := $(CBTRACE_CMD_SRCS:%.c=$(BUILD)/host/%.o)
+$(BIN)/cbtrace: $(CBTRACE_CMD_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(BIN)
+	$(CC) $(HOST_CFLAGS) -o $@ $(CBTRACE_CMD_OBJS) $(LIBCBTRACE) $(HOST_LDLIBS)
+
+# Unit tests of the library, built plain and under ASan+UBSan.
+$(BUILD)/tests/trace_unit: tests/unit/trace_unit.c $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(LIBCBTRACE) $(HOST_LDLIBS)
+
+$(BUILD)/tests/trace_unit-san: tests/unit/trace_unit.c $(LIBCBTRACE_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(LIBCBTRACE_SAN) $(HOST_LDLIBS)
+
+all: $(LIBCBTRACE) $(BIN)/cbtrace
+CHECK_DEPS += $(LIBCBTRACE) $(LIBCBTRACE_SAN) $(BIN)/cbtrace \
+              $(BUILD)/tests/trace_unit $(BUILD)/tests/trace_unit-san

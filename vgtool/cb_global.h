@@ -25,6 +25,9 @@ extern Int   cb_out_fd;       /* -1: nothing is written */
 
 void cb_out_init(Int fd);
 void cb_out_flush(void);
+void cb_out_flush_if_old(void);
+/* Buffered records are written at least this often while threads switch. */
+#define CB_FLUSH_MS 200u
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 

@@ -92,10 +92,30 @@ static void cb_fini(Int exitcode)
    cb_out_end();
 }
 
-/* Thread switches: the helpers read the running thread from globals. */
+/* Thread switches: the helpers read the running thread from globals.  It is
+ * also a cheap place to bound how old buffered records get: a program that
+ * runs for a long time with few events, then is killed, must still leave
+ * what it did in the trace. */
 static void cb_start_client_code(ThreadId tid, ULong blocks)
 {
    cb_thread_start_client(tid, blocks);
+   cb_out_flush_if_old();
+}
+
+/* A thread about to block in the kernel (sleep, read, futex) may be the
+ * last thing the program does before it is killed: let its records out.
+ * One write per system call at most, and only when there is something to
+ * write, costs about as much as the call itself. */
+static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
+                           UInt nArgs)
+{
+   if (cb_buf_used > 0)
+      cb_out_flush();
+}
+
+static void cb_post_syscall(ThreadId tid, UInt syscallno, UWord *args,
+                            UInt nArgs, SysRes res)
+{
 }
 
 static void cb_pre_clo_init(void)
@@ -116,6 +136,7 @@ static void cb_pre_clo_init(void)
    VG_(track_pre_thread_ll_create)(cb_thread_ll_create);
    VG_(track_pre_thread_ll_exit)(cb_thread_ll_exit);
    VG_(track_start_client_code)(cb_start_client_code);
+   VG_(needs_syscall_wrapper)(cb_pre_syscall, cb_post_syscall);
    VG_(atfork)(NULL, NULL, cb_out_forked_child);
 }
 

@@ -13,6 +13,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_hashtable.h"
 #include "pub_tool_debuginfo.h"
+#include "pub_tool_libcproc.h"
 #include "cb_global.h"
 
 /* Not in the tool headers, but exported by libcoregrind: moves a descriptor
@@ -49,6 +50,20 @@ void cb_out_flush(void)
 {
    cb_write_all(cb_buf, cb_buf_used);
    cb_buf_used = 0;
+}
+
+/* Called at thread switches and after blocking calls, not per event. */
+void cb_out_flush_if_old(void)
+{
+   static UInt last_flush_ms;
+   UInt now;
+   if (cb_buf_used == 0)
+      return;
+   now = VG_(read_millisecond_timer)();
+   if (now - last_flush_ms >= CB_FLUSH_MS) {
+      cb_out_flush();
+      last_flush_ms = now;
+   }
 }
 
 void cb_out_init(Int fd)

@@ -1,0 +1,743 @@
+/* trace_unit.c: unit tests of the trace library (TAP).  Built twice, plain
+ * and under ASan+UBSan; tests/t/10-trace-unit.t runs both.
+ *
+ * Usage: trace_unit SCRATCH-DIR
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cbtrace.h"
+#include "trace.pb-c.h"
+#include "trace_internal.h" /* cb_crc32, to frame a chunk by hand */
+
+static int n_test, n_failed;
+static const char *dir;
+
+static int ok(int cond, const char *fmt, ...)
+{
+   va_list ap;
+   va_start(ap, fmt);
+   printf("%s %d - ", cond ? "ok" : "not ok", ++n_test);
+   vprintf(fmt, ap);
+   printf("\n");
+   va_end(ap);
+   if (!cond)
+      n_failed++;
+   fflush(stdout);
+   return cond;
+}
+
+static char *path_of(const char *name)
+{
+   static char buf[8][4096];
+   static int k;
+   char *b = buf[k++ % 8];
+   snprintf(b, 4096, "%s/%s", dir, name);
+   return b;
+}
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+   FILE *f = fopen(path, "rb");
+   if (!f)
+      return NULL;
+   fseek(f, 0, SEEK_END);
+   long n = ftell(f);
+   fseek(f, 0, SEEK_SET);
+   uint8_t *b = malloc(n ? (size_t)n : 1);
+   if (fread(b, 1, (size_t)n, f) != (size_t)n) {
+      free(b);
+      fclose(f);
+      return NULL;
+   }
+   fclose(f);
+   *len = (size_t)n;
+   return b;
+}
+
+static void spit(const char *path, const void *data, size_t len)
+{
+   FILE *f = fopen(path, "wb");
+   if (!f || fwrite(data, 1, len, f) != len) {
+      perror(path);
+      exit(99);
+   }
+   fclose(f);
+}
+
+static const char *hargv[] = {"./prog", "-x", "arg with spaces", NULL};
+static cb_header test_header(void)
+{
+   cb_header h = {0};
+   h.program = "./prog";
+   h.argc = 3;
+   h.argv = hargv;
+   h.tool_version = "cbtools test";
+   h.instrumented = "everything";
+   h.trace_id = 0x0123456789abcdefull;
+   h.program_digest = 0xfedcba9876543210ull;
+   h.start_time_unix = 1700000000;
+   return h;
+}
+
+/* A deterministic event stream exercising every kind, big addresses and
+ * values, and many threads. */
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next_rand(void)
+{
+   rng ^= rng << 13;
+   rng ^= rng >> 7;
+   rng ^= rng << 17;
+   return rng;
+}
+
+static cb_event make_event(size_t i, uint32_t nlocs)
+{
+   cb_event e = {0};
+   e.kind = (uint8_t)(1 + i % (CB_EV_KIND_COUNT - 1));
+   e.tid = (uint16_t)(1 + (next_rand() % 300));
+   if (i % 1000 == 7)
+      e.tid = 65535;
+   e.loc = (uint32_t)(next_rand() % (nlocs + 1));
+   uint64_t r = next_rand();
+   e.addr = (i % 5 == 0) ? r : 0x404000 + (r % 4096);
+   if (i % 97 == 0)
+      e.addr = UINT64_MAX - (r % 3);
+   e.size = (uint8_t)(next_rand() % 256);
+   if (e.kind == CB_EV_READ || e.kind == CB_EV_WRITE)
+      e.size = (uint8_t)((1u << (next_rand() % 6)) |
+                         ((i & 1) ? CB_SIZE_SAME_INSN : 0));
+   if (cb_event_carries_value(e.kind, e.size))
+      e.value = (i % 3 == 0) ? UINT64_MAX - (r % 5) : r % 1000;
+   return e;
+}
+
+static int same_event(const cb_event *a, const cb_event *b)
+{
+   return a->kind == b->kind && a->size == b->size && a->tid == b->tid &&
+          a->loc == b->loc && a->addr == b->addr && a->value == b->value;
+}
+
+static void test_round_trip(void)
+{
+   const char *p = path_of("rt.pb");
+   cb_error err;
+   cb_header h = test_header();
+   cb_writer *w = cb_writer_open(p, &h, &err);
+   ok(w != NULL, "writer opens");
+   if (!w)
+      return;
+   const uint32_t nlocs = 500;
+   for (uint32_t id = 1; id <= nlocs; id++) {
+      char fn[32], file[32];
+      snprintf(fn, sizeof fn, "fn%u", id);
+      snprintf(file, sizeof file, "dir/file%u.c", id % 7);
+      cb_location l = {0x400000 + id * 16, "/bin/prog", fn, file, id * 3};
+      if (id == 9)
+         l = (cb_location){0xffffffffff600000ull, "", "", "", 0};
+      cb_writer_location(w, id, &l, &err);
+   }
+   cb_symbol s1 = {0x404040, 8, "counter"}, s2 = {0x404000, 64, "table"};
+   cb_writer_symbol(w, &s1, &err);
+   cb_writer_symbol(w, &s2, &err);
+   size_t n = 3 * CB_CHUNK_EVENTS + 17;
+   cb_event *evs = malloc(n * sizeof *evs);
+   int fails = 0;
+   for (size_t i = 0; i < n; i++) {
+      evs[i] = make_event(i, nlocs);
+      fails += cb_writer_event(w, &evs[i], &err) < 0;
+   }
+   ok(fails == 0, "writes %zu events", n);
+   cb_footer f = {1, 0, 3, 0, 1};
+   ok(cb_writer_close(w, &f, &err) == 0, "writer closes");
+   struct stat st;
+   stat(p, &st);
+   printf("# random events: %.2f bytes/event\n", (double)st.st_size / (double)n);
+
+   cb_trace t;
+   int r = cb_trace_read(p, &t, &err);
+   ok(r == 0, "reads back (%s)", r ? err.msg : "");
+   if (r)
+      return;
+   ok(!t.truncated, "whole trace is not truncated (%s)", t.truncation);
+   ok(t.nevents == n, "event count %zu", t.nevents);
+   size_t bad = SIZE_MAX;
+   for (size_t i = 0; i < n && i < t.nevents; i++)
+      if (!same_event(&evs[i], &t.events[i])) {
+         bad = i;
+         break;
+      }
+   ok(bad == SIZE_MAX, "every event, kind and field survives (first diff %zu)",
+      bad);
+   ok(t.nthreads == 65535, "nthreads is the highest tid (%u)", t.nthreads);
+   ok(t.nlocs == nlocs + 1 && strcmp(t.locs[42].function, "fn42") == 0 &&
+          strcmp(t.locs[42].file, "dir/file0.c") == 0 &&
+          t.locs[42].line == 126 && t.locs[42].address == 0x400000 + 42 * 16 &&
+          strcmp(t.locs[42].object, "/bin/prog") == 0,
+      "locations survive");
+   ok(t.locs[9].address == 0xffffffffff600000ull && t.locs[9].file[0] == 0 &&
+          t.locs[0].file && t.locs[0].function && t.locs[0].object,
+      "unknown fields are empty strings, never NULL");
+   ok(t.nsyms == 2 && t.syms[0].address == 0x404000 &&
+          strcmp(t.syms[1].name, "counter") == 0 && t.syms[0].size == 64,
+      "symbols survive, sorted by address");
+   ok(strcmp(t.header.program, "./prog") == 0 && t.header.argc == 3 &&
+          strcmp(t.header.argv[2], "arg with spaces") == 0 &&
+          t.header.argv[3] == NULL &&
+          strcmp(t.header.tool_version, "cbtools test") == 0 &&
+          strcmp(t.header.instrumented, "everything") == 0 &&
+          t.header.trace_id == h.trace_id &&
+          t.header.program_digest == h.program_digest &&
+          t.header.start_time_unix == h.start_time_unix &&
+          t.header.format_version == 1,
+      "header survives");
+   ok(t.footer.present && t.footer.event_count == n &&
+          t.footer.exit_status == 3 && t.footer.tool_ended,
+      "footer survives");
+   cb_trace_free(&t);
+   free(evs);
+}
+
+/* A realistic shape: threads incrementing shared counters in loops. */
+static void test_compact(void)
+{
+   const char *p = path_of("compact.pb");
+   cb_error err;
+   cb_header h = test_header();
+   cb_writer *w = cb_writer_open(p, &h, &err);
+   for (uint32_t id = 1; id <= 20; id++) {
+      cb_location l = {0x401100 + id * 4, "/t/prog", "worker", "prog.c", id};
+      cb_writer_location(w, id, &l, &err);
+   }
+   size_t n = 0;
+   uint64_t counter = 0;
+   for (int round = 0; round < 20000; round++) {
+      uint16_t tid = (uint16_t)(1 + (round / 50) % 4);
+      cb_event evs[] = {
+          {CB_EV_LOCK, CB_LOCK_MUTEX, tid, 3, 0x4040a0, 0},
+          {CB_EV_READ, 4, tid, 4, 0x404060, counter},
+          {CB_EV_WRITE, 4 | CB_SIZE_SAME_INSN, tid, 4, 0x404060, counter + 1},
+          {CB_EV_READ, 8, tid, 5, 0x4a52a0 + (round % 16) * 8, 0x4a5000},
+          {CB_EV_WRITE, 4, tid, 6, 0x4a52a0 + (round % 16) * 8 + 4,
+           (uint64_t)round},
+          {CB_EV_UNLOCK, CB_LOCK_MUTEX, tid, 7, 0x4040a0, 0},
+      };
+      counter++;
+      for (size_t k = 0; k < sizeof evs / sizeof *evs; k++, n++)
+         cb_writer_event(w, &evs[k], &err);
+   }
+   cb_footer f = {1, 0, 0, 0, 1};
+   cb_writer_close(w, &f, &err);
+   struct stat st;
+   stat(p, &st);
+   double bpe = (double)st.st_size / (double)n;
+   ok(bpe <= 8.0, "a lock/counter workload takes %.2f bytes/event (<= 8)", bpe);
+}
+
+static void write_all_events(cb_writer *w, const cb_event *evs, size_t n)
+{
+   cb_error err;
+   for (size_t i = 0; i < n; i++)
+      cb_writer_event(w, &evs[i], &err);
+}
+
+static void test_streaming(void)
+{
+   const char *p = path_of("stream.pb");
+   cb_error err;
+   cb_header h = test_header();
+   cb_writer *w = cb_writer_open(p, &h, &err);
+   cb_location l = {0x401000, "prog", "main", "prog.c", 5};
+   cb_writer_location(w, 1, &l, &err);
+   size_t n = 2 * CB_CHUNK_EVENTS + 5;
+   cb_event *evs = malloc(n * sizeof *evs);
+   for (size_t i = 0; i < n; i++)
+      evs[i] = make_event(i, 1);
+   write_all_events(w, evs, n);
+   /* Not closed: as if the writer had crashed now. */
+   cb_trace t;
+   int r = cb_trace_read(p, &t, &err);
+   ok(r == 0 && t.truncated && t.nevents == 2 * CB_CHUNK_EVENTS,
+      "an unclosed trace shows its whole chunks (%zu events, truncated: %s)",
+      r == 0 ? t.nevents : 0, r == 0 ? t.truncation : err.msg);
+   int same = r == 0;
+   for (size_t i = 0; same && i < t.nevents; i++)
+      same = same_event(&evs[i], &t.events[i]);
+   ok(same, "and they are the events written");
+   if (r == 0)
+      cb_trace_free(&t);
+   cb_writer_flush(w, &err);
+   r = cb_trace_read(p, &t, &err);
+   ok(r == 0 && t.truncated && t.nevents == n, "a flush makes the rest visible");
+   if (r == 0)
+      cb_trace_free(&t);
+   cb_writer_close(w, NULL, &err);
+   free(evs);
+}
+
+/* A small trace of several chunks; returns its bytes and the offsets at
+ * which each frame ends, with the events read so far at that point. */
+#define SMALL_CHUNKS 5
+#define SMALL_PER 7
+static uint8_t *small_trace(size_t *len, cb_event *evs, size_t *ends,
+                            size_t *nev_at_end, size_t *nframes)
+{
+   const char *p = path_of("small.pb");
+   cb_error err;
+   cb_header h = test_header();
+   cb_writer *w = cb_writer_open(p, &h, &err);
+   size_t k = 0;
+   for (int c = 0; c < SMALL_CHUNKS; c++) {
+      cb_location l = {0x401000 + (uint64_t)c, "prog", "f", "a.c", (uint32_t)c};
+      cb_writer_location(w, (uint32_t)c + 1, &l, &err);
+      for (int i = 0; i < SMALL_PER; i++, k++) {
+         evs[k] = make_event(k, (uint32_t)c + 1);
+         cb_writer_event(w, &evs[k], &err);
+      }
+      cb_writer_flush(w, &err);
+   }
+   cb_footer f = {1, 0, 0, 0, 1};
+   cb_writer_close(w, &f, &err);
+   uint8_t *b = slurp(p, len);
+   /* Walk the frames: magic, then u32 length, u32 crc, payload. */
+   size_t pos = 8, fi = 0;
+   while (pos + 8 <= *len) {
+      uint32_t fl = (uint32_t)b[pos] | (uint32_t)b[pos + 1] << 8 |
+                    (uint32_t)b[pos + 2] << 16 | (uint32_t)b[pos + 3] << 24;
+      pos += 8 + fl;
+      ends[fi] = pos;
+      /* frame 0: header; frames 1..SMALL_CHUNKS: events; then the footer. */
+      nev_at_end[fi] = fi == 0 ? 0 : fi <= SMALL_CHUNKS ? fi * SMALL_PER
+                                                        : SMALL_CHUNKS * SMALL_PER;
+      fi++;
+   }
+   *nframes = fi;
+   return b;
+}
+
+static int is_prefix(const cb_trace *t, const cb_event *evs)
+{
+   for (size_t i = 0; i < t->nevents; i++)
+      if (!same_event(&t->events[i], &evs[i]))
+         return 0;
+   return 1;
+}
+
+static void test_truncation(void)
+{
+   size_t len, ends[16], nev[16], nframes;
+   cb_event evs[SMALL_CHUNKS * SMALL_PER];
+   uint8_t *b = small_trace(&len, evs, ends, nev, &nframes);
+   ok(nframes == SMALL_CHUNKS + 2 && ends[nframes - 1] == len,
+      "small trace has %d frames", SMALL_CHUNKS + 2);
+   int bad = 0;
+   size_t first_bad = 0;
+   for (size_t cut = 0; cut < len; cut++) {
+      uint8_t *copy = malloc(cut ? cut : 1); /* exact size: ASan sees overreads */
+      memcpy(copy, b, cut);
+      cb_trace t;
+      cb_error err;
+      int r = cb_trace_read_mem(copy, cut, &t, &err);
+      int good;
+      if (cut < ends[0]) {
+         good = r == -1;
+      } else {
+         size_t whole = 0;
+         for (size_t f = 0; f < nframes; f++)
+            if (ends[f] <= cut)
+               whole = nev[f];
+         good = r == 0 && t.truncated && t.nevents == whole && is_prefix(&t, evs);
+      }
+      if (r == 0)
+         cb_trace_free(&t);
+      free(copy);
+      if (!good && !bad++)
+         first_bad = cut;
+   }
+   ok(bad == 0, "cut at every byte of %zu: an error before the header is whole, "
+                "else truncated with exactly the whole chunks (first bad: %zu)",
+      len, first_bad);
+
+   /* Flip each byte: never taken for whole, never crashes. */
+   bad = 0;
+   for (size_t at = 0; at < len; at++) {
+      uint8_t *copy = malloc(len);
+      memcpy(copy, b, len);
+      copy[at] ^= 0x5a;
+      cb_trace t;
+      cb_error err;
+      int r = cb_trace_read_mem(copy, len, &t, &err);
+      int good;
+      if (at < ends[0]) {
+         good = r == -1;
+      } else {
+         size_t whole = 0;
+         for (size_t f = 0; f < nframes; f++)
+            if (ends[f] <= at)
+               whole = nev[f];
+         good = r == 0 && t.truncated && t.nevents == whole && is_prefix(&t, evs);
+      }
+      if (r == 0)
+         cb_trace_free(&t);
+      free(copy);
+      if (!good && !bad++)
+         first_bad = at;
+   }
+   ok(bad == 0, "a flipped byte anywhere is caught: the chunks before it "
+                "survive (first bad: %zu)",
+      first_bad);
+   /* The untouched file is whole. */
+   cb_trace t;
+   cb_error err;
+   int r = cb_trace_read_mem(b, len, &t, &err);
+   ok(r == 0 && !t.truncated && t.nevents == SMALL_CHUNKS * SMALL_PER,
+      "the small trace itself is whole");
+   if (r == 0)
+      cb_trace_free(&t);
+   free(b);
+}
+
+static void test_bad_files(void)
+{
+   cb_trace t;
+   cb_error err;
+   int r = cb_trace_read(path_of("does-not-exist.pb"), &t, &err);
+   ok(r == -1 && strstr(err.msg, "No such file"), "missing file: %s", err.msg);
+   spit(path_of("empty.pb"), "", 0);
+   r = cb_trace_read(path_of("empty.pb"), &t, &err);
+   ok(r == -1 && strstr(err.msg, "empty"), "empty file: %s", err.msg);
+   spit(path_of("text.pb"), "hello, world\n", 13);
+   r = cb_trace_read(path_of("text.pb"), &t, &err);
+   ok(r == -1 && strstr(err.msg, "not a cbtools trace"), "text file: %s",
+      err.msg);
+   r = cb_trace_read("/bin/sh", &t, &err);
+   ok(r == -1 && strstr(err.msg, "not a cbtools trace"), "ELF file: %s", err.msg);
+   r = cb_trace_read(dir, &t, &err);
+   ok(r == -1, "a directory: %s", err.msg);
+   spit(path_of("magic-only.pb"), "CBTRACE\x01", 8);
+   r = cb_trace_read(path_of("magic-only.pb"), &t, &err);
+   ok(r == -1 && strstr(err.msg, "header"), "magic only: %s", err.msg);
+   /* Magic plus a frame whose payload is not a Chunk with a header. */
+   uint8_t junk[8 + 8 + 3] = "CBTRACE\x01";
+   r = cb_trace_read_mem(junk, sizeof junk, &t, &err);
+   ok(r == -1 && strstr(err.msg, "header"), "garbage header frame: %s", err.msg);
+
+   cb_header h = test_header();
+   cb_writer *w = cb_writer_open(path_of("hdr.pb"), &h, &err);
+   cb_writer_close(w, NULL, &err);
+   r = cb_trace_read(path_of("hdr.pb"), &t, &err);
+   ok(r == 0 && t.truncated && t.nevents == 0 && !t.footer.present,
+      "header-only trace: readable, no events, truncated (%s)",
+      r == 0 ? t.truncation : err.msg);
+   if (r == 0)
+      cb_trace_free(&t);
+   w = cb_writer_open(path_of("hdrf.pb"), &h, &err);
+   cb_footer f = {1, 0, 0, 0, 1};
+   cb_writer_close(w, &f, &err);
+   r = cb_trace_read(path_of("hdrf.pb"), &t, &err);
+   ok(r == 0 && !t.truncated && t.nevents == 0 && t.footer.present,
+      "header and footer, no events: whole");
+   if (r == 0)
+      cb_trace_free(&t);
+   /* A killed program: footer present, tool never ended. */
+   w = cb_writer_open(path_of("killed.pb"), &h, &err);
+   cb_footer fk = {1, 0, 0, 9, 0};
+   cb_writer_close(w, &fk, &err);
+   r = cb_trace_read(path_of("killed.pb"), &t, &err);
+   ok(r == 0 && t.truncated && strstr(t.truncation, "signal 9"),
+      "program killed before the tool ended: truncated (%s)",
+      r == 0 ? t.truncation : err.msg);
+   if (r == 0)
+      cb_trace_free(&t);
+   ok(cb_writer_open("/nonexistent-dir/x.pb", &h, &err) == NULL &&
+          strstr(err.msg, "No such file"),
+      "writer to an impossible path fails: %s", err.msg);
+   /* Writer refuses bad events instead of writing an unreadable trace. */
+   w = cb_writer_open(path_of("refuse.pb"), &h, &err);
+   cb_event e0 = {CB_EV_READ, 4, 0, 0, 1, 1};
+   cb_event e1 = {CB_EV_KIND_COUNT, 4, 1, 0, 1, 1};
+   cb_event e2 = {CB_EV_READ, 4, 1, 5, 1, 1};
+   ok(cb_writer_event(w, &e0, &err) < 0 && cb_writer_event(w, &e1, &err) < 0 &&
+          cb_writer_event(w, &e2, &err) < 0,
+      "writer refuses tid 0, unknown kinds, undefined locations");
+   cb_writer_close(w, NULL, &err);
+   /* Events at the unknown location in a trace that defines none. */
+   w = cb_writer_open(path_of("noloc.pb"), &h, &err);
+   cb_event e3 = {CB_EV_WRITE, 4, 1, 0, 0x404040, 3};
+   cb_writer_event(w, &e3, &err);
+   cb_writer_close(w, &f, &err);
+   r = cb_trace_read(path_of("noloc.pb"), &t, &err);
+   ok(r == 0 && !t.truncated && t.nevents == 1 && t.nlocs == 1 &&
+          same_event(&t.events[0], &e3),
+      "a trace without locations reads (%s)", r ? err.msg : t.truncation);
+   if (r == 0)
+      cb_trace_free(&t);
+}
+
+static void test_schedule(void)
+{
+   Cbtools__Schedule s = CBTOOLS__SCHEDULE__INIT;
+   s.has_id = 1;
+   s.id = 17;
+   s.has_trace_id = 1;
+   s.trace_id = 0xabcdef0123456789ull;
+   s.program = "./prog";
+   s.pattern = "RWR";
+   uint64_t prefix[3] = {5, 0, 1ull << 40};
+   s.prefix = prefix;
+   s.n_prefix = 3;
+   Cbtools__TailStep st = CBTOOLS__TAIL_STEP__INIT, *tail[1] = {&st};
+   st.has_tid = st.has_count = 1;
+   st.tid = 2;
+   st.count = 3;
+   s.tail = tail;
+   s.n_tail = 1;
+   Cbtools__PatternEvent e1 = CBTOOLS__PATTERN_EVENT__INIT;
+   Cbtools__Location l = CBTOOLS__LOCATION__INIT;
+   l.file = "rwr.c";
+   l.has_line = 1;
+   l.line = 12;
+   e1.location = &l;
+   e1.has_tid = 1;
+   e1.tid = 1;
+   s.e1 = &e1;
+   cb_error err;
+   const char *p = path_of("s17.pb");
+   ok(cb_schedule_write(p, &s, &err) == 0, "schedule written");
+   Cbtools__Schedule *r = NULL;
+   int rc = cb_schedule_read(p, &r, &err);
+   ok(rc == 0 && r && r->id == 17 && r->trace_id == s.trace_id &&
+          strcmp(r->pattern, "RWR") == 0 && r->n_prefix == 3 &&
+          r->prefix[2] == 1ull << 40 && r->n_tail == 1 &&
+          r->tail[0]->count == 3 && r->e1 && r->e1->location &&
+          strcmp(r->e1->location->file, "rwr.c") == 0 &&
+          r->e1->location->line == 12,
+      "schedule round trip");
+   if (r)
+      cbtools__schedule__free_unpacked(r, NULL);
+   cb_trace t;
+   rc = cb_trace_read(p, &t, &err);
+   ok(rc == -1 && strstr(err.msg, "schedule"),
+      "a schedule given to the trace reader: %s", err.msg);
+   rc = cb_schedule_read(path_of("small.pb"), &r, &err);
+   ok(rc == -1 && strstr(err.msg, "trace"),
+      "a trace given to the schedule reader: %s", err.msg);
+   size_t len;
+   uint8_t *b = slurp(p, &len);
+   int caught = 1;
+   for (size_t at = 0; at < len; at++) {
+      b[at] ^= 1;
+      spit(path_of("sbad.pb"), b, len);
+      b[at] ^= 1;
+      r = NULL;
+      if (cb_schedule_read(path_of("sbad.pb"), &r, &err) == 0) {
+         caught = 0;
+         cbtools__schedule__free_unpacked(r, NULL);
+      }
+   }
+   for (size_t cut = 0; cut < len; cut++) {
+      spit(path_of("sbad.pb"), b, cut);
+      r = NULL;
+      if (cb_schedule_read(path_of("sbad.pb"), &r, &err) == 0) {
+         caught = 0;
+         cbtools__schedule__free_unpacked(r, NULL);
+      }
+   }
+   ok(caught, "every flipped bit and every cut of a schedule is refused");
+   free(b);
+}
+
+static void test_names(void)
+{
+   cb_trace t = {0};
+   cb_error err;
+   cb_location l1 = {0x401136, "/t/rww", "deposit", "rww.c", 14};
+   cb_location l2 = {0x401200, "/t/rww", "main", "rww.c", 30};
+   cb_location l3 = {0x7f0000001000, "/lib/libfoo.so", "", "", 0};
+   cb_trace_set_location(&t, 1, &l1, &err);
+   cb_trace_set_location(&t, 2, &l2, &err);
+   cb_trace_set_location(&t, 3, &l3, &err);
+   cb_symbol s = {0x404040, 16, "counter"};
+   cb_trace_add_symbol(&t, &s, &err);
+   cb_event evs[] = {
+       {CB_EV_WRITE, 4, 2, 1, 0x404040, 7},
+       {CB_EV_READ, 4 | CB_SIZE_SAME_INSN, 2, 1, 0x404048, 1},
+       {CB_EV_ALLOC, 0, 1, 2, 0x4a52a0, 32},
+       {CB_EV_WRITE, 8, 1, 3, 0x4a52a8, 5},
+       {CB_EV_FREE, 0, 1, 2, 0x4a52a0, 0},
+       {CB_EV_ALLOC, 0, 1, 1, 0x4a52a0, 16},
+       {CB_EV_LOCK, CB_LOCK_WR, 1, 0, 0x404050, 1},
+       {CB_EV_COND_WAIT, 0, 3, 2, 0x404060, 0x404040},
+       {CB_EV_COND_SIGNAL, 1, 3, 2, 0x404060, 0},
+       {CB_EV_THREAD_CREATE, 0, 1, 2, 0, 2},
+       {CB_EV_THREAD_START, 0, 2, 0, 0, 1},
+       {CB_EV_BLOCK_BEGIN, 0, 2, 1, 0x401130, 0},
+       {CB_EV_BARRIER_ENTER, 0, 2, 0, 0x999000, 4},
+       {CB_EV_READ, 32, 2, 0, 0x999000, 0},
+   };
+   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
+      cb_trace_add_event(&t, &evs[i], &err);
+   cb_trace_finish(&t);
+   const char *want[] = {
+       "0 T2 write counter size 4 = 7 @ rww.c:14 in deposit",
+       "1 T2 read counter+8 size 4 = 1 @ rww.c:14 in deposit",
+       "2 T1 alloc heap 0x4a52a0 (malloc at rww.c:30) size 32 @ rww.c:30 in main",
+       "3 T1 write heap 0x4a52a0+8 (malloc at rww.c:30) size 8 = 5 @ libfoo.so@0x7f0000001000",
+       "4 T1 free heap 0x4a52a0 (malloc at rww.c:30) @ rww.c:30 in main",
+       "5 T1 alloc heap 0x4a52a0 (malloc at rww.c:14) size 16 @ rww.c:14 in deposit",
+       "6 T1 lock 0x404050 wr try",
+       "7 T3 wait 0x404060 counter @ rww.c:30 in main",
+       "8 T3 broadcast 0x404060 @ rww.c:30 in main",
+       "9 T1 create T2 @ rww.c:30 in main",
+       "10 T2 start from T1",
+       "11 T2 begin deposit @ rww.c:14 in deposit",
+       "12 T2 barrier-enter 0x999000 count 4",
+       "13 T2 read 0x999000 size 32",
+   };
+   char *buf = NULL;
+   size_t blen = 0;
+   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+      FILE *m = open_memstream(&buf, &blen);
+      cb_event_print(m, &t, i);
+      fclose(m);
+      size_t wl = strlen(want[i]);
+      int good = blen == wl + 1 && strncmp(buf, want[i], wl) == 0;
+      ok(good, "dump line: %s", want[i]);
+      if (!good)
+         printf("#   got: %s", buf);
+      free(buf);
+      buf = NULL;
+   }
+   /* counter is 16 bytes: 0x404050 just past it is not counter+16. */
+   char v[200];
+   ok(strcmp(cb_variable_str(&t, 0x40404f, v, sizeof v), "counter+15") == 0 &&
+          strcmp(cb_variable_str(&t, 0x404050, v, sizeof v), "0x404050") == 0,
+      "a symbol covers its bytes and no more (%s)", v);
+   ok(strcmp(cb_variable_str(&t, 0x4a52a4, v, sizeof v),
+             "heap 0x4a52a0+4 (malloc at rww.c:14)") == 0,
+      "a reused heap address names the last block by default (%s)", v);
+   ok(cb_event_kind_from_name("barrier-leave") == CB_EV_BARRIER_LEAVE &&
+          cb_event_kind_from_name("broadcast") == CB_EV_COND_SIGNAL &&
+          cb_event_kind_from_name("bogus") == -1 &&
+          strcmp(cb_event_kind_name(CB_EV_ATOMIC_END), "atomic-end") == 0 &&
+          strcmp(cb_event_kind_name(200), "?") == 0,
+      "kind names both ways");
+   /* The built trace writes and reads back whole. */
+   const char *p = path_of("built.pb");
+   t.header.program = cb_trace_strdup(&t, "prog");
+   ok(cb_trace_write(p, &t, &err) == 0, "cb_trace_write");
+   cb_trace u;
+   int r = cb_trace_read(p, &u, &err);
+   int same = r == 0 && !u.truncated && u.nevents == t.nevents && u.nsyms == 1 &&
+              u.nlocs == 4;
+   for (size_t i = 0; same && i < t.nevents; i++)
+      same = same_event(&t.events[i], &u.events[i]);
+   ok(same, "a built trace survives a write and a read");
+   if (r == 0)
+      cb_trace_free(&u);
+   cb_trace_free(&t);
+}
+
+/* Chunks in the plain form (kind_size values, addresses as deltas from the
+ * previous event), without the denser additions, still read. */
+static void test_plain_form(void)
+{
+   uint8_t *file = malloc(1 << 16);
+   size_t len = 0;
+   memcpy(file, "CBTRACE\x01", 8);
+   len = 8;
+   for (int part = 0; part < 3; part++) {
+      Cbtools__Chunk c = CBTOOLS__CHUNK__INIT;
+      Cbtools__Header h = CBTOOLS__HEADER__INIT;
+      Cbtools__Events ev = CBTOOLS__EVENTS__INIT;
+      Cbtools__Footer f = CBTOOLS__FOOTER__INIT;
+      uint32_t ks[3] = {CB_EV_READ | 4 << 5, CB_EV_WRITE | 8 << 5,
+                        CB_EV_LOCK | 0 << 5};
+      uint32_t sw_at[2] = {0, 2}, sw_tid[2] = {1, 2};
+      int64_t ad[3] = {0x404040, 8, -0x404048 + 0x5000};
+      int32_t ld[3] = {0, 0, 0};
+      uint64_t val[3] = {7, UINT64_MAX, 1};
+      if (part == 0) {
+         h.has_format_version = 1;
+         h.format_version = 1;
+         c.header = &h;
+      } else if (part == 1) {
+         ev.has_first_index = 1;
+         ev.n_kind_size = ev.n_addr_delta = ev.n_loc_delta = 3;
+         ev.kind_size = ks;
+         ev.addr_delta = ad;
+         ev.loc_delta = ld;
+         ev.n_value = 3;
+         ev.value = val;
+         ev.n_switch_at = ev.n_switch_tid = 2;
+         ev.switch_at = sw_at;
+         ev.switch_tid = sw_tid;
+         c.events = &ev;
+      } else {
+         f.has_event_count = f.has_tool_ended = 1;
+         f.event_count = 3;
+         f.tool_ended = 1;
+         c.footer = &f;
+      }
+      size_t n = protobuf_c_message_get_packed_size(&c.base);
+      protobuf_c_message_pack(&c.base, file + len + 8);
+      uint32_t crc = cb_crc32(file + len + 8, n);
+      for (int b = 0; b < 4; b++) {
+         file[len + b] = (uint8_t)(n >> (8 * b));
+         file[len + 4 + b] = (uint8_t)(crc >> (8 * b));
+      }
+      len += 8 + n;
+   }
+   cb_trace t;
+   cb_error err;
+   int r = cb_trace_read_mem(file, len, &t, &err);
+   ok(r == 0 && !t.truncated && t.nevents == 3 && t.events[0].addr == 0x404040 &&
+          t.events[1].addr == 0x404048 && t.events[1].value == UINT64_MAX &&
+          t.events[2].addr == 0x5000 && t.events[2].tid == 2 &&
+          t.events[2].kind == CB_EV_LOCK && t.events[1].tid == 1 &&
+          t.events[0].value == 7,
+      "a chunk in the plain column form reads (%s)",
+      r ? err.msg : t.truncation);
+   if (r == 0)
+      cb_trace_free(&t);
+   free(file);
+}
+
+static void test_digest(void)
+{
+   spit(path_of("d1"), "a", 1);
+   uint64_t d = 1;
+   cb_error err;
+   ok(cb_file_digest(path_of("d1"), &d, &err) == 0 &&
+          d == 0xaf63dc4c8601ec8cull,
+      "FNV-1a 64 of \"a\"");
+   ok(cb_file_digest(path_of("none"), &d, &err) == -1 && d == 0,
+      "digest of a missing file fails");
+}
+
+int main(int argc, char **argv)
+{
+   if (argc != 2) {
+      fprintf(stderr, "usage: trace_unit SCRATCH-DIR\n");
+      return 2;
+   }
+   dir = argv[1];
+   test_round_trip();
+   test_compact();
+   test_streaming();
+   test_truncation();
+   test_bad_files();
+   test_schedule();
+   test_names();
+   test_plain_form();
+   test_digest();
+   printf("1..%d\n", n_test);
+   return n_failed ? 1 : 0;
+}

@@ -1,0 +1,81 @@
+/* cbtrace_main.c: the `cbtrace` command: record a run, dump or count a
+ * trace.  Subcommands live in record.c, dump.c, stats.c.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cbtrace_cmd.h"
+#include "trace_internal.h"
+
+static const char usage[] =
+    "usage: cbtrace record [-o trace.pb] [--instrument=default|main|all] -- "
+    "PROG [ARGS...]\n"
+    "       cbtrace dump [--header] trace.pb\n"
+    "       cbtrace stats trace.pb\n"
+    "       cbtrace encode [-o trace.pb] RAW   (debugging: raw tool records)\n"
+    "       cbtrace --help | --version | SUBCOMMAND --help\n"
+    "\n"
+    "Records one run of a C/pthreads program under the cbtools Valgrind tool\n"
+    "into a trace (protobuf chunks, proto/trace.proto), and shows traces.\n"
+    "\n"
+    "Exit status:\n"
+    "  record       the program's own exit status (128+N if signal N killed it);\n"
+    "               2 if cbtrace itself failed (usage, program missing or not\n"
+    "               executable, tool not built, trace not writable).\n"
+    "  dump, stats  0 a whole trace; 3 a truncated trace, shown as far as it\n"
+    "               is whole (a warning on stderr says why); 2 bad usage or an\n"
+    "               unreadable trace (missing, empty, not a trace, bad header).\n";
+
+void cbt_error(const char *sub, const char *fmt, ...)
+{
+   va_list ap;
+   va_start(ap, fmt);
+   fprintf(stderr, "cbtrace: %s%s", sub ? sub : "", sub ? ": " : "");
+   vfprintf(stderr, fmt, ap);
+   fputc('\n', stderr);
+   va_end(ap);
+}
+
+int cbt_read_trace(const char *sub, const char *path, cb_trace *t)
+{
+   cb_error err;
+   if (cb_trace_read(path, t, &err) < 0) {
+      cbt_error(sub, "%s: %s", path, err.msg);
+      return -1;
+   }
+   if (t->truncated)
+      fprintf(stderr, "cbtrace: warning: %s: truncated: %s\n", path,
+              t->truncation);
+   return 0;
+}
+
+int main(int argc, char **argv)
+{
+   if (argc < 2) {
+      fputs(usage, stderr);
+      return CBTRACE_EXIT_USAGE;
+   }
+   const char *sub = argv[1];
+   if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+      fputs(usage, stdout);
+      return 0;
+   }
+   if (!strcmp(sub, "--version")) {
+      printf("cbtrace (cbtools) %s, trace format %u, wire version %u\n",
+             CB_TOOLS_VERSION, CB_TRACE_FORMAT_VERSION, CB_WIRE_VERSION);
+      return 0;
+   }
+   if (!strcmp(sub, "record"))
+      return cmd_record(argc - 1, argv + 1);
+   if (!strcmp(sub, "dump"))
+      return cmd_dump(argc - 1, argv + 1);
+   if (!strcmp(sub, "stats"))
+      return cmd_stats(argc - 1, argv + 1);
+   if (!strcmp(sub, "encode"))
+      return cmd_encode(argc - 1, argv + 1);
+   cbt_error(NULL, "unknown subcommand '%s' (try cbtrace --help)", sub);
+   return CBTRACE_EXIT_USAGE;
+}

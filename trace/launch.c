@@ -1,0 +1,201 @@
+/* launch.c: finding the tool and starting a program under it (launch.h).
+ * The only place that knows the tool's folder and Valgrind's options.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+#define TOOL_FILE "cbtools-amd64-linux"
+
+int cb_tool_dir(char *buf, size_t len, cb_error *err)
+{
+   const char *env = getenv("CBTOOLS_LIB");
+   char dir[PATH_MAX];
+   if (env && *env) {
+      if ((size_t)snprintf(dir, sizeof dir, "%s", env) >= sizeof dir)
+         return cb_fail(err, "CBTOOLS_LIB is too long");
+   } else {
+      char exe[PATH_MAX];
+      ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+      if (n < 0)
+         return cb_fail(err, "cannot find my own path: %s", strerror(errno));
+      exe[n] = 0;
+      char *slash = strrchr(exe, '/');
+      if (slash)
+         *slash = 0;
+      if ((size_t)snprintf(dir, sizeof dir, "%s/../lib/cbtools", exe) >=
+          sizeof dir)
+         return cb_fail(err, "path of the tool folder is too long");
+   }
+   char tool[PATH_MAX + 32];
+   snprintf(tool, sizeof tool, "%s/%s", dir, TOOL_FILE);
+   if (access(tool, R_OK | X_OK) != 0)
+      return cb_fail(err, "the cbtools Valgrind tool is not built (%s: %s); "
+                          "run make",
+                     tool, strerror(errno));
+   char real[PATH_MAX];
+   const char *use = realpath(dir, real) ? real : dir;
+   if ((size_t)snprintf(buf, len, "%s", use) >= len)
+      return cb_fail(err, "path of the tool folder is too long");
+   return 0;
+}
+
+static int check_file(const char *path, const char *prog, cb_error *err)
+{
+   struct stat st;
+   if (stat(path, &st) != 0)
+      return cb_fail(err, "%s: no such program", prog);
+   if (S_ISDIR(st.st_mode))
+      return cb_fail(err, "%s: is a directory, not a program", prog);
+   if (access(path, X_OK) != 0)
+      return cb_fail(err, "%s: not executable", prog);
+   return 0;
+}
+
+int cb_find_program(const char *prog, char *resolved, size_t len,
+                    cb_error *err)
+{
+   if (!prog || !*prog)
+      return cb_fail(err, "no program given");
+   if (strchr(prog, '/')) {
+      if (check_file(prog, prog, err) < 0)
+         return -1;
+      if ((size_t)snprintf(resolved, len, "%s", prog) >= len)
+         return cb_fail(err, "%s: path too long", prog);
+      return 0;
+   }
+   const char *path = getenv("PATH");
+   if (!path || !*path)
+      path = "/usr/local/bin:/usr/bin:/bin";
+   int seen_not_exec = 0;
+   while (*path) {
+      const char *end = strchr(path, ':');
+      size_t dl = end ? (size_t)(end - path) : strlen(path);
+      char cand[PATH_MAX];
+      if (dl == 0)
+         snprintf(cand, sizeof cand, "./%s", prog);
+      else
+         snprintf(cand, sizeof cand, "%.*s/%s", (int)dl, path, prog);
+      struct stat st;
+      if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+         if (access(cand, X_OK) == 0) {
+            if ((size_t)snprintf(resolved, len, "%s", cand) >= len)
+               return cb_fail(err, "%s: path too long", prog);
+            return 0;
+         }
+         seen_not_exec = 1;
+      }
+      path += dl;
+      if (*path == ':')
+         path++;
+   }
+   return cb_fail(err, "%s: %s", prog,
+                  seen_not_exec ? "not executable" : "no such program");
+}
+
+pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
+{
+   char dir[PATH_MAX];
+   if (cb_tool_dir(dir, sizeof dir, err) < 0)
+      return -1;
+   size_t nt = 0, np = 0;
+   while (l->tool_args && l->tool_args[nt])
+      nt++;
+   while (prog_argv[np])
+      np++;
+   const char **argv = calloc(nt + np + 8, sizeof *argv);
+   if (!argv) {
+      cb_fail(err, "out of memory");
+      return -1;
+   }
+   size_t a = 0;
+   argv[a++] = "valgrind";
+   argv[a++] = "--tool=cbtools";
+   argv[a++] = "-q";
+   argv[a++] = "--fair-sched=yes";
+   if (l->replay)
+      argv[a++] = "--px-default=allregs-at-mem-access";
+   size_t log_slot = 0;
+   if (l->quiet_valgrind) {
+      log_slot = a;
+      argv[a++] = "-q"; /* replaced by --log-fd=N in the child */
+   }
+   for (size_t i = 0; i < nt; i++)
+      argv[a++] = l->tool_args[i];
+   argv[a++] = "--";
+   for (size_t i = 0; i < np; i++)
+      argv[a++] = prog_argv[i];
+   argv[a] = NULL;
+
+   /* The child reports a failed exec through this pipe (closed on exec). */
+   int ep[2];
+   if (pipe2(ep, O_CLOEXEC) < 0) {
+      free(argv);
+      cb_fail(err, "pipe: %s", strerror(errno));
+      return -1;
+   }
+   pid_t pid = fork();
+   if (pid < 0) {
+      int e = errno;
+      close(ep[0]);
+      close(ep[1]);
+      free(argv);
+      cb_fail(err, "fork: %s", strerror(e));
+      return -1;
+   }
+   if (pid == 0) {
+      setenv("VALGRIND_LIB", dir, 1);
+      for (int i = 0; i < l->nkeep; i++) {
+         int fl = fcntl(l->keep_fds[i], F_GETFD);
+         if (fl >= 0)
+            fcntl(l->keep_fds[i], F_SETFD, fl & ~FD_CLOEXEC);
+      }
+      /* Valgrind's own messages go to /dev/null, the program's stderr
+       * stays where it was. */
+      char logopt[32];
+      if (log_slot) {
+         int dn = open("/dev/null", O_WRONLY);
+         if (dn >= 0) {
+            snprintf(logopt, sizeof logopt, "--log-fd=%d", dn);
+            argv[log_slot] = logopt;
+         }
+      }
+      execvp("valgrind", (char *const *)argv);
+      int e = errno;
+      ssize_t w = write(ep[1], &e, sizeof e);
+      (void)w;
+      _exit(127);
+   }
+   close(ep[1]);
+   free(argv);
+   int e = 0;
+   ssize_t n;
+   do
+      n = read(ep[0], &e, sizeof e);
+   while (n < 0 && errno == EINTR);
+   close(ep[0]);
+   if (n == (ssize_t)sizeof e) {
+      waitpid(pid, NULL, 0);
+      cb_fail(err, "cannot run valgrind: %s", strerror(e));
+      return -1;
+   }
+   return pid;
+}
+
+int cb_wait_status_code(int wstatus)
+{
+   if (WIFEXITED(wstatus))
+      return WEXITSTATUS(wstatus);
+   if (WIFSIGNALED(wstatus))
+      return 128 + WTERMSIG(wstatus);
+   return 255;
+}

@@ -1,0 +1,314 @@
+/* names.c: events, locations and variables in words, for dump, reports and
+ * tests.  The dump line format is documented at cb_event_print in cbtrace.h
+ * and other tests grep it: change it only together with that comment.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_internal.h"
+
+static const char *const kind_names[CB_EV_KIND_COUNT] = {
+    [CB_EV_NONE] = "none",
+    [CB_EV_READ] = "read",
+    [CB_EV_WRITE] = "write",
+    [CB_EV_LOCK] = "lock",
+    [CB_EV_UNLOCK] = "unlock",
+    [CB_EV_COND_WAIT] = "wait",
+    [CB_EV_COND_SIGNAL] = "signal",
+    [CB_EV_BARRIER_ENTER] = "barrier-enter",
+    [CB_EV_BARRIER_LEAVE] = "barrier-leave",
+    [CB_EV_THREAD_CREATE] = "create",
+    [CB_EV_THREAD_START] = "start",
+    [CB_EV_THREAD_JOIN] = "join",
+    [CB_EV_THREAD_EXIT] = "exit",
+    [CB_EV_BLOCK_BEGIN] = "begin",
+    [CB_EV_BLOCK_END] = "end",
+    [CB_EV_ATOMIC_BEGIN] = "atomic-begin",
+    [CB_EV_ATOMIC_END] = "atomic-end",
+    [CB_EV_ALLOC] = "alloc",
+    [CB_EV_FREE] = "free",
+};
+
+const char *cb_event_kind_name(unsigned kind)
+{
+   return kind < CB_EV_KIND_COUNT ? kind_names[kind] : "?";
+}
+
+int cb_event_kind_from_name(const char *name)
+{
+   if (!name)
+      return -1;
+   for (unsigned k = 1; k < CB_EV_KIND_COUNT; k++)
+      if (strcmp(name, kind_names[k]) == 0)
+         return (int)k;
+   if (strcmp(name, "broadcast") == 0)
+      return CB_EV_COND_SIGNAL;
+   return -1;
+}
+
+static const char *base_name(const char *path)
+{
+   const char *s = strrchr(path, '/');
+   return s ? s + 1 : path;
+}
+
+const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
+                            size_t len)
+{
+   if (len == 0)
+      return buf;
+   if (loc == 0 || loc >= t->nlocs) {
+      snprintf(buf, len, "?");
+      return buf;
+   }
+   const cb_location *l = &t->locs[loc];
+   if (l->file && l->file[0]) {
+      if (l->line)
+         snprintf(buf, len, "%s:%u", l->file, l->line);
+      else
+         snprintf(buf, len, "%s", l->file);
+   } else if (l->object && l->object[0]) {
+      /* No debug information: the object and the instruction address. */
+      snprintf(buf, len, "%s@0x%" PRIx64, base_name(l->object), l->address);
+   } else if (l->address) {
+      snprintf(buf, len, "0x%" PRIx64, l->address);
+   } else {
+      snprintf(buf, len, "?");
+   }
+   return buf;
+}
+
+/* ---- Heap blocks: which allocation covers an address at an event -------- */
+struct cb_alloc_span {
+   uint64_t addr, end; /* [addr, end) */
+   size_t index;       /* the ALLOC event */
+   size_t freed;       /* the FREE event, SIZE_MAX while live */
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+   const cb_alloc_span *x = a, *y = b;
+   if (x->addr != y->addr)
+      return x->addr < y->addr ? -1 : 1;
+   return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static cb_trace_priv *alloc_index(const cb_trace *ct)
+{
+   cb_trace *t = (cb_trace *)ct; /* the index is a cache, not content */
+   cb_trace_priv *p = cb_trace_priv_get(t, NULL);
+   if (!p)
+      return NULL;
+   if (p->allocs_for_nevents == t->nevents)
+      return p;
+   free(p->allocs);
+   p->allocs = NULL;
+   p->nallocs = 0;
+   size_t n = 0;
+   for (size_t i = 0; i < t->nevents; i++)
+      n += t->events[i].kind == CB_EV_ALLOC;
+   if (n) {
+      p->allocs = malloc(n * sizeof *p->allocs);
+      if (!p->allocs)
+         return NULL;
+      for (size_t i = 0; i < t->nevents; i++) {
+         const cb_event *e = &t->events[i];
+         if (e->kind == CB_EV_ALLOC)
+            p->allocs[p->nallocs++] = (cb_alloc_span){
+                e->addr, e->addr + (e->value ? e->value : 1), i, SIZE_MAX};
+      }
+      qsort(p->allocs, p->nallocs, sizeof *p->allocs, span_cmp);
+      /* Mark frees: the latest allocation at that address before the free. */
+      for (size_t i = 0; i < t->nevents; i++) {
+         const cb_event *e = &t->events[i];
+         if (e->kind != CB_EV_FREE)
+            continue;
+         size_t lo = 0, hi = p->nallocs;
+         while (lo < hi) { /* first span with addr > e->addr */
+            size_t mid = (lo + hi) / 2;
+            if (p->allocs[mid].addr <= e->addr)
+               lo = mid + 1;
+            else
+               hi = mid;
+         }
+         while (lo > 0 && p->allocs[lo - 1].addr == e->addr) {
+            cb_alloc_span *s = &p->allocs[--lo];
+            if (s->index < i && s->freed == SIZE_MAX) {
+               s->freed = i;
+               break;
+            }
+         }
+      }
+   }
+   p->allocs_for_nevents = t->nevents;
+   return p;
+}
+
+/* The allocation covering addr, live at event `at` (SIZE_MAX: the last one
+ * that covered it).  Heap blocks do not overlap while live, so looking at
+ * the spans that start at or below addr, nearest first, suffices; a bound
+ * on the scan keeps it cheap on traces with huge numbers of blocks. */
+static const cb_alloc_span *find_alloc(const cb_trace *t, uint64_t addr,
+                                       size_t at)
+{
+   cb_trace_priv *p = alloc_index(t);
+   if (!p || p->nallocs == 0)
+      return NULL;
+   size_t lo = 0, hi = p->nallocs;
+   while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (p->allocs[mid].addr <= addr)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   const cb_alloc_span *best = NULL;
+   for (size_t k = lo, scanned = 0; k > 0 && scanned < 4096; scanned++) {
+      const cb_alloc_span *s = &p->allocs[--k];
+      if (addr >= s->end)
+         continue;
+      if (at == SIZE_MAX) {
+         if (!best || s->index > best->index)
+            best = s;
+      } else if (s->index <= at && (s->freed == SIZE_MAX || s->freed >= at)) {
+         if (!best || s->index > best->index)
+            best = s;
+      }
+   }
+   return best;
+}
+
+static const cb_symbol *find_symbol(const cb_trace *t, uint64_t addr)
+{
+   size_t lo = 0, hi = t->nsyms;
+   while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (t->syms[mid].address <= addr)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   /* Symbols are sorted by address; the nearest few below may cover it. */
+   for (size_t k = lo, n = 0; k > 0 && n < 8; n++) {
+      const cb_symbol *s = &t->syms[--k];
+      if (addr < s->address + (s->size ? s->size : 1))
+         return s;
+   }
+   return NULL;
+}
+
+const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
+                               char *buf, size_t len)
+{
+   if (len == 0)
+      return buf;
+   const cb_symbol *s = find_symbol(t, addr);
+   if (s && s->name && s->name[0]) {
+      if (addr == s->address)
+         snprintf(buf, len, "%s", s->name);
+      else
+         snprintf(buf, len, "%s+%" PRIu64, s->name, addr - s->address);
+      return buf;
+   }
+   const cb_alloc_span *a = find_alloc(t, addr, index);
+   if (a) {
+      char where[300];
+      cb_location_str(t, t->events[a->index].loc, where, sizeof where);
+      if (addr == a->addr)
+         snprintf(buf, len, "heap 0x%" PRIx64 " (malloc at %s)", a->addr, where);
+      else
+         snprintf(buf, len, "heap 0x%" PRIx64 "+%" PRIu64 " (malloc at %s)",
+                  a->addr, addr - a->addr, where);
+      return buf;
+   }
+   snprintf(buf, len, "0x%" PRIx64, addr);
+   return buf;
+}
+
+const char *cb_variable_str(const cb_trace *t, uint64_t addr, char *buf,
+                            size_t len)
+{
+   return cb_variable_str_at(t, addr, SIZE_MAX, buf, len);
+}
+
+static const char *lock_mode(unsigned size)
+{
+   return size == CB_LOCK_RD ? "rd" : size == CB_LOCK_WR ? "wr" : "mutex";
+}
+
+void cb_event_print(FILE *out, const cb_trace *t, size_t index)
+{
+   if (index >= t->nevents)
+      return;
+   const cb_event *e = &t->events[index];
+   char v[400], w[400];
+   const char *kind = cb_event_kind_name(e->kind);
+   if (e->kind == CB_EV_COND_SIGNAL && e->size == 1)
+      kind = "broadcast";
+   fprintf(out, "%zu T%u %s", index, (unsigned)e->tid, kind);
+   switch (e->kind) {
+   case CB_EV_READ:
+   case CB_EV_WRITE:
+      fprintf(out, " %s size %u",
+              cb_variable_str_at(t, e->addr, index, v, sizeof v),
+              CB_SIZE_BYTES(e->size));
+      if (cb_event_has_value(e->kind, e->size))
+         fprintf(out, " = %" PRIu64, e->value);
+      break;
+   case CB_EV_LOCK:
+   case CB_EV_UNLOCK:
+      fprintf(out, " %s %s%s", cb_variable_str_at(t, e->addr, index, v, sizeof v),
+              lock_mode(e->size), e->value == 1 ? " try" : "");
+      break;
+   case CB_EV_COND_WAIT:
+      fprintf(out, " %s %s", cb_variable_str_at(t, e->addr, index, v, sizeof v),
+              cb_variable_str_at(t, e->value, index, w, sizeof w));
+      break;
+   case CB_EV_COND_SIGNAL:
+   case CB_EV_FREE:
+      fprintf(out, " %s", cb_variable_str_at(t, e->addr, index, v, sizeof v));
+      break;
+   case CB_EV_BARRIER_ENTER:
+   case CB_EV_BARRIER_LEAVE:
+      fprintf(out, " %s count %" PRIu64,
+              cb_variable_str_at(t, e->addr, index, v, sizeof v), e->value);
+      break;
+   case CB_EV_THREAD_CREATE:
+   case CB_EV_THREAD_JOIN:
+      fprintf(out, " T%" PRIu64, e->value);
+      break;
+   case CB_EV_THREAD_START:
+      fprintf(out, " from T%" PRIu64, e->value);
+      break;
+   case CB_EV_BLOCK_BEGIN:
+   case CB_EV_BLOCK_END: {
+      /* The function by its entry address: its location when the tool gave
+       * the entry instruction one, else the address. */
+      const char *fn = NULL;
+      if (e->loc && e->loc < t->nlocs && t->locs[e->loc].function[0])
+         fn = t->locs[e->loc].function;
+      if (fn)
+         fprintf(out, " %s", fn);
+      else
+         fprintf(out, " 0x%" PRIx64, e->addr);
+      break;
+   }
+   case CB_EV_ALLOC:
+      fprintf(out, " %s size %" PRIu64,
+              cb_variable_str_at(t, e->addr, index, v, sizeof v), e->value);
+      break;
+   default:
+      break;
+   }
+   if (e->loc && e->loc < t->nlocs) {
+      cb_location_str(t, e->loc, v, sizeof v);
+      if (strcmp(v, "?") != 0)
+         fprintf(out, " @ %s", v);
+      if (t->locs[e->loc].function[0])
+         fprintf(out, " in %s", t->locs[e->loc].function);
+   }
+   fputc('\n', out);
+}

@@ -1,0 +1,430 @@
+/* record.c: `cbtrace record`: runs a program under the cbtools tool and
+ * encodes the tool's raw records (cb_wire.h) into a trace while it runs;
+ * and `cbtrace encode`, the same encoding from a file of raw records (for
+ * tests and for debugging the tool).
+ *
+ * The trace survives the program: cbtrace is a separate process, so an
+ * abort, a segfault or a SIGKILL of the program only ends the stream; the
+ * footer then says how the program ended and whether the tool saw the end.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cbtrace_cmd.h"
+#include "launch.h"
+#include "trace_internal.h"
+
+static const char record_help[] =
+    "usage: cbtrace record [-o trace.pb] [--instrument=WHAT] -- PROG [ARGS...]\n"
+    "Runs PROG under the cbtools Valgrind tool and writes its trace.\n"
+    "  -o, --output FILE   the trace (default: trace.pb in this folder)\n"
+    "  --instrument=WHAT   which code is watched:\n"
+    "      default  every object except the C runtime (libc, ld.so, libgcc,\n"
+    "               libstdc++): a library under test is seen\n"
+    "      main     the main executable only\n"
+    "      all      every object, the C runtime included\n"
+    "SIGINT and SIGTERM sent to cbtrace are passed on to the program.  The\n"
+    "trace stays readable when the program crashes or is killed: everything\n"
+    "the tool reported before that is kept.\n"
+    "Exit: the program's own exit status (128+N if signal N killed it);\n"
+    "2 when cbtrace itself failed (usage, program missing or not executable,\n"
+    "tool not built, trace not writable).\n";
+
+static const char encode_help[] =
+    "usage: cbtrace encode [-o trace.pb] RAW\n"
+    "Encodes a file of raw tool records (proto/cb_wire.h: HELLO, LOCDEF,\n"
+    "SYMDEF, events, END) into a trace, as `record` does while a program\n"
+    "runs.  For tests and for debugging the tool.\n"
+    "Exit: 0 the stream was whole (HELLO ... END); 3 it was cut short or\n"
+    "broken (the trace holds what came before); 2 bad usage, unreadable\n"
+    "input or unwritable output.\n";
+
+static const char *instrument_words(const char *what)
+{
+   if (!strcmp(what, "default"))
+      return "default: every object except the C runtime (libc, ld.so, "
+             "libgcc, libstdc++)";
+   if (!strcmp(what, "main"))
+      return "main: the main executable only";
+   if (!strcmp(what, "all"))
+      return "all: every object, the C runtime included";
+   return NULL;
+}
+
+static uint64_t random_id(void)
+{
+   uint64_t id = 0;
+   if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      id = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^
+           ((uint64_t)getpid() << 32);
+   }
+   return id;
+}
+
+static double now_s(void)
+{
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- Signals: SIGCHLD wakes the loop; SIGINT/SIGTERM go to the child ---- */
+static volatile sig_atomic_t child_pid;
+static int sig_pipe[2] = {-1, -1};
+
+static void on_chld(int sig)
+{
+   (void)sig;
+   int e = errno;
+   ssize_t w = write(sig_pipe[1], "c", 1);
+   (void)w;
+   errno = e;
+}
+
+static void on_term(int sig, siginfo_t *si, void *ctx)
+{
+   (void)ctx;
+   /* A terminal's ^C already reached the child (same process group); pass
+    * on only signals that were sent to cbtrace alone. */
+   if (child_pid > 0 && (si->si_code == SI_USER || si->si_code == SI_QUEUE))
+      kill(child_pid, sig);
+}
+
+static void install_signals(void)
+{
+   struct sigaction sa;
+   memset(&sa, 0, sizeof sa);
+   sa.sa_handler = on_chld;
+   sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+   sigaction(SIGCHLD, &sa, NULL);
+   memset(&sa, 0, sizeof sa);
+   sa.sa_sigaction = on_term;
+   sa.sa_flags = SA_RESTART | SA_SIGINFO;
+   sigaction(SIGINT, &sa, NULL);
+   sigaction(SIGTERM, &sa, NULL);
+   sigaction(SIGHUP, &sa, NULL);
+}
+
+static int parse_output(int argc, char **argv, int *i, const char **out,
+                        const char *sub)
+{
+   const char *a = argv[*i];
+   if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+      if (*i + 1 >= argc) {
+         cbt_error(sub, "%s needs a file name", a);
+         return -1;
+      }
+      *out = argv[++*i];
+      return 1;
+   }
+   if (!strncmp(a, "--output=", 9)) {
+      *out = a + 9;
+      return 1;
+   }
+   if (!strncmp(a, "-o", 2) && a[2]) {
+      *out = a + 2;
+      return 1;
+   }
+   return 0;
+}
+
+/* Drains whatever the pipe holds now, without waiting. */
+static void drain_nonblocking(int fd, cb_wire_decoder *d, unsigned char *buf,
+                              size_t len)
+{
+   int fl = fcntl(fd, F_GETFL);
+   fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+   for (;;) {
+      ssize_t n = read(fd, buf, len);
+      if (n > 0)
+         cb_wire_feed(d, buf, (size_t)n);
+      else if (n < 0 && errno == EINTR)
+         continue;
+      else
+         break;
+   }
+}
+
+int cmd_record(int argc, char **argv)
+{
+   const char *out = "trace.pb", *instrument = "default";
+   int i = 1;
+   for (; i < argc; i++) {
+      const char *a = argv[i];
+      int k;
+      if (!strcmp(a, "--")) {
+         i++;
+         break;
+      }
+      if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+         fputs(record_help, stdout);
+         return 0;
+      }
+      if ((k = parse_output(argc, argv, &i, &out, "record")) < 0)
+         return CBTRACE_EXIT_USAGE;
+      if (k)
+         continue;
+      if (!strncmp(a, "--instrument=", 13)) {
+         instrument = a + 13;
+         continue;
+      }
+      if (a[0] == '-') {
+         cbt_error("record", "unknown option '%s' (try cbtrace record --help)",
+                   a);
+         return CBTRACE_EXIT_USAGE;
+      }
+      break; /* the program, without "--" */
+   }
+   if (i >= argc) {
+      cbt_error("record", "no program given (try cbtrace record --help)");
+      return CBTRACE_EXIT_USAGE;
+   }
+   const char *words = instrument_words(instrument);
+   if (!words) {
+      cbt_error("record", "--instrument=%s: expected default, main or all",
+                instrument);
+      return CBTRACE_EXIT_USAGE;
+   }
+   if (!*out) {
+      cbt_error("record", "empty output file name");
+      return CBTRACE_EXIT_USAGE;
+   }
+   char **prog_argv = argv + i;
+   int prog_argc = argc - i;
+   cb_error err;
+   char resolved[PATH_MAX];
+   if (cb_find_program(prog_argv[0], resolved, sizeof resolved, &err) < 0) {
+      cbt_error("record", "%s", err.msg);
+      return CBTRACE_EXIT_USAGE;
+   }
+   char tooldir[PATH_MAX];
+   if (cb_tool_dir(tooldir, sizeof tooldir, &err) < 0) {
+      cbt_error("record", "%s", err.msg);
+      return CBTRACE_EXIT_USAGE;
+   }
+
+   cb_header h = {0};
+   h.format_version = CB_TRACE_FORMAT_VERSION;
+   h.program = prog_argv[0];
+   h.argc = prog_argc;
+   h.argv = (const char **)prog_argv;
+   h.tool_version = "cbtools " CB_TOOLS_VERSION " (wire version 1)";
+   h.instrumented = words;
+   h.trace_id = random_id();
+   if (cb_file_digest(resolved, &h.program_digest, &err) < 0) {
+      cbt_error("record", "%s: %s", prog_argv[0], err.msg);
+      return CBTRACE_EXIT_USAGE;
+   }
+   h.start_time_unix = (uint64_t)time(NULL);
+   cb_writer *w = cb_writer_open(out, &h, &err);
+   if (!w) {
+      cbt_error("record", "cannot write %s: %s", out, err.msg);
+      return CBTRACE_EXIT_USAGE;
+   }
+
+   int data[2];
+   if (pipe2(data, O_CLOEXEC) < 0 || pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+      cbt_error("record", "pipe: %s", strerror(errno));
+      cb_writer_close(w, NULL, &err);
+      unlink(out);
+      return CBTRACE_EXIT_USAGE;
+   }
+   char fdopt[32], instopt[64];
+   snprintf(fdopt, sizeof fdopt, "--cb-out-fd=%d", data[1]);
+   snprintf(instopt, sizeof instopt, "--cb-instrument=%s", instrument);
+   const char *tool_args[] = {"--cb-mode=record", fdopt, instopt, NULL};
+   cb_launch l = {0};
+   l.tool_args = tool_args;
+   l.keep_fds[0] = data[1];
+   l.nkeep = 1;
+   char *spawn_argv[prog_argc + 1];
+   spawn_argv[0] = resolved;
+   for (int k = 1; k < prog_argc; k++)
+      spawn_argv[k] = prog_argv[k];
+   spawn_argv[prog_argc] = NULL;
+
+   install_signals();
+   pid_t pid = cb_tool_spawn(&l, spawn_argv, &err);
+   if (pid < 0) {
+      cbt_error("record", "%s", err.msg);
+      cb_writer_close(w, NULL, &err);
+      unlink(out);
+      return CBTRACE_EXIT_USAGE;
+   }
+   child_pid = pid;
+   close(data[1]);
+
+   cb_wire_decoder d;
+   cb_wire_init(&d, w);
+   static unsigned char buf[1 << 16];
+   int status = 0, reaped = 0;
+   double last_flush = now_s();
+   for (;;) {
+      struct pollfd p[2] = {{data[0], POLLIN, 0}, {sig_pipe[0], POLLIN, 0}};
+      int n = poll(p, 2, 1000);
+      if (n < 0 && errno != EINTR)
+         break;
+      if (n > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+         ssize_t r = read(data[0], buf, sizeof buf);
+         if (r > 0)
+            cb_wire_feed(&d, buf, (size_t)r);
+         else if (r == 0 || errno != EINTR)
+            break; /* the tool closed the stream: the program has ended */
+      }
+      if (n > 0 && (p[1].revents & POLLIN)) {
+         char c[64];
+         while (read(sig_pipe[0], c, sizeof c) > 0)
+            ;
+         if (waitpid(pid, &status, WNOHANG) == pid) {
+            /* A forked child of the program may still hold the stream
+             * open: take what is there and stop. */
+            reaped = 1;
+            drain_nonblocking(data[0], &d, buf, sizeof buf);
+            break;
+         }
+      }
+      /* Keep the file current, so that even a SIGKILL of cbtrace itself
+       * loses at most about a second of events. */
+      if (now_s() - last_flush >= 1.0) {
+         if (!d.write_failed && cb_writer_flush(w, &d.write_err) < 0)
+            d.write_failed = 1;
+         last_flush = now_s();
+      }
+   }
+   while (!reaped) {
+      if (waitpid(pid, &status, 0) == pid)
+         reaped = 1;
+      else if (errno != EINTR)
+         break;
+   }
+   child_pid = 0;
+   close(data[0]);
+   cb_wire_finish(&d);
+
+   cb_footer f = {0};
+   f.present = 1;
+   f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+   f.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+   f.tool_ended = d.end_seen && !d.broken;
+   int rc = cb_wait_status_code(status);
+   if (d.write_failed) {
+      cbt_error("record", "writing %s: %s", out, d.write_err.msg);
+      cb_writer_close(w, NULL, &err);
+      rc = CBTRACE_EXIT_USAGE;
+   } else if (cb_writer_close(w, &f, &err) < 0) {
+      cbt_error("record", "writing %s: %s", out, err.msg);
+      rc = CBTRACE_EXIT_USAGE;
+   }
+   if (!d.hello_seen && !d.broken && !WIFSIGNALED(status))
+      cbt_error("record", "warning: the tool sent nothing: the trace has no "
+                          "events (did Valgrind start the program?)");
+   cb_wire_report(&d, "record");
+   cb_wire_free(&d);
+   return rc;
+}
+
+int cmd_encode(int argc, char **argv)
+{
+   const char *out = "trace.pb", *in = NULL;
+   for (int i = 1; i < argc; i++) {
+      int k;
+      if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+         fputs(encode_help, stdout);
+         return 0;
+      }
+      if ((k = parse_output(argc, argv, &i, &out, "encode")) < 0)
+         return CBTRACE_EXIT_USAGE;
+      if (k)
+         continue;
+      if (argv[i][0] == '-' && argv[i][1]) {
+         cbt_error("encode", "unknown option '%s' (try cbtrace encode --help)",
+                   argv[i]);
+         return CBTRACE_EXIT_USAGE;
+      }
+      if (in) {
+         cbt_error("encode", "one input at a time");
+         return CBTRACE_EXIT_USAGE;
+      }
+      in = argv[i];
+   }
+   if (!in) {
+      cbt_error("encode", "no input given (try cbtrace encode --help)");
+      return CBTRACE_EXIT_USAGE;
+   }
+   int fd = !strcmp(in, "-") ? 0 : open(in, O_RDONLY | O_CLOEXEC);
+   if (fd < 0) {
+      cbt_error("encode", "%s: %s", in, strerror(errno));
+      return CBTRACE_EXIT_USAGE;
+   }
+   cb_header h = {0};
+   h.program = "";
+   h.tool_version = "cbtools " CB_TOOLS_VERSION " (encoded from raw records)";
+   h.instrumented = "";
+   h.trace_id = random_id();
+   h.start_time_unix = (uint64_t)time(NULL);
+   cb_error err;
+   cb_writer *w = cb_writer_open(out, &h, &err);
+   if (!w) {
+      cbt_error("encode", "cannot write %s: %s", out, err.msg);
+      if (fd)
+         close(fd);
+      return CBTRACE_EXIT_USAGE;
+   }
+   cb_wire_decoder d;
+   cb_wire_init(&d, w);
+   static unsigned char buf[1 << 16];
+   int rc = CBTRACE_EXIT_OK;
+   for (;;) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+         continue;
+      if (n < 0) {
+         cbt_error("encode", "%s: %s", in, strerror(errno));
+         rc = CBTRACE_EXIT_USAGE;
+         break;
+      }
+      if (n == 0)
+         break;
+      cb_wire_feed(&d, buf, (size_t)n);
+   }
+   if (fd)
+      close(fd);
+   cb_wire_finish(&d);
+   cb_footer f = {1, 0, 0, 0, d.end_seen && !d.broken};
+   if (d.write_failed) {
+      cbt_error("encode", "writing %s: %s", out, d.write_err.msg);
+      cb_writer_close(w, NULL, &err);
+      rc = CBTRACE_EXIT_USAGE;
+   } else if (cb_writer_close(w, &f, &err) < 0) {
+      cbt_error("encode", "writing %s: %s", out, err.msg);
+      rc = CBTRACE_EXIT_USAGE;
+   }
+   cb_wire_report(&d, "encode");
+   if (rc == CBTRACE_EXIT_OK && (!d.end_seen || d.broken)) {
+      if (!d.hello_seen && !d.broken)
+         cbt_error("encode", "warning: %s: no HELLO record: not a raw tool "
+                             "stream",
+                   in);
+      else if (!d.end_seen && !d.broken)
+         cbt_error("encode", "warning: %s: no END record: the stream was cut "
+                             "short",
+                   in);
+      rc = CBTRACE_EXIT_TRUNCATED;
+   }
+   cb_wire_free(&d);
+   return rc;
+}

@@ -1,0 +1,84 @@
+/* schedule_io.c: schedule files: magic "CBSCHED\x01" and one frame holding
+ * a Schedule message (the same framing as traces, frame.c).
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "trace.pb-c.h"
+#include "trace_internal.h"
+
+int cb_schedule_write(const char *path, const Cbtools__Schedule *s,
+                      cb_error *err)
+{
+   size_t len = protobuf_c_message_get_packed_size(&s->base);
+   uint8_t *buf = malloc(len ? len : 1);
+   if (!buf)
+      return cb_fail(err, "out of memory");
+   protobuf_c_message_pack(&s->base, buf);
+   /* Write beside the target and rename, so a reader (a parallel replay)
+    * never sees half a schedule. */
+   char tmp[4096];
+   if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
+       sizeof tmp) {
+      free(buf);
+      return cb_fail(err, "path too long");
+   }
+   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+   if (fd < 0) {
+      free(buf);
+      return cb_fail(err, "%s", strerror(errno));
+   }
+   int r = cb_write_all(fd, cb_sched_magic, CB_MAGIC_LEN, err);
+   if (r == 0)
+      r = cb_frame_write(fd, buf, len, err);
+   free(buf);
+   if (close(fd) < 0 && r == 0)
+      r = cb_fail(err, "close: %s", strerror(errno));
+   if (r == 0 && rename(tmp, path) < 0)
+      r = cb_fail(err, "%s", strerror(errno));
+   if (r < 0)
+      unlink(tmp);
+   return r;
+}
+
+int cb_schedule_read(const char *path, Cbtools__Schedule **s, cb_error *err)
+{
+   *s = NULL;
+   cb_blob b;
+   if (cb_blob_load(path, &b, err) < 0)
+      return -1;
+   cb_frame_reader r;
+   const uint8_t *pl;
+   size_t plen;
+   cb_error why;
+   int k;
+   if (cb_frame_begin(&r, b.data, b.len, cb_sched_magic, "cbtools schedule",
+                      err) < 0)
+      goto fail;
+   k = cb_frame_next(&r, &pl, &plen, &why);
+   if (k <= 0) {
+      cb_fail(err, "damaged schedule: %s",
+              k == 0 ? "nothing after the magic" : why.msg);
+      goto fail;
+   }
+   if (r.pos != r.len) {
+      cb_fail(err, "damaged schedule: data after the schedule");
+      goto fail;
+   }
+   *s = cbtools__schedule__unpack(NULL, plen, pl);
+   if (!*s) {
+      cb_fail(err, "damaged schedule: cannot decode it");
+      goto fail;
+   }
+   cb_blob_free(&b);
+   return 0;
+fail:
+   cb_blob_free(&b);
+   return -1;
+}

@@ -1,0 +1,98 @@
+/* trace_internal.h: what the files of the trace library share and nobody
+ * else needs: the framing, the file loader, the string arena behind
+ * cb_trace.arena_, and which events carry a value.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_TRACE_INTERNAL_H
+#define CB_TRACE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cbtrace.h"
+
+#define CB_TRACE_FORMAT_VERSION 1u
+#define CB_TOOLS_VERSION "0.1"
+
+/* ---- frame.c: magic, then frames of u32 length, u32 CRC-32, payload ---- */
+#define CB_MAGIC_LEN 8
+extern const unsigned char cb_trace_magic[CB_MAGIC_LEN]; /* "CBTRACE\x01" */
+extern const unsigned char cb_sched_magic[CB_MAGIC_LEN]; /* "CBSCHED\x01" */
+/* A frame longer than this is taken for damage, not for data. */
+#define CB_FRAME_MAX (256u << 20)
+
+uint32_t cb_crc32(const void *data, size_t len);
+int cb_write_all(int fd, const void *data, size_t len, cb_error *err);
+/* Writes header and payload with one writev, so a reader of a file being
+ * written sees either nothing of the frame or (usually) all of it. */
+int cb_frame_write(int fd, const void *payload, size_t len, cb_error *err);
+
+typedef struct {
+   const uint8_t *data;
+   size_t len;
+   size_t pos;   /* offset of the next frame */
+   unsigned n;   /* frames returned so far */
+} cb_frame_reader;
+
+/* Checks the magic; 0 or -1 with the reason ("not a cbtools trace", ...). */
+int cb_frame_begin(cb_frame_reader *r, const void *data, size_t len,
+                   const unsigned char magic[CB_MAGIC_LEN], const char *what,
+                   cb_error *err);
+/* 1: a whole frame with a good CRC; 0: clean end of data; -1: damaged
+ * (cut short or bad CRC), reason in *why. */
+int cb_frame_next(cb_frame_reader *r, const uint8_t **payload, size_t *plen,
+                  cb_error *why);
+
+/* A whole file in memory (mapped when possible). */
+typedef struct {
+   const uint8_t *data;
+   size_t len;
+   int mapped;
+} cb_blob;
+int cb_blob_load(const char *path, cb_blob *b, cb_error *err);
+void cb_blob_free(cb_blob *b);
+
+/* ---- build.c: the private part of a cb_trace ----------------------------- */
+typedef struct cb_alloc_span cb_alloc_span;
+typedef struct {
+   struct cb_arena_block *blocks;
+   size_t cap_events, cap_locs, cap_syms;
+   /* Allocation index for cb_variable_str, built on first use. */
+   cb_alloc_span *allocs;
+   size_t nallocs;
+   size_t allocs_for_nevents; /* nevents when it was built; SIZE_MAX: never */
+} cb_trace_priv;
+
+cb_trace_priv *cb_trace_priv_get(cb_trace *t, cb_error *err);
+/* Copies n bytes into t's arena. */
+void *cb_trace_alloc(cb_trace *t, size_t n, cb_error *err);
+
+/* ---- which events carry a value (trace.proto, Events.value) ------------ */
+static inline int cb_event_has_value(unsigned kind, unsigned size)
+{
+   switch (kind) {
+   case CB_EV_READ:
+   case CB_EV_WRITE:
+      return CB_SIZE_BYTES(size) <= 8;
+   case CB_EV_LOCK:
+   case CB_EV_UNLOCK:
+   case CB_EV_COND_WAIT:
+   case CB_EV_BARRIER_ENTER:
+   case CB_EV_BARRIER_LEAVE:
+   case CB_EV_THREAD_CREATE:
+   case CB_EV_THREAD_START:
+   case CB_EV_THREAD_JOIN:
+   case CB_EV_ALLOC:
+      return 1;
+   default:
+      return 0;
+   }
+}
+
+static inline uint64_t cb_zigzag64(int64_t v)
+{
+   return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+#endif /* CB_TRACE_INTERNAL_H */

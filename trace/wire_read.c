@@ -1,0 +1,250 @@
+/* wire_read.c: decodes the tool's raw record stream (cb_wire.h) into the
+ * trace writer while the program runs.  Records arrive in pieces of any
+ * size; a protocol error stops decoding (what came before is kept) but the
+ * caller keeps draining the pipe so the program is never blocked.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbtrace_cmd.h"
+
+_Static_assert(sizeof(cb_wire_event) == 24, "wire records are 24 bytes");
+_Static_assert(sizeof(cb_wire_locdef) == 24, "wire records are 24 bytes");
+
+void cb_wire_init(cb_wire_decoder *d, cb_writer *w)
+{
+   memset(d, 0, sizeof *d);
+   d->w = w;
+}
+
+static void broken(cb_wire_decoder *d, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void broken(cb_wire_decoder *d, const char *fmt, ...)
+{
+   if (d->broken)
+      return;
+   va_list ap;
+   va_start(ap, fmt);
+   vsnprintf(d->why, sizeof d->why, fmt, ap);
+   va_end(ap);
+   d->broken = 1;
+}
+
+/* The i-th NUL-terminated string of a LOCDEF/SYMDEF tail, "" if absent. */
+static const char *tail_string(const unsigned char *s, size_t n, int i,
+                               char *out, size_t outlen)
+{
+   size_t pos = 0;
+   for (int k = 0; k < i && pos < n; k++) {
+      while (pos < n && s[pos])
+         pos++;
+      pos++;
+   }
+   size_t l = 0;
+   while (pos + l < n && s[pos + l] && l + 1 < outlen)
+      l++;
+   if (pos >= n)
+      l = 0;
+   else
+      memcpy(out, s + pos, l);
+   out[l] = 0;
+   return out;
+}
+
+/* Handles one whole record; returns its length. */
+static void one_record(cb_wire_decoder *d, const unsigned char *r,
+                       size_t tail_len)
+{
+   cb_wire_event e;
+   memcpy(&e, r, sizeof e);
+   if (!d->hello_seen) {
+      if (e.kind != CB_WIRE_HELLO) {
+         broken(d, "the first record is kind %u, not HELLO", e.kind);
+         return;
+      }
+      if (e.addr != CB_WIRE_VERSION) {
+         broken(d, "the tool speaks wire version %llu, cbtrace reads %u",
+                (unsigned long long)e.addr, CB_WIRE_VERSION);
+         return;
+      }
+      d->hello_seen = 1;
+      return;
+   }
+   if (d->end_seen) {
+      d->after_end++;
+      return;
+   }
+   cb_error err;
+   switch (e.kind) {
+   case CB_WIRE_HELLO:
+      broken(d, "a second HELLO");
+      return;
+   case CB_WIRE_END:
+      d->end_seen = 1;
+      return;
+   case CB_WIRE_LOCDEF: {
+      cb_wire_locdef l;
+      memcpy(&l, r, sizeof l);
+      char obj[1024], fn[1024], file[1024];
+      const unsigned char *s = r + sizeof l;
+      cb_location loc = {l.address, tail_string(s, tail_len, 0, obj, sizeof obj),
+                         tail_string(s, tail_len, 1, fn, sizeof fn),
+                         tail_string(s, tail_len, 2, file, sizeof file), l.line};
+      if (l.id == 0 || l.id > (1u << 26)) {
+         broken(d, "location id %u out of range", l.id);
+         return;
+      }
+      if (cb_writer_location(d->w, l.id, &loc, &err) < 0) {
+         d->write_failed = 1;
+         d->write_err = err;
+         return;
+      }
+      if (l.id > d->max_loc)
+         d->max_loc = l.id;
+      return;
+   }
+   case CB_WIRE_SYMDEF: {
+      cb_wire_locdef l;
+      memcpy(&l, r, sizeof l);
+      char name[1024];
+      cb_symbol sym = {l.address, l.line,
+                       tail_string(r + sizeof l, tail_len, 0, name, sizeof name)};
+      if (cb_writer_symbol(d->w, &sym, &err) < 0) {
+         d->write_failed = 1;
+         d->write_err = err;
+      }
+      return;
+   }
+   default:
+      break;
+   }
+   if (e.kind == CB_EV_NONE || e.kind >= CB_EV_KIND_COUNT) {
+      broken(d, "unknown record kind %u", e.kind);
+      return;
+   }
+   if (e.tid == 0) {
+      d->dropped++;
+      return;
+   }
+   cb_event ev = {e.kind, e.size, e.tid, e.loc, e.addr, e.value};
+   if (ev.loc > d->max_loc) {
+      ev.loc = 0;
+      d->bad_loc++;
+   }
+   if (cb_writer_event(d->w, &ev, &err) < 0) {
+      d->write_failed = 1;
+      d->write_err = err;
+      return;
+   }
+   d->events++;
+}
+
+/* Length of the record at p, given n >= 24 bytes of it. */
+static size_t record_len(const unsigned char *p)
+{
+   if (p[0] == CB_WIRE_LOCDEF || p[0] == CB_WIRE_SYMDEF) {
+      cb_wire_locdef l;
+      memcpy(&l, p, sizeof l);
+      return sizeof l + l.strlen;
+   }
+   return sizeof(cb_wire_event);
+}
+
+static size_t consume(cb_wire_decoder *d, const unsigned char *p, size_t n)
+{
+   size_t done = 0;
+   while (n - done >= sizeof(cb_wire_event) && !d->broken && !d->write_failed) {
+      size_t rl = record_len(p + done);
+      if (n - done < rl)
+         break;
+      one_record(d, p + done, rl - sizeof(cb_wire_event));
+      done += rl;
+   }
+   if (d->broken || d->write_failed)
+      return n;
+   return done;
+}
+
+void cb_wire_feed(cb_wire_decoder *d, const void *data, size_t n)
+{
+   const unsigned char *p = data;
+   if (d->broken || d->write_failed)
+      return;
+   if (d->len > 0) {
+      /* Complete the pending record from the new bytes first. */
+      size_t need = sizeof(cb_wire_event);
+      if (d->len >= need)
+         need = record_len(d->buf);
+      while (d->len < need && n > 0) {
+         size_t take = need - d->len < n ? need - d->len : n;
+         if (d->len + take > d->cap) {
+            size_t nc = d->cap ? d->cap * 2 : 1024;
+            while (nc < d->len + take)
+               nc *= 2;
+            d->buf = realloc(d->buf, nc);
+            if (!d->buf) {
+               broken(d, "out of memory");
+               return;
+            }
+            d->cap = nc;
+         }
+         memcpy(d->buf + d->len, p, take);
+         d->len += take;
+         p += take;
+         n -= take;
+         if (d->len == sizeof(cb_wire_event))
+            need = record_len(d->buf);
+      }
+      if (d->len < need)
+         return;
+      consume(d, d->buf, d->len);
+      d->len = 0;
+   }
+   size_t done = consume(d, p, n);
+   if (done < n) {
+      if (n - done > d->cap) {
+         d->buf = realloc(d->buf, n - done + 1024);
+         if (!d->buf) {
+            broken(d, "out of memory");
+            return;
+         }
+         d->cap = n - done + 1024;
+      }
+      memcpy(d->buf, p + done, n - done);
+      d->len = n - done;
+   }
+}
+
+void cb_wire_finish(cb_wire_decoder *d)
+{
+   if (d->len > 0 && !d->broken && !d->write_failed)
+      broken(d, "the stream ends inside a record (%zu bytes)", d->len);
+}
+
+void cb_wire_report(const cb_wire_decoder *d, const char *sub)
+{
+   if (d->broken)
+      cbt_error(sub, "warning: tool stream: %s; events after it are lost",
+                d->why);
+   if (d->dropped)
+      cbt_error(sub, "warning: tool stream: %llu events without a thread id "
+                     "were dropped",
+                (unsigned long long)d->dropped);
+   if (d->bad_loc)
+      cbt_error(sub, "warning: tool stream: %llu events named an undefined "
+                     "location (kept, location unknown)",
+                (unsigned long long)d->bad_loc);
+   if (d->after_end)
+      cbt_error(sub, "warning: tool stream: %llu records after END ignored",
+                (unsigned long long)d->after_end);
+}
+
+void cb_wire_free(cb_wire_decoder *d)
+{
+   free(d->buf);
+   d->buf = NULL;
+}
