@@ -1,1 +1,32 @@
-# predict/: rules added by its owner.
+# predict/: cbpredict (PENELOPE sections 3 and 4), its unit tests, the
+# synthetic trace generator and the benchmark script's inputs.
+PREDICT_SRCS := predict/util.c predict/escape.c predict/lockset.c \
+                predict/vclock.c predict/transactions.c predict/cutpoints.c \
+                predict/synthesis.c predict/analyze.c predict/schedule_out.c \
+                predict/report.c
+PREDICT_OBJS := $(PREDICT_SRCS:%.c=$(BUILD)/host/%.o)
+PREDICT_SAN_OBJS := $(PREDICT_SRCS:%.c=$(BUILD)/san/%.o)
+
+all: $(BIN)/cbpredict $(BUILD)/tools/cb-gen-trace
+
+$(BIN)/cbpredict: $(BUILD)/host/predict/cbpredict_main.o $(PREDICT_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
+$(BUILD)/tools/cb-gen-trace: $(BUILD)/host/predict/gen_trace.o $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
+# Unit tests, plain and under ASan+UBSan.
+$(BUILD)/tests/predict_unit: $(BUILD)/host/tests/unit/predict_unit.o $(PREDICT_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
+$(BUILD)/tests/predict_unit_san: $(BUILD)/san/tests/unit/predict_unit.o $(PREDICT_SAN_OBJS) $(LIBCBTRACE_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
+$(BUILD)/host/predict/%.o $(BUILD)/san/predict/%.o $(BUILD)/host/tests/unit/predict_%.o $(BUILD)/san/tests/unit/predict_%.o: HOST_CFLAGS += -Ipredict
+
+CHECK_DEPS += $(BIN)/cbpredict $(BUILD)/tests/predict_unit $(BUILD)/tests/predict_unit_san \
+              $(BUILD)/tools/cb-gen-trace

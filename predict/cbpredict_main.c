@@ -1,0 +1,212 @@
+/* cbpredict: predicts atomicity-violating schedules from one recorded run
+ * (PENELOPE sections 3 and 4) and writes one schedule file per violation.
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "predict.h"
+
+static const char usage[] =
+   "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--partial] TRACE\n"
+   "\n"
+   "Finds every way two threads and one variable can break the atomicity of a\n"
+   "block in the recorded run TRACE (patterns RWR, RWW, WRW, WWR, WWW), and\n"
+   "writes one schedule per predicted violation, DIR/s1.pb, DIR/s2.pb, ...,\n"
+   "that `cbreplay --schedule sN -- PROG` forces.  Prints a table of the\n"
+   "violations (pattern, variable, the three file:line locations, threads)\n"
+   "and a summary line.\n"
+   "\n"
+   "options:\n"
+   "  -o, --output DIR   where schedules go (default: TRACE.schedules/ beside\n"
+   "                     the trace); created if needed; old s*.pb removed\n"
+   "  --json             one JSON object on stdout instead of the table\n"
+   "  --max N            write at most N schedules\n"
+   "  --blocks=MODE      what a transaction is: functions (the outermost call\n"
+   "                     below the thread's root function), markup (the\n"
+   "                     outermost CB_ATOMIC_BEGIN/END region), or auto\n"
+   "                     (default: markup if the trace has any, else functions)\n"
+   "  --partial          predict from the readable part of a truncated trace\n"
+   "  -h, --help         this text\n"
+   "\n"
+   "Reader/writer locks are treated as exclusive locks (a violation between\n"
+   "two readers of one rwlock is not predicted).\n"
+   "\n"
+   "exit status: 0 success (also when nothing is predicted); 1 the schedules\n"
+   "could not be written; 2 bad usage, or a trace that is missing, truncated,\n"
+   "corrupt, empty or without threads.\n";
+
+static int bad_usage(const char *what) {
+   fprintf(stderr, "cbpredict: %s\nusage: cbpredict [-o DIR] [--json] [--max N] "
+                   "[--blocks=MODE] TRACE (see --help)\n", what);
+   return 2;
+}
+
+static double now(void) {
+   struct timespec ts;
+   clock_gettime(CLOCK_MONOTONIC, &ts);
+   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int make_dir(const char *dir) {
+   char buf[4096];
+   if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) { errno = ENAMETOOLONG; return -1; }
+   for (char *p = buf + 1; *p; p++)
+      if (*p == '/') {
+         *p = 0;
+         if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+         *p = '/';
+      }
+   if (mkdir(buf, 0777) && errno != EEXIST) return -1;
+   struct stat st;
+   if (stat(buf, &st) || !S_ISDIR(st.st_mode)) { errno = ENOTDIR; return -1; }
+   return 0;
+}
+
+/* Removes the s<digits>.pb files a previous run left. */
+static void remove_stale(const char *dir) {
+   DIR *d = opendir(dir);
+   if (!d) return;
+   struct dirent *de;
+   while ((de = readdir(d))) {
+      const char *n = de->d_name;
+      if (n[0] != 's' || !n[1]) continue;
+      size_t k = 1;
+      while (n[k] >= '0' && n[k] <= '9') k++;
+      if (k == 1 || strcmp(n + k, ".pb")) continue;
+      char *p;
+      if (asprintf(&p, "%s/%s", dir, n) < 0) continue;
+      unlink(p);
+      free(p);
+   }
+   closedir(d);
+}
+
+int main(int argc, char **argv) {
+   static const struct option opts[] = {
+      {"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+      {"max", required_argument, 0, 'm'},    {"blocks", required_argument, 0, 'b'},
+      {"partial", no_argument, 0, 'p'},      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0};
+   const char *dir = NULL;
+   int json = 0, partial = 0, ch;
+   size_t limit = (size_t)-1;
+   opterr = 0;
+   while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+      switch (ch) {
+      case 'o': dir = optarg; break;
+      case 'j': json = 1; break;
+      case 'p': partial = 1; break;
+      case 'h': fputs(usage, stdout); return 0;
+      case 'm': {
+         char *end;
+         errno = 0;
+         unsigned long long v = strtoull(optarg, &end, 10);
+         if (errno || *end || !*optarg || optarg[0] == '-')
+            return bad_usage("--max wants a number of schedules");
+         limit = (size_t)v; /* 0: write none, only report */
+         break;
+      }
+      case 'b':
+         if (!strcmp(optarg, "functions")) o.blocks = CBP_BLOCKS_FUNCTIONS;
+         else if (!strcmp(optarg, "markup")) o.blocks = CBP_BLOCKS_MARKUP;
+         else if (!strcmp(optarg, "auto")) o.blocks = CBP_BLOCKS_AUTO;
+         else return bad_usage("--blocks wants functions, markup or auto");
+         break;
+      default: {
+         char m[128];
+         snprintf(m, sizeof m, "unknown option %s", argv[optind - 1]);
+         return bad_usage(m);
+      }
+      }
+   }
+   if (optind != argc - 1)
+      return bad_usage(optind == argc ? "no trace given" : "one trace at a time");
+   const char *path = argv[optind];
+   double t0 = now();
+
+   cb_trace t;
+   memset(&t, 0, sizeof t);
+   cb_error err;
+   if (cb_trace_read(path, &t, &err)) {
+      fprintf(stderr, "cbpredict: cannot read %s: %s\n", path, err.msg);
+      return 2;
+   }
+   if (t.truncated && !partial) {
+      fprintf(stderr, "cbpredict: %s is truncated or corrupt: %s (--partial predicts "
+                      "from the %zu events before the damage)\n",
+              path, t.truncation[0] ? t.truncation : "cut short", t.nevents);
+      cb_trace_free(&t);
+      return 2;
+   }
+   if (t.nevents == 0) {
+      fprintf(stderr, "cbpredict: %s: the trace holds no events\n", path);
+      cb_trace_free(&t);
+      return 2;
+   }
+   cbp_analysis a;
+   cbp_analyze(&t, &o, &a);
+   if (a.x.active_threads == 0) {
+      fprintf(stderr, "cbpredict: %s: the trace has no threads\n", path);
+      cbp_analysis_free(&a);
+      cb_trace_free(&t);
+      return 2;
+   }
+
+   char defdir[4096];
+   if (!dir) {
+      snprintf(defdir, sizeof defdir, "%s.schedules", path);
+      dir = defdir;
+   }
+   if (make_dir(dir)) {
+      fprintf(stderr, "cbpredict: cannot create %s: %s\n", dir, strerror(errno));
+      cbp_analysis_free(&a);
+      cb_trace_free(&t);
+      return 1;
+   }
+   remove_stale(dir);
+
+   o.max = limit;
+   uint64_t written = 0;
+   int rc = 0;
+   for (size_t i = 0; i < a.r.n && written < limit; i++) {
+      cbp_candidate *c = &a.r.c[i];
+      if (c->dropped) continue;
+      c->id = (uint32_t)(written + 1);
+      char *p;
+      if (asprintf(&p, "%s/s%u.pb", dir, c->id) < 0) { rc = 1; break; }
+      int bad = cbp_schedule_write(&t, &a.x, c, p, &err);
+      free(p);
+      if (bad) {
+         fprintf(stderr, "cbpredict: cannot write s%u.pb in %s: %s\n", c->id, dir, err.msg);
+         c->id = 0;
+         rc = 1;
+         break;
+      }
+      written++;
+   }
+   cbp_report_info info = {path, dir, now() - t0, written, NULL};
+   char note[256];
+   if (a.x.active_threads == 1) {
+      snprintf(note, sizeof note,
+               "cbpredict: only one thread ran, so no other thread can break a "
+               "block's atomicity: nothing to predict");
+      info.note = note;
+   } else if (!a.x.nshared) {
+      snprintf(note, sizeof note,
+               "cbpredict: no variable was touched by two threads: nothing to predict");
+      info.note = note;
+   }
+   if (json) cbp_report_json(stdout, &t, &a.x, &a.r, &info);
+   else cbp_report_table(stdout, &t, &a.x, &a.r, &info);
+   cbp_analysis_free(&a);
+   cb_trace_free(&t);
+   return rc;
+}

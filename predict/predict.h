@@ -1,0 +1,236 @@
+/* predict.h: cbpredict's internal API, shared by its passes and by later
+ * additions (a Z3 feasibility check takes each candidate, its pattern, its
+ * e1/f/e2 trace indices and its prefix cut, and can drop it or replace its
+ * schedule).
+ *
+ * The analysis is a few linear passes over the in-memory trace:
+ *   escape.c      pass A: variables (a freed and reallocated address is a new
+ *                 variable), which are shared, where a cut may fall;
+ *   cutpoints.c   pass B: locksets, acquisition histories, vector clocks,
+ *                 transactions, witnesses, and the cut-point decision;
+ *   synthesis.c   pass C: region I prefix (a consistent cut), regions II and
+ *                 III, then f, then e2 (PENELOPE section 4.2).
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_PREDICT_H
+#define CB_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cbtrace.h"
+
+/* ---- Small open-addressing index map (u32 payloads, caller compares) ---- */
+typedef struct {
+   uint32_t *slots; /* 0 = empty, else index + 1 */
+   size_t mask;     /* capacity - 1 (power of two) */
+   size_t n;
+} cbp_map;
+
+void cbp_map_init(cbp_map *m, size_t cap_hint);
+void cbp_map_free(cbp_map *m);
+void cbp_map_clear(cbp_map *m);
+/* Finds the slot of `hash` whose payload satisfies eq(ctx, payload, key), or
+ * the empty slot where it belongs.  *slot == 0 means absent; store idx + 1
+ * there and call cbp_map_added. */
+typedef int (*cbp_eq_fn)(const void *ctx, uint32_t idx, const void *key);
+uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
+                        const void *ctx, const void *key);
+/* Call after filling an empty slot; may grow (rehash needs the hashes). */
+typedef uint64_t (*cbp_hash_fn)(const void *ctx, uint32_t idx);
+void cbp_map_added(cbp_map *m, cbp_hash_fn h, const void *ctx);
+
+static inline uint64_t cbp_mix(uint64_t x) {
+   x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
+   x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
+   x ^= x >> 33; return x;
+}
+
+/* Growable array helper: makes room for one more item; aborts on OOM
+ * (running out of memory is not a user error we can report usefully). */
+void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item);
+void *cbp_xcalloc(size_t n, size_t item);
+
+/* ---- Options ------------------------------------------------------------ */
+enum cbp_blocks { CBP_BLOCKS_AUTO, CBP_BLOCKS_FUNCTIONS, CBP_BLOCKS_MARKUP };
+
+typedef struct {
+   enum cbp_blocks blocks;
+   size_t max; /* 0: no cap */
+} cbp_options;
+
+/* ---- Pass A: escape analysis (escape.c) ---------------------------------- */
+typedef struct {
+   uint32_t nvars;
+   uint32_t *var_of;    /* per event: variable id (READ/WRITE), else 0 */
+   uint64_t *var_addr;  /* per variable id (1-based) */
+   uint8_t *var_shared; /* per variable id: touched by two threads or more */
+   uint32_t nshared;
+   uint8_t *cut_ok;     /* bit per event: a cut right after it is allowed */
+   uint32_t nthreads;   /* highest thread id */
+   uint32_t active_threads; /* threads with at least one event */
+   uint64_t *counted;   /* per thread 0..nthreads: counted events */
+} cbp_escape;
+
+void cbp_escape_run(const cb_trace *t, cbp_escape *x);
+void cbp_escape_free(cbp_escape *x);
+static inline int cbp_cut_ok(const cbp_escape *x, size_t i) {
+   return (x->cut_ok[i >> 3] >> (i & 7)) & 1;
+}
+
+/* ---- Locksets and acquisition histories (lockset.c) ---------------------- */
+/* A lock state (lockset plus acquisition history) is interned: id 0 is the
+ * empty state.  Transitions and compatibility answers are cached. */
+typedef struct cbp_locks cbp_locks;
+cbp_locks *cbp_locks_new(void);
+void cbp_locks_free(cbp_locks *L);
+uint32_t cbp_lock_id(cbp_locks *L, uint64_t addr);
+uint32_t cbp_locks_acquire(cbp_locks *L, uint32_t state, uint32_t lock);
+uint32_t cbp_locks_release(cbp_locks *L, uint32_t state, uint32_t lock);
+/* Disjoint locksets and compatible acquisition histories (section 3.2). */
+int cbp_locks_compatible(cbp_locks *L, uint32_t s1, uint32_t s2);
+/* Read access: held locks (sorted by id) and, for held lock i, its AH. */
+uint32_t cbp_locks_nheld(const cbp_locks *L, uint32_t state);
+uint32_t cbp_locks_held(const cbp_locks *L, uint32_t state, uint32_t i,
+                        const uint32_t **ah, uint32_t *nah);
+uint64_t cbp_lock_addr(const cbp_locks *L, uint32_t lock);
+uint32_t cbp_locks_nstates(const cbp_locks *L);
+uint32_t cbp_locks_nlocks(const cbp_locks *L);
+
+/* A thread's held locks with re-entrancy counts: only the first acquisition
+ * and the last release change the lock state. */
+typedef struct {
+   uint32_t *lock, *count;
+   uint32_t n, cap;
+} cbp_held;
+/* Return 1 when the lockset changes (first acquire / last release). */
+int cbp_held_acquire(cbp_held *h, uint32_t lock);
+int cbp_held_release(cbp_held *h, uint32_t lock);
+void cbp_held_free(cbp_held *h);
+
+/* ---- Vector clocks (vclock.c) ------------------------------------------- */
+/* A thread's history is a list of segments: a new one starts when an
+ * incoming edge (start, join, barrier leave, consumed signal) changes its
+ * clock.  Components count counted events: vc[j] = n means the first n
+ * counted events of thread j happen before. */
+typedef struct {
+   uint32_t tid;
+   uint64_t start;       /* counted index of the first event in it */
+   uint64_t empty_before;/* last empty-lockset cut count <= start */
+   size_t vc;            /* offset in the pool: nthreads+1 entries */
+} cbp_segment;
+
+typedef struct {
+   uint32_t nthreads, width;   /* width = nthreads + 1 */
+   uint64_t *cur;              /* per thread current clock (width each) */
+   uint32_t *cur_seg;          /* per thread current segment id */
+   cbp_segment *segs; size_t nsegs, capsegs;
+   uint64_t *pool; size_t npool, cappool;
+   uint32_t **thread_segs; uint32_t *nthread_segs, *capthread_segs;
+   cbp_map sync;                /* object address -> clock slot */
+   uint64_t *sync_addr; uint64_t *sync_vc; size_t nsync, capsync;
+   uint64_t *create_vc;        /* per child thread: parent's clock at create */
+   uint8_t *create_seen;
+} cbp_vclock;
+
+void cbp_vc_init(cbp_vclock *v, uint32_t nthreads);
+void cbp_vc_free(cbp_vclock *v);
+/* Feeds one event of thread tid with counted index cidx (its count before
+ * it).  empty_before: the thread's last empty-lockset cut count <= cidx. */
+void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
+                  uint64_t empty_before);
+static inline const uint64_t *cbp_vc_seg(const cbp_vclock *v, uint32_t seg) {
+   return v->pool + v->segs[seg].vc;
+}
+/* Segment of thread tid that holds its counted event number `count`. */
+uint32_t cbp_vc_seg_at(const cbp_vclock *v, uint32_t tid, uint64_t count);
+
+/* ---- Transactions (transactions.c) -------------------------------------- */
+typedef struct {
+   uint32_t depth;   /* nesting of begin/end (functions) or atomic markup */
+   uint32_t serial;  /* 0: outside any transaction */
+} cbp_txn;
+/* Feeds one event; returns -1 if it ended the current transaction (before
+ * the caller handles it), +1 if it began one, 0 otherwise. */
+int cbp_txn_event(cbp_txn *x, enum cbp_blocks mode, const cb_event *e,
+                  uint32_t *next_serial);
+enum cbp_blocks cbp_blocks_resolve(const cb_trace *t, enum cbp_blocks b);
+
+/* ---- Candidates ------------------------------------------------------------ */
+enum cbp_pattern { CBP_RWR, CBP_RWW, CBP_WRW, CBP_WWR, CBP_WWW, CBP_NPAT };
+extern const char *const cbp_pattern_name[CBP_NPAT];
+
+typedef struct {
+   uint64_t count; /* counted events done: a cut after them */
+   uint64_t tidx;  /* trace index of the last of them (UINT64_MAX: none) */
+} cbp_point;
+
+typedef struct { uint32_t tid; uint64_t count; } cbp_step;
+
+typedef struct {
+   enum cbp_pattern pattern;
+   uint64_t addr;       /* the variable */
+   uint32_t var;        /* variable id (pass A) */
+   uint32_t t1, t2;     /* e1/e/e2 thread, f thread */
+   /* trace indices and counted indices */
+   uint64_t e1, e, e2, f;
+   uint64_t ce1, ce, ce2, cf;
+   uint32_t ls_e, ls_f; /* lock states at e and at f */
+   uint32_t seg_e, seg_f;
+   cbp_point x1, x2;    /* last empty-lockset cuts at e (t1), before f (t2) */
+   /* Filled by synthesis: */
+   uint64_t *prefix;    /* nthreads entries, thread 1..n at [0..n-1] */
+   cbp_step *tail; uint32_t ntail;
+   int dropped;         /* synthesis could not build it (reason in why) */
+   const char *why;
+   uint32_t id;         /* schedule number sN, 0 if not written */
+} cbp_candidate;
+
+typedef struct {
+   cbp_candidate *c; size_t n, cap;
+   uint64_t cutpoints;       /* compatible (e, f) pairs found, before dedup */
+   uint64_t dropped_vc;      /* ordered by vector clocks */
+   uint64_t dropped_insn;    /* needed a cut inside one instruction */
+   uint64_t dropped_synth;   /* synthesis failed */
+   uint64_t transactions;
+   enum cbp_blocks blocks;
+   uint32_t nlocks, nstates;
+} cbp_result;
+
+/* Pass B: fills r with one representative per (pattern, variable, three
+ * locations, thread pair), sorted by the trace index of e1. */
+void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
+                   cbp_locks *L, enum cbp_blocks blocks, cbp_result *r);
+/* Pass C: builds every candidate's schedule (prefix + tail). */
+void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
+                    const cbp_vclock *v, cbp_locks *L, cbp_result *r);
+void cbp_result_free(cbp_result *r);
+
+/* ---- All passes (analyze.c) ------------------------------------------------ */
+typedef struct {
+   cbp_escape x;
+   cbp_vclock v;
+   cbp_locks *L;
+   cbp_result r;
+} cbp_analysis;
+/* Runs passes A, B and C on a trace; free with cbp_analysis_free. */
+void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a);
+void cbp_analysis_free(cbp_analysis *a);
+
+/* ---- Output (schedule_out.c, report.c) ----------------------------------- */
+int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
+                       const cbp_candidate *c, const char *path,
+                       cb_error *err);
+typedef struct {
+   const char *trace_path, *dir;
+   double seconds;
+   uint64_t written;
+   const char *note; /* a sentence about why nothing was predicted, or NULL */
+} cbp_report_info;
+void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
+                      const cbp_result *r, const cbp_report_info *info);
+void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
+                     const cbp_result *r, const cbp_report_info *info);
+
+#endif /* CB_PREDICT_H */

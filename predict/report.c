@@ -1,0 +1,122 @@
+/* report.c: the table of predicted violations and its JSON form.
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdio.h>
+#include <string.h>
+
+#include "predict.h"
+
+static const char *loc(const cb_trace *t, uint64_t tidx, char *buf, size_t n) {
+   return cb_location_str(t, t->events[tidx].loc, buf, n);
+}
+
+static const char *blocks_name(enum cbp_blocks b) {
+   return b == CBP_BLOCKS_MARKUP ? "markup" : "functions";
+}
+
+void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
+                      const cbp_result *r, const cbp_report_info *info) {
+   (void)x;
+   if (info->written) {
+      fprintf(out, "%-5s %-7s %-24s %-22s %-22s %-22s %s\n", "id", "pattern",
+              "variable", "e1", "f", "e2", "threads");
+      for (size_t i = 0; i < r->n; i++) {
+         const cbp_candidate *c = &r->c[i];
+         if (!c->id) continue;
+         char v[256], a[256], b[256], d[256], id[16], th[32];
+         snprintf(id, sizeof id, "s%u", c->id);
+         snprintf(th, sizeof th, "T%u/T%u", c->t1, c->t2);
+         fprintf(out, "%-5s %-7s %-24s %-22s %-22s %-22s %s\n", id,
+                 cbp_pattern_name[c->pattern],
+                 cb_variable_str_at(t, c->addr, c->e1, v, sizeof v),
+                 loc(t, c->e1, a, sizeof a), loc(t, c->f, b, sizeof b),
+                 loc(t, c->e2, d, sizeof d), th);
+      }
+   }
+   if (info->note) fprintf(out, "%s\n", info->note);
+   fprintf(out,
+           "cbpredict: %zu events, %u threads, %u shared variables, %u locks, "
+           "%llu transactions (%s); %llu cut-points, %zu violations, "
+           "%llu schedules written to %s; %.2f s\n",
+           t->nevents, x->active_threads, x->nshared, r->nlocks,
+           (unsigned long long)r->transactions, blocks_name(r->blocks),
+           (unsigned long long)r->cutpoints, r->n,
+           (unsigned long long)info->written, info->dir, info->seconds);
+   if (r->dropped_vc || r->dropped_insn || r->dropped_synth)
+      fprintf(out, "cbpredict: dropped: %llu ordered by create/join/barrier/signal, "
+                   "%llu needing a cut inside one instruction, %llu without a "
+                   "lock-valid schedule\n",
+              (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
+              (unsigned long long)r->dropped_synth);
+}
+
+static void jstr(FILE *out, const char *s) {
+   fputc('"', out);
+   for (; *s; s++) {
+      unsigned char ch = (unsigned char)*s;
+      if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
+      else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
+      else fputc(ch, out);
+   }
+   fputc('"', out);
+}
+
+static void jevent(FILE *out, const cb_trace *t, const char *name, uint64_t tidx,
+                   uint64_t cidx) {
+   const cb_event *e = &t->events[tidx];
+   char b[256];
+   fprintf(out, "\"%s\":{\"tid\":%u,\"index\":%llu,\"trace_index\":%llu,\"kind\":",
+           name, e->tid, (unsigned long long)cidx, (unsigned long long)tidx);
+   jstr(out, cb_event_kind_name(e->kind));
+   fputs(",\"location\":", out);
+   jstr(out, loc(t, tidx, b, sizeof b));
+   fputs(",\"function\":", out);
+   jstr(out, e->loc < t->nlocs ? t->locs[e->loc].function : "");
+   fputc('}', out);
+}
+
+void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
+                     const cbp_result *r, const cbp_report_info *info) {
+   fputs("{\"trace\":", out);
+   jstr(out, info->trace_path);
+   fputs(",\"schedules_dir\":", out);
+   jstr(out, info->dir);
+   fprintf(out, ",\"events\":%zu,\"threads\":%u,\"shared_variables\":%u,\"locks\":%u,"
+                "\"transactions\":%llu,\"blocks\":\"%s\",\"cut_points\":%llu,"
+                "\"violations_found\":%zu,\"schedules\":%llu,"
+                "\"dropped\":{\"ordered\":%llu,\"same_instruction\":%llu,"
+                "\"no_schedule\":%llu},\"seconds\":%.3f",
+           t->nevents, x->active_threads, x->nshared, r->nlocks,
+           (unsigned long long)r->transactions, blocks_name(r->blocks),
+           (unsigned long long)r->cutpoints, r->n, (unsigned long long)info->written,
+           (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
+           (unsigned long long)r->dropped_synth, info->seconds);
+   if (info->note) { fputs(",\"note\":", out); jstr(out, info->note); }
+   fputs(",\"violations\":[", out);
+   int first = 1;
+   for (size_t i = 0; i < r->n; i++) {
+      const cbp_candidate *c = &r->c[i];
+      if (!c->id) continue;
+      char v[256], path[4096];
+      if (!first) fputc(',', out);
+      first = 0;
+      fprintf(out, "{\"id\":\"s%u\",\"schedule\":", c->id);
+      snprintf(path, sizeof path, "%s/s%u.pb", info->dir, c->id);
+      jstr(out, path);
+      fprintf(out, ",\"pattern\":\"%s\",\"variable\":", cbp_pattern_name[c->pattern]);
+      jstr(out, cb_variable_str_at(t, c->addr, c->e1, v, sizeof v));
+      fprintf(out, ",\"address\":%llu,\"threads\":[%u,%u],",
+              (unsigned long long)c->addr, c->t1, c->t2);
+      jevent(out, t, "e1", c->e1, c->ce1); fputc(',', out);
+      jevent(out, t, "f", c->f, c->cf); fputc(',', out);
+      jevent(out, t, "e2", c->e2, c->ce2);
+      fprintf(out, ",\"cut_index\":%llu,\"prefix\":[", (unsigned long long)c->e);
+      for (uint32_t j = 0; j < x->nthreads; j++)
+         fprintf(out, "%s%llu", j ? "," : "", (unsigned long long)c->prefix[j]);
+      fputs("],\"tail\":[", out);
+      for (uint32_t j = 0; j < c->ntail; j++)
+         fprintf(out, "%s[%u,%llu]", j ? "," : "", c->tail[j].tid,
+                 (unsigned long long)c->tail[j].count);
+      fputs("]}", out);
+   }
+   fputs("]}\n", out);
+}

@@ -1,0 +1,277 @@
+/* synthesis.c: pass C, PENELOPE section 4.2: from a cut-point (e, f) to a
+ * schedule that replay can force.
+ *
+ * Let x1 and x2 be the last empty-lockset cuts of T1 (at e) and T2 (before
+ * f), and A the thread whose cut comes first in the trace.
+ *   Region I   every thread i runs, freely interleaved, up to h_i, its last
+ *              empty-lockset cut before A's cut in the recorded order
+ *              (h_A = x_A); the prefix is then lowered until it is a
+ *              consistent cut (downward closed under the vector clocks), so
+ *              that no thread waits there for an event outside the prefix.
+ *   Region II  B (and A, if lowering took it back) runs alone to its x.
+ *   Region III T1 runs to e and T2 to just before f, interleaved by the
+ *              causal edges of the acquisition histories: for a lock l held
+ *              at f and acquired-and-released by T1 while it held l' (l in
+ *              AH_e(l')), T1's last release of l comes before T2's last
+ *              acquisition of l; and symmetrically.  The interleaving is then
+ *              checked by simulating the locks.
+ * Then f runs alone; if T2 holds locks there, it runs on alone until it
+ * releases them (T1 may need them); then T1 runs to e2, and only then
+ * everyone is released.
+ *
+ * Context switches (4.2.3): the prefix carries no switch at all (replay lets
+ * the threads interleave freely up to their counts), so accesses to
+ * unshared variables and runs of reads never cost one there; in the tail a
+ * switch happens only at a causal edge or at the pattern's three events.
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+
+#define NONE UINT64_MAX
+
+static uint64_t pos_of(cbp_point p) { return p.tidx == NONE ? 0 : p.tidx + 1; }
+
+static void add_step(cbp_candidate *c, size_t *cap, uint32_t tid, uint64_t n) {
+   if (!n) return;
+   if (c->ntail && c->tail[c->ntail - 1].tid == tid) { c->tail[c->ntail - 1].count += n; return; }
+   c->tail = cbp_grow(c->tail, cap, c->ntail, sizeof *c->tail);
+   c->tail[c->ntail++] = (cbp_step){tid, n};
+}
+
+/* Lock events of one thread between two cuts. */
+typedef struct { uint64_t idx; uint32_t lock; uint8_t acquire; } lockev;
+typedef struct { lockev *v; size_t n, cap; } lockevs;
+
+static void collect(const cb_trace *t, cbp_locks *L, uint32_t tid, cbp_point from,
+                    uint64_t to_count, lockevs *out) {
+   out->n = 0;
+   uint64_t c = from.count;
+   for (size_t i = pos_of(from); i < t->nevents && c < to_count; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid != tid || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK) {
+         out->v = cbp_grow(out->v, &out->cap, out->n, sizeof *out->v);
+         out->v[out->n++] = (lockev){c, cbp_lock_id(L, e->addr), e->kind == CB_EV_LOCK};
+      }
+      c++;
+   }
+}
+
+typedef struct { int who; uint64_t blocked_at, other_needs; } edge;
+
+/* Edges "thread `who` may not run its event blocked_at before the other has
+ * run other_needs events", from lock l in LS(at_other) that is in some
+ * AH(l') of LS(at_me): my last release of l before the other's last acquire. */
+static size_t edges_for(cbp_locks *L, uint32_t ls_me, uint32_t ls_other,
+                        const lockevs *me, const lockevs *other, int other_who,
+                        edge *out, size_t nout, size_t max) {
+   uint32_t no = cbp_locks_nheld(L, ls_other), nm = cbp_locks_nheld(L, ls_me);
+   for (uint32_t i = 0; i < no; i++) {
+      const uint32_t *ah; uint32_t nah;
+      uint32_t l = cbp_locks_held(L, ls_other, i, &ah, &nah);
+      int in_ah = 0;
+      for (uint32_t j = 0; j < nm && !in_ah; j++) {
+         const uint32_t *ah2; uint32_t n2;
+         cbp_locks_held(L, ls_me, j, &ah2, &n2);
+         for (uint32_t k = 0; k < n2; k++) if (ah2[k] == l) in_ah = 1;
+      }
+      if (!in_ah) continue;
+      uint64_t u = NONE, v = NONE;
+      for (size_t k = 0; k < me->n; k++)
+         if (me->v[k].lock == l && !me->v[k].acquire) u = me->v[k].idx;
+      for (size_t k = 0; k < other->n; k++)
+         if (other->v[k].lock == l && other->v[k].acquire) v = other->v[k].idx;
+      if (u == NONE || v == NONE || nout >= max) continue;
+      out[nout++] = (edge){other_who, v, u + 1};
+   }
+   return nout;
+}
+
+/* Simulates the locks of T1 and T2 along the steps; 0 if one would block. */
+static int lock_valid(const cbp_step *steps, size_t n, const uint32_t tids[2],
+                      const lockevs ev[2], const uint64_t start[2]) {
+   cbp_held h[2]; memset(h, 0, sizeof h);
+   uint64_t pos[2] = {start[0], start[1]};
+   size_t k[2] = {0, 0};
+   int ok = 1;
+   for (size_t s = 0; s < n && ok; s++) {
+      int w = steps[s].tid == tids[0] ? 0 : 1;
+      uint64_t end = pos[w] + steps[s].count;
+      while (k[w] < ev[w].n && ev[w].v[k[w]].idx < end) {
+         const lockev *x = &ev[w].v[k[w]++];
+         if (x->acquire) {
+            for (uint32_t i = 0; i < h[!w].n; i++)
+               if (h[!w].lock[i] == x->lock) ok = 0;
+            cbp_held_acquire(&h[w], x->lock);
+         } else {
+            cbp_held_release(&h[w], x->lock);
+         }
+      }
+      pos[w] = end;
+   }
+   cbp_held_free(&h[0]); cbp_held_free(&h[1]);
+   return ok;
+}
+
+/* Region III: interleaves T1 (to count e+1) and T2 (to count f). */
+static int region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, cbp_step **out,
+                   size_t *nout, size_t *capout) {
+   uint64_t p[2] = {c->x1.count, c->x2.count};
+   uint64_t target[2] = {c->ce + 1, c->cf};
+   uint32_t tids[2] = {c->t1, c->t2};
+   *nout = 0;
+   if (p[0] >= target[0] && p[1] >= target[1]) return 1;
+   lockevs ev[2]; memset(ev, 0, sizeof ev);
+   collect(t, L, c->t1, c->x1, target[0], &ev[0]);
+   collect(t, L, c->t2, c->x2, target[1], &ev[1]);
+   edge edges[64];
+   size_t ne = edges_for(L, c->ls_e, c->ls_f, &ev[0], &ev[1], 1, edges, 0, 64);
+   ne = edges_for(L, c->ls_f, c->ls_e, &ev[1], &ev[0], 0, edges, ne, 64);
+   int ok = 0;
+   for (int first = 0; first < 2 && !ok; first++) {
+      uint64_t q[2] = {p[0], p[1]};
+      *nout = 0;
+      int stuck = 0;
+      while ((q[0] < target[0] || q[1] < target[1]) && !stuck) {
+         stuck = 1;
+         for (int r = 0; r < 2; r++) {
+            int w = (first + r) & 1;
+            uint64_t limit = target[w];
+            for (size_t k = 0; k < ne; k++)
+               if (edges[k].who == w && q[!w] < edges[k].other_needs &&
+                   edges[k].blocked_at < limit)
+                  limit = edges[k].blocked_at;
+            if (limit > q[w]) {
+               *out = cbp_grow(*out, capout, *nout, sizeof **out);
+               (*out)[(*nout)++] = (cbp_step){tids[w], limit - q[w]};
+               q[w] = limit;
+               stuck = 0;
+            }
+         }
+      }
+      if (!stuck && lock_valid(*out, *nout, tids, ev, p)) ok = 1;
+   }
+   free(ev[0].v); free(ev[1].v);
+   return ok;
+}
+
+/* After f, T2 still holds the locks of f's lockset, which T1 may need on
+ * its way to e2: T2 runs on alone until it holds none (bounded scan).
+ * Returns how many more counted events that takes (0: none held). */
+#define RELEASE_SCAN 100000
+static uint64_t release_after_f(const cb_trace *t, cbp_locks *L, const cbp_candidate *c) {
+   uint32_t n = cbp_locks_nheld(L, c->ls_f);
+   if (!n) return 0;
+   cbp_held h; memset(&h, 0, sizeof h);
+   for (uint32_t i = 0; i < n; i++) {
+      const uint32_t *ah; uint32_t nah;
+      cbp_held_acquire(&h, cbp_locks_held(L, c->ls_f, i, &ah, &nah));
+   }
+   uint64_t k = 0, found = 0;
+   for (size_t i = c->f + 1, seen = 0; i < t->nevents && seen < RELEASE_SCAN; i++, seen++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid != c->t2 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      k++;
+      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&h, cbp_lock_id(L, e->addr));
+      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&h, cbp_lock_id(L, e->addr));
+      if (h.n == 0) { found = k; break; }
+   }
+   cbp_held_free(&h);
+   return found;
+}
+
+/* Region I lowered to a consistent cut. */
+static void make_consistent(const cbp_vclock *v, uint64_t *pre, uint32_t n) {
+   int changed = 1;
+   while (changed) {
+      changed = 0;
+      for (uint32_t i = 1; i <= n; i++) {
+         if (!pre[i - 1]) continue;
+         uint32_t s = cbp_vc_seg_at(v, i, pre[i - 1] - 1);
+         const uint64_t *vc = cbp_vc_seg(v, s);
+         for (uint32_t j = 1; j <= n; j++)
+            if (j != i && vc[j] > pre[j - 1]) {
+               uint64_t lower = v->segs[s].empty_before;
+               pre[i - 1] = lower < pre[i - 1] ? lower : pre[i - 1] - 1;
+               changed = 1;
+               break;
+            }
+      }
+   }
+}
+
+typedef struct { uint64_t pos; size_t idx; } bypos;
+static int cmp_pos(const void *a, const void *b) {
+   const bypos *x = a, *y = b;
+   if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
+   return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
+                    const cbp_vclock *v, cbp_locks *L, cbp_result *r) {
+   uint32_t n = x->nthreads;
+   if (!r->n) return;
+   bypos *order = cbp_xcalloc(r->n, sizeof *order);
+   for (size_t k = 0; k < r->n; k++) {
+      uint64_t a = pos_of(r->c[k].x1), b = pos_of(r->c[k].x2);
+      order[k] = (bypos){a < b ? a : b, k};
+   }
+   qsort(order, r->n, sizeof *order, cmp_pos);
+   /* Sweep: per thread, its last empty-lockset cut so far. */
+   cbp_held *held = cbp_xcalloc(n + 1, sizeof *held);
+   uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt), *le = cbp_xcalloc(n + 1, sizeof *le);
+   uint64_t *prev = cbp_xcalloc(n + 1, sizeof *prev); /* index + 1 */
+   size_t next = 0;
+   for (size_t i = 0; i <= t->nevents && next < r->n; i++) {
+      while (next < r->n && order[next].pos <= i) {
+         cbp_candidate *c = &r->c[order[next++].idx];
+         c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
+         for (uint32_t j = 1; j <= n; j++) {
+            int after_ok = held[j].n == 0 && (!prev[j] || cbp_cut_ok(x, prev[j] - 1));
+            c->prefix[j - 1] = after_ok ? cnt[j] : le[j];
+         }
+      }
+      if (i == t->nevents) break;
+      const cb_event *e = &t->events[i];
+      if (e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      uint32_t j = e->tid;
+      if (held[j].n == 0 && !((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
+                              (e->size & CB_SIZE_SAME_INSN)))
+         le[j] = cnt[j];
+      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&held[j], cbp_lock_id(L, e->addr));
+      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&held[j], cbp_lock_id(L, e->addr));
+      cnt[j]++;
+      prev[j] = i + 1;
+   }
+   for (uint32_t j = 0; j <= n; j++) cbp_held_free(&held[j]);
+   free(held); free(cnt); free(le); free(prev); free(order);
+
+   cbp_step *r3 = NULL; size_t nr3 = 0, capr3 = 0;
+   for (size_t k = 0; k < r->n; k++) {
+      cbp_candidate *c = &r->c[k];
+      if (!c->prefix) c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
+      int t1_first = pos_of(c->x1) <= pos_of(c->x2);
+      uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
+      cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
+      c->prefix[A - 1] = xA.count;
+      if (c->prefix[B - 1] > xB.count) c->prefix[B - 1] = xB.count;
+      make_consistent(v, c->prefix, n);
+      size_t cap = 0;
+      c->ntail = 0;
+      add_step(c, &cap, A, xA.count - c->prefix[A - 1]);
+      add_step(c, &cap, B, xB.count - c->prefix[B - 1]);
+      if (!region3(t, L, c, &r3, &nr3, &capr3)) {
+         c->dropped = 1;
+         c->why = "no lock-valid interleaving reaches e and f";
+         r->dropped_synth++;
+         continue;
+      }
+      for (size_t s = 0; s < nr3; s++) add_step(c, &cap, r3[s].tid, r3[s].count);
+      add_step(c, &cap, c->t2, 1);               /* f */
+      add_step(c, &cap, c->t2, release_after_f(t, L, c));
+      add_step(c, &cap, c->t1, c->ce2 - c->ce);   /* on to e2 */
+   }
+   free(r3);
+}

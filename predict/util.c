@@ -1,0 +1,73 @@
+/* util.c: the small containers every pass uses (an index hash map and
+ * growable arrays).  Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+
+static void oom(void) {
+   fputs("cbpredict: out of memory\n", stderr);
+   exit(2);
+}
+
+void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item) {
+   if (n < *cap) return arr;
+   size_t nc = *cap ? *cap * 2 : 16;
+   while (nc <= n) nc *= 2;
+   void *p = realloc(arr, nc * item);
+   if (!p) oom();
+   *cap = nc;
+   return p;
+}
+
+void *cbp_xcalloc(size_t n, size_t item) {
+   void *p = calloc(n ? n : 1, item ? item : 1);
+   if (!p) oom();
+   return p;
+}
+
+void cbp_map_init(cbp_map *m, size_t hint) {
+   size_t cap = 16;
+   while (cap < hint * 2) cap *= 2;
+   m->slots = cbp_xcalloc(cap, sizeof *m->slots);
+   m->mask = cap - 1;
+   m->n = 0;
+}
+
+void cbp_map_free(cbp_map *m) {
+   free(m->slots);
+   memset(m, 0, sizeof *m);
+}
+
+void cbp_map_clear(cbp_map *m) {
+   if (m->n) memset(m->slots, 0, (m->mask + 1) * sizeof *m->slots);
+   m->n = 0;
+}
+
+uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
+                        const void *ctx, const void *key) {
+   size_t i = hash & m->mask;
+   for (;;) {
+      uint32_t s = m->slots[i];
+      if (s == 0 || eq(ctx, s - 1, key)) return &m->slots[i];
+      i = (i + 1) & m->mask;
+   }
+}
+
+void cbp_map_added(cbp_map *m, cbp_hash_fn h, const void *ctx) {
+   m->n++;
+   if (m->n * 2 <= m->mask + 1) return;
+   size_t cap = (m->mask + 1) * 2;
+   uint32_t *old = m->slots;
+   size_t oldcap = m->mask + 1;
+   m->slots = cbp_xcalloc(cap, sizeof *m->slots);
+   m->mask = cap - 1;
+   for (size_t k = 0; k < oldcap; k++) {
+      if (!old[k]) continue;
+      size_t i = h(ctx, old[k] - 1) & m->mask;
+      while (m->slots[i]) i = (i + 1) & m->mask;
+      m->slots[i] = old[k];
+   }
+   free(old);
+}

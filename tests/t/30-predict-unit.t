@@ -1,0 +1,10 @@
+#!/bin/sh
+# cbpredict's unit tests (PENELOPE's examples), plain and under ASan+UBSan.
+. "$(dirname "$0")/../tap.sh"
+for b in build/tests/predict_unit build/tests/predict_unit_san; do
+    out=$("$b" 2>&1); rc=$?
+    printf '%s\n' "$out" | sed 's/^/# /' | grep -E '^# not ok|runtime error|ERROR' | head -20
+    is "$rc" 0 "$(basename "$b") passes"
+    unlike "$out" '^not ok|runtime error|AddressSanitizer' "$(basename "$b"): no failure, no sanitizer report"
+done
+done_testing

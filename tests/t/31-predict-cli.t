@@ -1,0 +1,96 @@
+#!/bin/sh
+# cbpredict's command line: --help, bad input, the table, --json, -o, --max.
+. "$(dirname "$0")/../tap.sh"
+GEN=build/tools/cb-gen-trace
+
+out=$(cbpredict --help); rc=$?
+is "$rc" 0 "--help exits 0"
+like "$out" 'exit status' "--help documents the exit status"
+
+cbpredict >/dev/null 2>"$TMP/err"; is "$?" 2 "no trace: exit 2"
+like "$(cat "$TMP/err")" '^cbpredict: no trace given' "no trace: message"
+cbpredict --bogus x 2>"$TMP/err"; is "$?" 2 "unknown option: exit 2"
+cbpredict --max x t.pb 2>"$TMP/err"; is "$?" 2 "--max x: exit 2"
+cbpredict "$TMP/missing.pb" 2>"$TMP/err"; is "$?" 2 "missing trace: exit 2"
+like "$(cat "$TMP/err")" "^cbpredict: cannot read .*missing.pb" "missing trace: message"
+: > "$TMP/empty.pb"
+cbpredict "$TMP/empty.pb" 2>"$TMP/err"; is "$?" 2 "empty file: exit 2"
+like "$(cat "$TMP/err")" "^cbpredict: .*empty.pb" "empty file: message names it"
+printf 'not a trace at all, just text\n' > "$TMP/junk.pb"
+cbpredict "$TMP/junk.pb" 2>"$TMP/err"; is "$?" 2 "corrupt file: exit 2"
+
+# Three RWR-ish blocks against one writer: a race on x, a safe y.
+cat > "$TMP/t.txt" <<'T'
+T1 start T1
+T1 begin main
+T1 create T2
+T1 create T3
+T2 start T1
+T2 begin worker
+T3 start T1
+T3 begin worker
+T2 begin deposit
+T2 read x =0 @bank.c:10
+T2 lock m
+T2 read y @bank.c:11
+T2 write y @bank.c:12
+T2 unlock m
+T2 write x =1 @bank.c:13
+T2 end deposit
+T3 begin withdraw
+T3 read x =1 @bank.c:20
+T3 write x =0 @bank.c:21
+T3 lock m
+T3 write y @bank.c:22
+T3 unlock m
+T3 end withdraw
+T2 end worker
+T3 end worker
+T1 join T2
+T1 join T3
+T
+$GEN --from-text "$TMP/t.txt" -o "$TMP/t.pb"; is "$?" 0 "text trace written"
+
+out=$(cbpredict "$TMP/t.pb"); rc=$?
+is "$rc" 0 "prediction exits 0"
+like "$out" '^s1 +(RWR|RWW|WRW|WWR|WWW) +x +bank\.c:[0-9]+ +bank\.c:[0-9]+ +bank\.c:[0-9]+ +T[23]/T[23]' "table row names pattern, x, three locations, threads"
+unlike "$out" ' y ' "the lock-protected y is not reported"
+like "$out" 'cut-points' "summary line with the prediction figures"
+ok "default folder beside the trace holds s1.pb" test -s "$TMP/t.pb.schedules/s1.pb"
+n=$(ls "$TMP/t.pb.schedules" | grep -c '^s[0-9]*\.pb$')
+rows=$(printf '%s\n' "$out" | grep -c '^s[0-9]')
+is "$n" "$rows" "one schedule file per table row"
+
+touch "$TMP/t.pb.schedules/s99.pb"
+cbpredict --max 1 -o "$TMP/t.pb.schedules" "$TMP/t.pb" > "$TMP/out1"; is "$?" 0 "--max 1 exits 0"
+is "$(ls "$TMP/t.pb.schedules" | tr '\n' ' ')" "s1.pb " "--max 1: one schedule, stale ones removed"
+
+cbpredict --json -o "$TMP/sched" "$TMP/t.pb" > "$TMP/j"; is "$?" 0 "--json exits 0"
+perl -MJSON::PP -e '
+  local $/; open my $f, "<", $ARGV[0] or die; my $j = decode_json(<$f>);
+  die "no violations\n" unless @{$j->{violations}};
+  for my $v (@{$j->{violations}}) {
+    die "bad schedule path\n" unless -s $v->{schedule};
+    die "bad variable\n" unless $v->{variable} eq "x";
+    die "no pattern\n" unless $v->{pattern} =~ /^(RWR|RWW|WRW|WWR|WWW)$/;
+    die "no e1 location\n" unless $v->{e1}{location} =~ /^bank\.c:\d+$/;
+  }
+  die "counts\n" unless $j->{schedules} == @{$j->{violations}} && $j->{events} > 0;
+' "$TMP/j" 2>"$TMP/perr"
+is "$?" 0 "--json parses, names x and existing schedule files $(cat "$TMP/perr")"
+ok "-o DIR holds s1.pb" test -s "$TMP/sched/s1.pb"
+
+# One thread: zero schedules and a reason.
+printf 'T1 start T1\nT1 begin main\nT1 begin f\nT1 read x @a.c:1\nT1 write x @a.c:2\nT1 end f\n' > "$TMP/one.txt"
+$GEN --from-text "$TMP/one.txt" -o "$TMP/one.pb"
+out=$(cbpredict "$TMP/one.pb"); is "$?" 0 "one thread: exit 0"
+like "$out" 'only one thread' "one thread: a sentence that says why"
+
+# A truncated trace: exit 2 unless --partial.
+$GEN -n 200000 -o "$TMP/big.pb"
+size=$(wc -c < "$TMP/big.pb")
+head -c $((size / 2)) "$TMP/big.pb" > "$TMP/cut.pb"
+cbpredict --max 0 "$TMP/cut.pb" >/dev/null 2>"$TMP/err"; is "$?" 2 "truncated trace: exit 2"
+like "$(cat "$TMP/err")" 'truncated' "truncated trace: message says so"
+cbpredict --max 0 --partial "$TMP/cut.pb" >/dev/null 2>&1; is "$?" 0 "--partial predicts from the readable part"
+done_testing

@@ -1,0 +1,236 @@
+/* predict_unit: cbpredict's analysis pinned on PENELOPE's own examples,
+ * written as text-form traces (TAP).  Built plain and under ASan+UBSan.
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "predict.h"
+
+static int ntest, nfail;
+static void ok(int cond, const char *fmt, ...) {
+   va_list ap;
+   va_start(ap, fmt);
+   printf("%sok %d - ", cond ? "" : "not ", ++ntest);
+   vprintf(fmt, ap);
+   printf("\n");
+   va_end(ap);
+   if (!cond) nfail++;
+}
+
+static cb_trace T;
+static cbp_analysis A;
+static int loaded;
+
+/* Parses and analyses a text trace (functions as blocks unless markup). */
+static void run(const char *text) {
+   if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
+   cb_error err;
+   if (cb_trace_from_text(text, &T, &err)) {
+      printf("# text form: %s\n", err.msg);
+      printf("Bail out! text form rejected\n");
+      exit(1);
+   }
+   cbp_options o = {CBP_BLOCKS_AUTO, 0};
+   cbp_analyze(&T, &o, &A);
+   loaded = 1;
+}
+
+static uint32_t held_ah(cbp_locks *L, uint32_t s, uint32_t lock, uint32_t *ah_out,
+                        uint32_t *nah_out) {
+   for (uint32_t i = 0; i < cbp_locks_nheld(L, s); i++) {
+      const uint32_t *ah; uint32_t nah;
+      if (cbp_locks_held(L, s, i, &ah, &nah) == lock) {
+         memcpy(ah_out, ah, nah * sizeof *ah);
+         *nah_out = nah;
+         return 1;
+      }
+   }
+   return 0;
+}
+
+static void test_section_3_2(void) {
+   /* synchronize(l1) { A: synchronize(l2) { B } synchronize(l3) { C } } */
+   cbp_locks *L = cbp_locks_new();
+   uint32_t l1 = cbp_lock_id(L, 0x100), l2 = cbp_lock_id(L, 0x200), l3 = cbp_lock_id(L, 0x300);
+   uint32_t A1 = cbp_locks_acquire(L, 0, l1);
+   uint32_t B = cbp_locks_acquire(L, A1, l2);
+   uint32_t afterB = cbp_locks_release(L, B, l2);
+   uint32_t C = cbp_locks_acquire(L, afterB, l3);
+   uint32_t ah[8], n;
+   ok(cbp_locks_nheld(L, A1) == 1 && held_ah(L, A1, l1, ah, &n) && n == 0,
+      "3.2: LockSet(A) = {l1}, AH(A) = {(l1, {})}");
+   ok(cbp_locks_nheld(L, B) == 2 && held_ah(L, B, l1, ah, &n) && n == 1 && ah[0] == l2 &&
+      held_ah(L, B, l2, ah, &n) && n == 0,
+      "3.2: LockSet(B) = {l1, l2}, AH(B) = {(l1, {l2}), (l2, {})}");
+   ok(cbp_locks_nheld(L, C) == 2 && held_ah(L, C, l1, ah, &n) && n == 2 && ah[0] == l2 &&
+      ah[1] == l3 && held_ah(L, C, l3, ah, &n) && n == 0 && !held_ah(L, C, l2, ah, &n),
+      "3.2: LockSet(C) = {l1, l3}, AH(C) = {(l1, {l2, l3}), (l3, {})}");
+   ok(cbp_locks_release(L, cbp_locks_release(L, C, l3), l1) == 0,
+      "releasing everything gives the empty state");
+   ok(cbp_locks_acquire(L, 0, l1) == A1, "lock states are interned");
+   /* Compatibility: T1 holds l1 having taken l2 inside; T2 holds l2 having
+    * taken l1 inside: incompatible (each waits for the other).  */
+   uint32_t t2_l2 = cbp_locks_acquire(L, 0, l2);
+   uint32_t t2_l2_l1 = cbp_locks_release(L, cbp_locks_acquire(L, t2_l2, l1), l1);
+   ok(!cbp_locks_compatible(L, afterB, t2_l2_l1),
+      "incompatible: l2 in AH1(l1) and l1 in AH2(l2)");
+   ok(cbp_locks_compatible(L, afterB, t2_l2),
+      "compatible: l2 in AH1(l1) but AH2(l2) is empty");
+   ok(!cbp_locks_compatible(L, A1, A1), "a lock held on both sides: not compatible");
+   ok(cbp_locks_compatible(L, A1, cbp_locks_acquire(L, 0, l3)), "disjoint locksets: compatible");
+   ok(cbp_locks_compatible(L, 0, C), "nothing held is compatible with anything");
+   /* Re-entrant acquisition counted once. */
+   cbp_held h; memset(&h, 0, sizeof h);
+   ok(cbp_held_acquire(&h, l1) == 1 && cbp_held_acquire(&h, l1) == 0 &&
+      cbp_held_release(&h, l1) == 0 && cbp_held_release(&h, l1) == 1,
+      "re-entrant lock: only the first acquire and last release count");
+   cbp_held_free(&h);
+   cbp_locks_free(L);
+}
+
+/* Two threads; T1's block `op` does e1 then e2 on x, T2's block does f. */
+static void pattern_trace(char *buf, size_t len, const char *k1, const char *kf,
+                          const char *k2, int locked) {
+   const char *lk = locked ? "T1 lock m\n" : "", *ul = locked ? "T1 unlock m\n" : "";
+   const char *lk2 = locked ? "T2 lock m\n" : "", *ul2 = locked ? "T2 unlock m\n" : "";
+   snprintf(buf, len,
+            "T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\nT2 begin thread2\n"
+            "T1 begin op\n%sT1 %s x @p.c:10\nT1 read y @p.c:11\nT1 %s x @p.c:12\n%sT1 end op\n"
+            "T2 begin other\n%sT2 %s x @p.c:20\n%sT2 end other\n"
+            "T2 end thread2\nT2 exit\nT1 join T2\nT1 end main\n",
+            lk, k1, k2, ul, lk2, kf, ul2);
+}
+
+static void test_patterns(void) {
+   static const char *pat[][4] = {{"RWR", "read", "write", "read"},
+                                  {"RWW", "read", "write", "write"},
+                                  {"WRW", "write", "read", "write"},
+                                  {"WWR", "write", "write", "read"},
+                                  {"WWW", "write", "write", "write"}};
+   char buf[2048];
+   for (int i = 0; i < 5; i++) {
+      pattern_trace(buf, sizeof buf, pat[i][1], pat[i][2], pat[i][3], 0);
+      run(buf);
+      int found = A.r.n == 1 && !strcmp(cbp_pattern_name[A.r.c[0].pattern], pat[i][0]) &&
+                  A.r.c[0].t1 == 1 && A.r.c[0].t2 == 2;
+      ok(found, "%s found on a minimal two-thread trace", pat[i][0]);
+      if (!found) printf("#   %zu candidates, first %s\n", A.r.n,
+                         A.r.n ? cbp_pattern_name[A.r.c[0].pattern] : "-");
+      pattern_trace(buf, sizeof buf, pat[i][1], pat[i][2], pat[i][3], 1);
+      run(buf);
+      ok(A.r.n == 0, "%s not found when a common lock protects the accesses", pat[i][0]);
+   }
+   /* The lock held only around e1 and around e2, not between: found. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\nT2 begin thread2\n"
+       "T1 begin op\nT1 lock m\nT1 read x @q.c:1\nT1 unlock m\nT1 lock m\n"
+       "T1 read x @q.c:2\nT1 unlock m\nT1 end op\n"
+       "T2 begin g\nT2 lock m\nT2 write x @q.c:3\nT2 unlock m\nT2 end g\n"
+       "T2 end thread2\nT1 join T2\nT1 end main\n");
+   ok(A.r.n == 1 && A.r.c[0].pattern == CBP_RWR, "RWR found when the lock is dropped between e1 and e2");
+   if (A.r.n == 1) {
+      cbp_candidate *c = &A.r.c[0];
+      /* T1 counted: create 0, lock 1, read 2, unlock 3, lock 4, read 5, unlock 6.
+       * T2: lock 0, write 1, unlock 2.  e is the unlock (3), f the write. */
+      ok(c->ce1 == 2 && c->ce == 3 && c->ce2 == 5 && c->cf == 1 &&
+         c->e1 == 7 && c->e == 8 && c->e2 == 10 && c->f == 15,
+         "e1/e/e2/f indices (counted 2/3/5/1, trace 7/8/10/15)");
+      ok(c->prefix[0] == 4 && c->prefix[1] == 0, "prefix: T1 up to its empty cut after e (4), T2 0");
+      ok(c->ntail == 2 && c->tail[0].tid == 2 && c->tail[0].count == 3 &&
+         c->tail[1].tid == 1 && c->tail[1].count == 2,
+         "tail: T2 lock+f+unlock (3), then T1 to e2 (2)");
+      if (c->ntail) printf("#   tail[0] = (T%u, %llu), ntail %u\n", c->tail[0].tid,
+                           (unsigned long long)c->tail[0].count, c->ntail);
+   }
+}
+
+static void test_schedule_simple(void) {
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\nT2 begin thread2\n"
+       "T1 begin deposit\nT1 read x =0 @a.c:10\nT1 read x =0 @a.c:11\nT1 end deposit\n"
+       "T2 begin withdraw\nT2 write x =5 @a.c:20\nT2 end withdraw\nT1 join T2\n");
+   ok(A.r.n == 1, "simple RWR: one candidate");
+   if (A.r.n != 1) return;
+   cbp_candidate *c = &A.r.c[0];
+   ok(c->e1 == 6 && c->e == 6 && c->e2 == 7 && c->f == 10 && c->ce1 == 1 && c->ce == 1 &&
+      c->ce2 == 2 && c->cf == 0, "e1 = e = T1#1 (trace 6), e2 = T1#2 (7), f = T2#0 (10)");
+   ok(c->prefix[0] == 2 && c->prefix[1] == 0, "prefix [2, 0]: T1 runs through e1");
+   ok(c->ntail == 2 && c->tail[0].tid == 2 && c->tail[0].count == 1 && c->tail[1].tid == 1 &&
+      c->tail[1].count == 1, "tail (T2,1) (T1,1): f, then e2");
+   cb_error err;
+   char path[] = "/tmp/predict_unit_XXXXXX";
+   int fd = mkstemp(path);
+   if (fd >= 0) close(fd);
+   c->id = 1;
+   ok(fd >= 0 && cbp_schedule_write(&T, &A.x, c, path, &err) == 0, "schedule written");
+   remove(path);
+}
+
+static void test_ordered(void) {
+   /* T2 is created after T1's block: f cannot come between e1 and e2. */
+   run("T1 start T1\nT1 begin main\nT1 begin op\nT1 read x @o.c:1\nT1 read x @o.c:2\n"
+       "T1 end op\nT1 create T2\nT2 start T1\nT2 write x @o.c:3\nT1 join T2\n");
+   ok(A.r.n == 0 && A.r.dropped_vc > 0, "dropped: f's thread is created after e2");
+   /* T1 joins T2 before its block. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\nT2 write x @o.c:3\n"
+       "T2 exit\nT1 join T2\nT1 begin op\nT1 read x @o.c:1\nT1 read x @o.c:2\nT1 end op\n");
+   ok(A.r.n == 0 && A.r.dropped_vc > 0, "dropped: f's thread was joined before e1");
+   /* A barrier separates them. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
+       "T1 begin op\nT1 read x @o.c:1\nT1 read x @o.c:2\nT1 end op\n"
+       "T1 barrier-enter b 2\nT2 barrier-enter b 2\nT2 barrier-leave b 2\n"
+       "T1 barrier-leave b 2\nT2 write x @o.c:3\nT1 join T2\n");
+   ok(A.r.n == 0 && A.r.dropped_vc > 0, "dropped: a barrier orders e2 before f");
+   /* A consumed signal orders them too. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
+       "T1 begin op\nT1 read x @o.c:1\nT1 read x @o.c:2\nT1 end op\n"
+       "T1 lock m\nT1 signal c\nT1 unlock m\n"
+       "T2 lock m\nT2 unlock m\nT2 wait c m\nT2 lock m\nT2 unlock m\nT2 write x @o.c:3\n");
+   ok(A.r.n == 0 && A.r.dropped_vc > 0, "dropped: a consumed signal orders e2 before f");
+   /* Without the barrier: found. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
+       "T1 begin op\nT1 read x @o.c:1\nT1 read x @o.c:2\nT1 end op\n"
+       "T2 write x @o.c:3\nT1 join T2\n");
+   ok(A.r.n == 1 && A.r.dropped_vc == 0, "the same without ordering: found");
+}
+
+static void test_misc(void) {
+   run("T1 start T1\nT1 begin main\nT1 begin op\nT1 read x @s.c:1\nT1 write x @s.c:2\n"
+       "T1 read x @s.c:3\nT1 end op\nT1 end main\n");
+   ok(A.r.n == 0 && A.x.active_threads == 1 && A.x.nshared == 0, "a single thread: zero");
+   /* addl $1,x: the read and write of one instruction cannot be split. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
+       "T1 begin incr\nT1 read x @i.c:5\nT1 write x @i.c:5 same-insn\nT1 end incr\n"
+       "T2 begin incr\nT2 write x @i.c:9\nT2 end incr\nT1 join T2\n");
+   ok(A.r.n == 0 && A.r.dropped_insn > 0, "same-instruction read/write: refused");
+   /* Events directly in the root function are no transaction. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
+       "T1 read x @r.c:1\nT1 read x @r.c:2\nT2 write x @r.c:3\nT1 join T2\n");
+   ok(A.r.n == 0, "accesses in the root activation form no block");
+   /* Markup overrides functions. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
+       "T1 atomic-begin\nT1 read x @m.c:1\nT1 read x @m.c:2\nT1 atomic-end\n"
+       "T2 write x @m.c:3\nT1 join T2\n");
+   ok(A.r.n == 1 && A.r.blocks == CBP_BLOCKS_MARKUP, "markup: the atomic region is the block");
+   /* Freed and reallocated memory is a new variable: no sharing. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
+       "T1 alloc h 16\nT1 begin op\nT1 read h @h.c:1\nT1 read h @h.c:2\nT1 end op\n"
+       "T1 free h\nT2 alloc h 16\nT2 begin op2\nT2 write h @h.c:3\nT2 end op2\n");
+   ok(A.r.n == 0 && A.x.nshared == 0, "free then alloc at the same address: a new variable");
+   /* Bad text is refused with the line. */
+   cb_trace t; cb_error err;
+   ok(cb_trace_from_text("T1 read\n", &t, &err) == -1 && strstr(err.msg, "line 1"),
+      "text form: bad line refused (%s)", err.msg);
+}
+
+int main(void) {
+   test_section_3_2();
+   test_patterns();
+   test_schedule_simple();
+   test_ordered();
+   test_misc();
+   if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
+   printf("1..%d\n", ntest);
+   return nfail != 0;
+}
