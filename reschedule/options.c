@@ -1,0 +1,183 @@
+/* options.c: cbreplay's command line.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay.h"
+
+static const char usage_text[] =
+"usage: cbreplay --schedule ID|PATH [options] -- PROG [ARGS...]\n"
+"       cbreplay [--schedules DIR] --all [-j N] [options] -- PROG [ARGS...]\n"
+"\n"
+"Forces a schedule predicted by cbpredict on PROG, run under the cbtools\n"
+"Valgrind tool, and lets the program's own test judge the run.\n"
+"\n"
+"Finding schedules:\n"
+"  --schedule PATH     a schedule file (any path to an existing file)\n"
+"  --schedule s17|17   the file s17.pb in the schedule folder, which is\n"
+"                      --schedules DIR if given, else TRACE.schedules/ when\n"
+"                      --trace TRACE is given, else ./trace.pb.schedules/\n"
+"                      (where `cbtrace record` + `cbpredict` put them)\n"
+"  --all               every sN.pb of the schedule folder, in parallel\n"
+"\n"
+"Options:\n"
+"  --schedules DIR     the schedule folder (cbpredict -o DIR)\n"
+"  --trace TRACE       also refuse schedules predicted from another trace\n"
+"  -j, --jobs N        forced runs at once with --all (default: one per core)\n"
+"  --timeout S         a run that has not ended S seconds after the tool\n"
+"                      released its threads (or S seconds after the last\n"
+"                      scheduling step) is hung: deadlock or livelock.\n"
+"                      Default 20\n"
+"  --check CMD         also judge the output: `sh -c CMD` reads the\n"
+"                      program's stdout on its stdin; non-zero exit = failed\n"
+"  --stall-ms MS       the tool declares the schedule infeasible when it\n"
+"                      makes no progress for MS milliseconds (default 3000)\n"
+"  --events-out FILE   write the tool's raw counted-event stream (cb_wire.h)\n"
+"                      of the run to FILE (one schedule only)\n"
+"  --json              print the results as one JSON document\n"
+"  -v, --verbose       echo the tool's status lines on stderr\n"
+"  -h, --help          this text\n"
+"\n"
+"Verdict of a forced run, and the exit status with one schedule:\n"
+"  0 passed      the program exited 0 (and --check CMD exited 0)\n"
+"  1 failed      non-zero exit, fatal signal, abort, or --check failed\n"
+"  2 error       bad usage or bad input: missing, corrupt, or foreign\n"
+"                schedule (another program, trace or event counting),\n"
+"                missing program, tool not built\n"
+"  3 infeasible  the tool could not follow the schedule (a thread whose\n"
+"                turn it was is blocked, gone, or stalled) and released\n"
+"                every thread; this verdict wins over how the program\n"
+"                then ended (shown beside it), because the run did not\n"
+"                test the schedule\n"
+"  4 hung        the program did not end within --timeout; its whole\n"
+"                process group was killed\n"
+"With --all: 1 when any run failed or hung (both are bugs), else 0;\n"
+"infeasible schedules are counted in the table, not treated as failures.\n"
+"A failing or hung run gets a bug report: the three events of the pattern\n"
+"with file:line, function, thread and values, and the command that\n"
+"reproduces it.\n";
+
+static int usage_error(const char *fmt, ...)
+   __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+   va_list ap;
+   va_start(ap, fmt);
+   fputs("cbreplay: ", stderr);
+   vfprintf(stderr, fmt, ap);
+   va_end(ap);
+   fputs("\n(cbreplay --help for usage)\n", stderr);
+   return CBR_EXIT_USAGE;
+}
+
+static int parse_double(const char *s, double *out)
+{
+   char *end;
+   errno = 0;
+   double v = strtod(s, &end);
+   if (errno || end == s || *end || !(v > 0) || v > 1e6)
+      return -1;
+   *out = v;
+   return 0;
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+   char *end;
+   errno = 0;
+   if (*s < '0' || *s > '9')
+      return -1;
+   unsigned long v = strtoul(s, &end, 10);
+   if (errno || *end || v > max)
+      return -1;
+   *out = v;
+   return 0;
+}
+
+enum {
+   OPT_SCHEDULE = 256, OPT_SCHEDULES, OPT_ALL, OPT_TRACE, OPT_TIMEOUT,
+   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT
+};
+
+int cbr_parse_options(int argc, char **argv, cbr_options *o)
+{
+   static const struct option longopts[] = {
+      {"schedule", required_argument, NULL, OPT_SCHEDULE},
+      {"schedules", required_argument, NULL, OPT_SCHEDULES},
+      {"all", no_argument, NULL, OPT_ALL},
+      {"jobs", required_argument, NULL, 'j'},
+      {"trace", required_argument, NULL, OPT_TRACE},
+      {"timeout", required_argument, NULL, OPT_TIMEOUT},
+      {"check", required_argument, NULL, OPT_CHECK},
+      {"json", no_argument, NULL, OPT_JSON},
+      {"stall-ms", required_argument, NULL, OPT_STALL},
+      {"events-out", required_argument, NULL, OPT_EVENTS_OUT},
+      {"verbose", no_argument, NULL, 'v'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+   unsigned long u;
+
+   memset(o, 0, sizeof *o);
+   o->timeout_s = CBR_DEFAULT_TIMEOUT_S;
+   o->stall_ms = CBR_DEFAULT_STALL_MS;
+   long cores = sysconf(_SC_NPROCESSORS_ONLN);
+   o->jobs = cores > 0 ? (int)cores : 1;
+
+   opterr = 0;
+   optind = 1;
+   int c;
+   /* '+': stop at PROG, so that the program's own options stay its own. */
+   while ((c = getopt_long(argc, argv, "+:j:vh", longopts, NULL)) != -1) {
+      switch (c) {
+      case OPT_SCHEDULE: o->schedule = optarg; break;
+      case OPT_SCHEDULES: o->schedules = optarg; break;
+      case OPT_ALL: o->all = 1; break;
+      case 'j':
+         if (parse_uint(optarg, 1024, &u) || u == 0)
+            return usage_error("bad -j '%s': want a number of jobs, 1 to 1024",
+                               optarg);
+         o->jobs = (int)u;
+         break;
+      case OPT_TRACE: o->trace = optarg; break;
+      case OPT_TIMEOUT:
+         if (parse_double(optarg, &o->timeout_s))
+            return usage_error("bad --timeout '%s': want seconds > 0", optarg);
+         break;
+      case OPT_CHECK: o->check = optarg; break;
+      case OPT_JSON: o->json = 1; break;
+      case OPT_STALL:
+         if (parse_uint(optarg, 3600000, &u) || u == 0)
+            return usage_error("bad --stall-ms '%s': want milliseconds, 1 to "
+                               "3600000", optarg);
+         o->stall_ms = (unsigned)u;
+         break;
+      case OPT_EVENTS_OUT: o->events_out = optarg; break;
+      case 'v': o->verbose = 1; break;
+      case 'h': fputs(usage_text, stdout); return 1;
+      case ':':
+         return usage_error("option %s needs a value", argv[optind - 1]);
+      default:
+         return usage_error("unknown option '%s'", argv[optind - 1]);
+      }
+   }
+   if (optind >= argc)
+      return usage_error("no program given: cbreplay ... -- PROG [ARGS...]");
+   o->prog_argv = argv + optind;
+   o->prog_argc = argc - optind;
+
+   if (o->all && o->schedule)
+      return usage_error("--schedule and --all exclude each other");
+   if (!o->all && !o->schedule)
+      return usage_error("name a schedule (--schedule ID|PATH) or --all");
+   if (o->all && o->events_out)
+      return usage_error("--events-out works with one --schedule only");
+   if (o->check && !*o->check)
+      return usage_error("--check needs a command");
+   return 0;
+}

@@ -1,0 +1,185 @@
+/* replay.h: what the parts of cbreplay share.
+ *
+ * cbreplay forces one schedule (or every schedule of a folder) on a program
+ * run under the cbtools Valgrind tool in replay mode, and judges each run.
+ * The parts, one job each:
+ *   options.c        command line -> cbr_options
+ *   find_schedule.c  "s17" / "17" / a path -> a schedule file; a folder's list
+ *   validate.c       refuses schedules of another program, trace or counting
+ *   plan.c           schedule -> the binary plan file of cb_wire.h
+ *   status.c         the tool's status lines -> facts about the run
+ *   run_one.c        one forced run: spawn, watch, time out, verdict
+ *   check_cmd.c      the --check CMD that judges the program's output
+ *   run_all.c        many forced runs in parallel
+ *   report.c         result table, JSON, bug reports
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_REPLAY_H
+#define CB_REPLAY_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "cbtrace.h"
+#include "trace.pb-c.h"
+
+/* Exit codes of one forced run (DESIGN.md, command-line contract). */
+enum {
+   CBR_EXIT_PASSED = 0,
+   CBR_EXIT_FAILED = 1,
+   CBR_EXIT_USAGE = 2,
+   CBR_EXIT_INFEASIBLE = 3,
+   CBR_EXIT_HUNG = 4
+};
+
+#define CBR_DEFAULT_TIMEOUT_S 20.0
+#define CBR_DEFAULT_STALL_MS 3000u
+/* Where `cbtrace record` + `cbpredict` put schedules by default. */
+#define CBR_DEFAULT_SCHEDULES "trace.pb.schedules"
+
+typedef struct {
+   const char *schedule;   /* --schedule ID|PATH, NULL with --all */
+   const char *schedules;  /* --schedules DIR, NULL: see find_schedule.c */
+   const char *trace;      /* --trace T */
+   const char *check;      /* --check CMD */
+   const char *events_out; /* --events-out FILE */
+   int all;                /* --all */
+   int jobs;               /* -j N */
+   int json;               /* --json */
+   double timeout_s;       /* --timeout S */
+   unsigned stall_ms;      /* --stall-ms MS */
+   int verbose;            /* --verbose: echo the tool's status lines */
+   char **prog_argv;       /* PROG ARGS..., NULL-terminated */
+   int prog_argc;
+} cbr_options;
+
+/* Parses argv.  Returns 0 to go on, 1 when --help was printed (exit 0), or
+ * CBR_EXIT_USAGE after printing "cbreplay: ..." to stderr. */
+int cbr_parse_options(int argc, char **argv, cbr_options *o);
+
+/* ---- Finding schedules --------------------------------------------------- */
+
+/* The folder to look ids up in: --schedules DIR, else TRACE.schedules when
+ * --trace was given, else ./trace.pb.schedules. */
+const char *cbr_schedules_dir(const cbr_options *o, char *buf, size_t len);
+/* Resolves --schedule ARG into an absolute path of an existing file. */
+int cbr_find_schedule(const cbr_options *o, const char *arg, char *path,
+                      size_t len, cb_error *err);
+/* Every sN.pb of dir, absolute, sorted by N (none is fine: cbpredict found
+ * nothing).  Fails when dir cannot be read.  Caller frees each and the array. */
+int cbr_list_schedules(const char *dir, char ***paths, size_t *n,
+                       cb_error *err);
+
+/* ---- One schedule, loaded and checked --------------------------------------- */
+
+typedef struct {
+   char path[PATH_MAX]; /* absolute */
+   char name[64];       /* "s17" */
+   Cbtools__Schedule *s;
+} cbr_schedule;
+
+/* Reads and validates a schedule against the program (digest already
+ * computed) and, when trace_id_known, the trace.  The message in err is the
+ * whole line after "cbreplay: ". */
+int cbr_load_schedule(const char *path, uint64_t program_digest,
+                      int trace_id_known, uint64_t trace_id,
+                      cbr_schedule *out, cb_error *err);
+void cbr_free_schedule(cbr_schedule *cs);
+
+/* Writes the plan file of cb_wire.h for s. */
+int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
+                   unsigned stall_ms, cb_error *err);
+
+/* ---- Status lines ------------------------------------------------------------ */
+
+typedef struct {
+   int prefix_done, tail_done, released;
+   int infeasible;        /* "infeasible ..." seen */
+   char reason[256];      /* why it was infeasible, in words */
+   int pattern;           /* -1 unknown, 0 or 1: did e1, f, e2 run in order */
+   int diverged;          /* "diverged T I" seen (first one): a note */
+   unsigned diverged_tid;
+   unsigned long long diverged_index;
+   int progress;          /* set by cbr_status_line when a scheduling fact
+                             arrived (resets the hang timer) */
+} cbr_status;
+
+void cbr_status_init(cbr_status *st);
+/* Applies one line (without its newline).  Unknown lines are ignored, so
+ * that the tool can say more in later versions.  Returns 1 when the line was
+ * understood. */
+int cbr_status_line(cbr_status *st, const char *line);
+
+/* ---- Running ----------------------------------------------------------------- */
+
+enum cbr_verdict {
+   CBR_PASSED = 0,
+   CBR_FAILED,
+   CBR_INFEASIBLE,
+   CBR_HUNG,
+   CBR_ERROR /* could not run at all (tool missing, spawn failed) */
+};
+const char *cbr_verdict_name(enum cbr_verdict v);
+/* The exit code of a single forced run with this verdict. */
+int cbr_verdict_exit(enum cbr_verdict v);
+
+/* Plain data, so that a worker process can hand it to the pool in one write. */
+typedef struct {
+   enum cbr_verdict verdict;
+   int exit_code;     /* shell convention (128+sig), -1 when killed by us */
+   int signal;        /* fatal signal of the program, 0 if none */
+   int check_code;    /* --check CMD's exit code, -1 when it did not run */
+   int hung_before_release; /* killed while the plan still held threads */
+   double seconds;
+   cbr_status status;
+   char error[512];   /* CBR_ERROR: why */
+   char stderr_tail[1024]; /* last lines of the program's stderr, if captured */
+} cbr_result;
+
+/* How one run sends its program's output. */
+typedef struct {
+   int capture_stdout; /* to a file (needed by --check; --all and --json keep
+                          stdout for the report) */
+   int capture_stderr; /* to a file, its tail kept in the result (--all) */
+   int null_stdin;     /* parallel runs must not share the terminal's input */
+} cbr_io;
+
+/* One forced run of cs on o->prog_argv (argv[0] resolved).  Always fills r;
+ * returns 0, or -1 when it could not run (r->verdict == CBR_ERROR). */
+int cbr_run_one(const cbr_options *o, const cbr_io *io,
+                const cbr_schedule *cs, cbr_result *r);
+
+/* Runs `sh -c CMD` with stdin from the file in_path; its stdout goes to
+ * out_fd.  Returns its exit code (shell convention), 124 when it ran past
+ * timeout_s and was killed, -1 when it could not start. */
+int cbr_run_check(const char *cmd, const char *in_path, int out_fd,
+                  double timeout_s);
+
+/* Runs every schedule, at most o->jobs at a time; results[i] for cs[i]. */
+int cbr_run_all(const cbr_options *o, const cbr_schedule *cs, size_t n,
+                cbr_result *results);
+
+/* ---- Reporting ---------------------------------------------------------------- */
+
+typedef struct {
+   const cbr_options *o;
+   const char *program;  /* absolute path of PROG */
+   const cbr_schedule *cs;
+   const cbr_result *results;
+   size_t n;
+} cbr_report;
+
+void cbr_print_table(FILE *out, const cbr_report *rep);
+void cbr_print_bug_reports(FILE *out, const cbr_report *rep);
+void cbr_print_json(FILE *out, const cbr_report *rep);
+/* The command that reproduces run i, shell-quoted, into buf. */
+const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
+                                  size_t len);
+
+/* Seconds on the monotonic clock. */
+double cbr_now(void);
+
+#endif /* CB_REPLAY_H */

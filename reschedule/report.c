@@ -1,0 +1,426 @@
+/* report.c: what cbreplay tells a person (table, bug reports) or a program
+ * (JSON) about the forced runs.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+const char *cbr_verdict_name(enum cbr_verdict v)
+{
+   switch (v) {
+   case CBR_PASSED: return "passed";
+   case CBR_FAILED: return "failed";
+   case CBR_INFEASIBLE: return "infeasible";
+   case CBR_HUNG: return "hung";
+   case CBR_ERROR: return "error";
+   }
+   return "?";
+}
+
+int cbr_verdict_exit(enum cbr_verdict v)
+{
+   switch (v) {
+   case CBR_PASSED: return CBR_EXIT_PASSED;
+   case CBR_FAILED: return CBR_EXIT_FAILED;
+   case CBR_INFEASIBLE: return CBR_EXIT_INFEASIBLE;
+   case CBR_HUNG: return CBR_EXIT_HUNG;
+   case CBR_ERROR: return CBR_EXIT_USAGE;
+   }
+   return CBR_EXIT_USAGE;
+}
+
+/* ---- Small pieces ------------------------------------------------------ */
+
+static const char *base_name(const char *path)
+{
+   const char *b = strrchr(path, '/');
+   return b ? b + 1 : path;
+}
+
+/* "file:line" of a pattern event, the file by its base name when short. */
+static const char *event_where(const Cbtools__PatternEvent *e, int shortname,
+                               char *buf, size_t len)
+{
+   const Cbtools__Location *l = e ? e->location : NULL;
+   if (!l || ((!l->file || !*l->file) && !l->has_address)) {
+      snprintf(buf, len, "?");
+   } else if (l->file && *l->file) {
+      snprintf(buf, len, "%s:%u", shortname ? base_name(l->file) : l->file,
+               l->line);
+   } else {
+      snprintf(buf, len, "%s+0x%llx",
+               l->object && *l->object ? base_name(l->object) : "",
+               (unsigned long long)l->address);
+   }
+   return buf;
+}
+
+static const char *variable_of(const Cbtools__Schedule *s, char *buf,
+                               size_t len)
+{
+   if (s->variable_name && *s->variable_name)
+      snprintf(buf, len, "%s", s->variable_name);
+   else if (s->has_variable)
+      snprintf(buf, len, "0x%llx", (unsigned long long)s->variable);
+   else
+      snprintf(buf, len, "?");
+   return buf;
+}
+
+static const char *pattern_of(const Cbtools__Schedule *s)
+{
+   return s->pattern && *s->pattern ? s->pattern : "?";
+}
+
+static const char *signal_name(int sig, char *buf, size_t len)
+{
+   const char *abbrev = sigabbrev_np(sig);
+   if (abbrev)
+      snprintf(buf, len, "SIG%s", abbrev);
+   else
+      snprintf(buf, len, "signal %d", sig);
+   return buf;
+}
+
+/* "failed (exit 1)", "hung (before release)", ... */
+static const char *verdict_text(const cbr_result *r, char *buf, size_t len)
+{
+   char sig[32];
+   const char *v = cbr_verdict_name(r->verdict);
+   switch (r->verdict) {
+   case CBR_FAILED:
+      if (r->signal)
+         snprintf(buf, len, "%s (%s)", v, signal_name(r->signal, sig,
+                                                       sizeof sig));
+      else if (r->exit_code != 0)
+         snprintf(buf, len, "%s (exit %d)", v, r->exit_code);
+      else
+         snprintf(buf, len, "%s (check %d)", v, r->check_code);
+      break;
+   case CBR_HUNG:
+      snprintf(buf, len, "%s%s", v,
+               r->hung_before_release ? " (before release)" : "");
+      break;
+   case CBR_INFEASIBLE:
+      if (r->exit_code > 0)
+         snprintf(buf, len, "%s (then exit %d)", v, r->exit_code);
+      else if (r->exit_code < 0)
+         snprintf(buf, len, "%s (then hung)", v);
+      else
+         snprintf(buf, len, "%s", v);
+      break;
+   default:
+      snprintf(buf, len, "%s", v);
+   }
+   return buf;
+}
+
+static const char *violation_text(const cbr_result *r)
+{
+   return r->status.pattern == 1 ? "yes" : r->status.pattern == 0 ? "no" : "?";
+}
+
+/* Shell-quotes s onto the end of buf. */
+static void append_quoted(char *buf, size_t len, const char *s)
+{
+   size_t n = strlen(buf);
+   int plain = *s != 0;
+   for (const char *p = s; *p; p++)
+      if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                  "0123456789_./:=@%+,-", *p))
+         plain = 0;
+   if (n && n < len - 1)
+      buf[n++] = ' ';
+   if (plain) {
+      for (const char *p = s; *p && n < len - 1; p++)
+         buf[n++] = *p;
+   } else {
+      if (n < len - 1)
+         buf[n++] = '\'';
+      for (const char *p = s; *p && n < len - 5; p++) {
+         if (*p == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+         } else {
+            buf[n++] = *p;
+         }
+      }
+      if (n < len - 1)
+         buf[n++] = '\'';
+   }
+   buf[n] = 0;
+}
+
+const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
+                                  size_t len)
+{
+   char num[64];
+   buf[0] = 0;
+   append_quoted(buf, len, "cbreplay");
+   append_quoted(buf, len, "--schedule");
+   append_quoted(buf, len, rep->cs[i].path);
+   if (rep->o->timeout_s != CBR_DEFAULT_TIMEOUT_S) {
+      append_quoted(buf, len, "--timeout");
+      snprintf(num, sizeof num, "%g", rep->o->timeout_s);
+      append_quoted(buf, len, num);
+   }
+   if (rep->o->stall_ms != CBR_DEFAULT_STALL_MS) {
+      append_quoted(buf, len, "--stall-ms");
+      snprintf(num, sizeof num, "%u", rep->o->stall_ms);
+      append_quoted(buf, len, num);
+   }
+   if (rep->o->check) {
+      append_quoted(buf, len, "--check");
+      append_quoted(buf, len, rep->o->check);
+   }
+   append_quoted(buf, len, "--");
+   append_quoted(buf, len, rep->program);
+   for (int a = 1; a < rep->o->prog_argc; a++)
+      append_quoted(buf, len, rep->o->prog_argv[a]);
+   return buf;
+}
+
+/* ---- Table ---------------------------------------------------------------- */
+
+enum { COLS = 9 };
+
+static void row_cells(const cbr_report *rep, size_t i, char cell[COLS][160])
+{
+   const Cbtools__Schedule *s = rep->cs[i].s;
+   const cbr_result *r = &rep->results[i];
+   snprintf(cell[0], 160, "%s", rep->cs[i].name);
+   snprintf(cell[1], 160, "%s", pattern_of(s));
+   variable_of(s, cell[2], 160);
+   event_where(s->e1, 1, cell[3], 160);
+   event_where(s->f, 1, cell[4], 160);
+   event_where(s->e2, 1, cell[5], 160);
+   verdict_text(r, cell[6], 160);
+   snprintf(cell[7], 160, "%s", violation_text(r));
+   snprintf(cell[8], 160, "%.2fs", r->seconds);
+}
+
+void cbr_print_table(FILE *out, const cbr_report *rep)
+{
+   static const char *head[COLS] = {"schedule", "pattern", "variable", "e1",
+                                    "f", "e2", "verdict", "violation", "time"};
+   size_t width[COLS];
+   char cell[COLS][160];
+   for (int c = 0; c < COLS; c++)
+      width[c] = strlen(head[c]);
+   for (size_t i = 0; i < rep->n; i++) {
+      row_cells(rep, i, cell);
+      for (int c = 0; c < COLS; c++)
+         if (strlen(cell[c]) > width[c])
+            width[c] = strlen(cell[c]);
+   }
+   for (int c = 0; c < COLS; c++)
+      fprintf(out, "%-*s%s", c < COLS - 1 ? (int)width[c] : 0, head[c],
+              c < COLS - 1 ? "  " : "\n");
+   for (size_t i = 0; i < rep->n; i++) {
+      row_cells(rep, i, cell);
+      for (int c = 0; c < COLS; c++)
+         fprintf(out, "%-*s%s", c < COLS - 1 ? (int)width[c] : 0, cell[c],
+                 c < COLS - 1 ? "  " : "\n");
+   }
+
+   size_t count[CBR_ERROR + 1] = {0};
+   for (size_t i = 0; i < rep->n; i++)
+      count[rep->results[i].verdict]++;
+   fprintf(out, "%zu forced run%s: %zu failed, %zu hung, %zu passed, "
+                "%zu infeasible", rep->n, rep->n == 1 ? "" : "s",
+           count[CBR_FAILED], count[CBR_HUNG], count[CBR_PASSED],
+           count[CBR_INFEASIBLE]);
+   if (count[CBR_ERROR])
+      fprintf(out, ", %zu could not run", count[CBR_ERROR]);
+   fputc('\n', out);
+   for (size_t i = 0; i < rep->n; i++) {
+      const cbr_result *r = &rep->results[i];
+      if (r->verdict == CBR_INFEASIBLE)
+         fprintf(out, "  %s infeasible: %s\n", rep->cs[i].name,
+                 r->status.reason);
+      else if (r->verdict == CBR_ERROR)
+         fprintf(out, "  %s could not run: %s\n", rep->cs[i].name, r->error);
+      if (r->status.diverged)
+         fprintf(out, "  %s note: T%u ran its counted event %llu out of turn "
+                      "(the tool went on with the plan)\n", rep->cs[i].name,
+                 r->status.diverged_tid, r->status.diverged_index);
+   }
+}
+
+/* ---- Bug reports ----------------------------------------------------------- */
+
+static void print_event(FILE *out, const char *role,
+                        const Cbtools__PatternEvent *e, const char *var)
+{
+   char where[PATH_MAX + 32];
+   if (!e) {
+      fprintf(out, "    %-3s (not named by the schedule)\n", role);
+      return;
+   }
+   const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
+   fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
+   if (e->has_value)
+      fprintf(out, " = %llu", (unsigned long long)e->value);
+   fprintf(out, "  at %s", event_where(e, 0, where, sizeof where));
+   if (e->location && e->location->function && *e->location->function)
+      fprintf(out, " in %s()", e->location->function);
+   fprintf(out, "  (its counted event %llu)\n", (unsigned long long)e->index);
+}
+
+static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
+{
+   const cbr_schedule *cs = &rep->cs[i];
+   const Cbtools__Schedule *s = cs->s;
+   const cbr_result *r = &rep->results[i];
+   char var[256], vt[128], a[PATH_MAX + 32], b[PATH_MAX + 32],
+      c[PATH_MAX + 32], cmd[8192];
+
+   variable_of(s, var, sizeof var);
+   fprintf(out, "\nBUG (%s): %s atomicity violation on %s; the forced run %s",
+           cs->name, pattern_of(s), var, verdict_text(r, vt, sizeof vt));
+   if (r->verdict == CBR_HUNG)
+      fprintf(out, ": no end %g s %s, a deadlock or livelock; its process "
+                   "group was killed", rep->o->timeout_s,
+              r->hung_before_release ? "after the last scheduling step"
+                                     : "after the threads were released");
+   fputc('\n', out);
+   print_event(out, "e1", s->e1, var);
+   print_event(out, "f", s->f, var);
+   print_event(out, "e2", s->e2, var);
+   if (s->e1 && s->f && s->e2)
+      fprintf(out, "  T%u's %s at %s and its %s at %s were not atomic: T%u's "
+                   "%s at %s ran between them.\n",
+              s->e1->tid, cb_event_kind_name(s->e1->kind),
+              event_where(s->e1, 1, a, sizeof a),
+              cb_event_kind_name(s->e2->kind),
+              event_where(s->e2, 1, b, sizeof b), s->f->tid,
+              cb_event_kind_name(s->f->kind), event_where(s->f, 1, c, sizeof c));
+   fprintf(out, "  the violation happened in this run: %s\n",
+           r->status.pattern == 1 ? "yes"
+           : r->status.pattern == 0 ? "no (the failure came from elsewhere "
+                                      "in the forced schedule)"
+                                    : "unknown (the tool did not say)");
+   if (r->stderr_tail[0]) {
+      fprintf(out, "  the program's stderr ended with:\n");
+      const char *p = r->stderr_tail;
+      while (*p) {
+         const char *nl = strchr(p, '\n');
+         int n = nl ? (int)(nl - p) : (int)strlen(p);
+         fprintf(out, "    | %.*s\n", n, p);
+         p += n + (nl ? 1 : 0);
+      }
+   }
+   fprintf(out, "  reproduce: %s\n", cbr_reproduce_command(rep, i, cmd,
+                                                          sizeof cmd));
+}
+
+void cbr_print_bug_reports(FILE *out, const cbr_report *rep)
+{
+   for (size_t i = 0; i < rep->n; i++)
+      if (rep->results[i].verdict == CBR_FAILED ||
+          rep->results[i].verdict == CBR_HUNG)
+         print_one_bug(out, rep, i);
+}
+
+/* ---- JSON ------------------------------------------------------------------- */
+
+static void json_str(FILE *out, const char *s)
+{
+   fputc('"', out);
+   for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+      if (*p == '"' || *p == '\\')
+         fprintf(out, "\\%c", *p);
+      else if (*p == '\n')
+         fputs("\\n", out);
+      else if (*p < 0x20)
+         fprintf(out, "\\u%04x", *p);
+      else
+         fputc(*p, out);
+   }
+   fputc('"', out);
+}
+
+static void json_event(FILE *out, const Cbtools__PatternEvent *e)
+{
+   char where[PATH_MAX + 32];
+   if (!e) {
+      fputs("null", out);
+      return;
+   }
+   const Cbtools__Location *l = e->location;
+   fprintf(out, "{\"tid\": %u, \"index\": %llu, \"kind\": ", e->tid,
+           (unsigned long long)e->index);
+   json_str(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
+   if (e->has_value)
+      fprintf(out, ", \"value\": %llu", (unsigned long long)e->value);
+   fputs(", \"location\": ", out);
+   json_str(out, event_where(e, 0, where, sizeof where));
+   fputs(", \"file\": ", out);
+   json_str(out, l ? l->file : "");
+   fprintf(out, ", \"line\": %u, \"function\": ", l ? l->line : 0);
+   json_str(out, l ? l->function : "");
+   fputc('}', out);
+}
+
+void cbr_print_json(FILE *out, const cbr_report *rep)
+{
+   char buf[8192];
+   size_t count[CBR_ERROR + 1] = {0};
+   fputs("{\"program\": ", out);
+   json_str(out, rep->program);
+   fputs(", \"args\": [", out);
+   for (int a = 1; a < rep->o->prog_argc; a++) {
+      if (a > 1)
+         fputs(", ", out);
+      json_str(out, rep->o->prog_argv[a]);
+   }
+   fputs("],\n \"runs\": [", out);
+   for (size_t i = 0; i < rep->n; i++) {
+      const cbr_schedule *cs = &rep->cs[i];
+      const Cbtools__Schedule *s = cs->s;
+      const cbr_result *r = &rep->results[i];
+      count[r->verdict]++;
+      fputs(i ? ",\n  {" : "\n  {", out);
+      fputs("\"schedule\": ", out);
+      json_str(out, cs->name);
+      fputs(", \"path\": ", out);
+      json_str(out, cs->path);
+      fputs(", \"pattern\": ", out);
+      json_str(out, pattern_of(s));
+      fputs(", \"variable\": ", out);
+      json_str(out, variable_of(s, buf, sizeof buf));
+      fputs(",\n   \"e1\": ", out);
+      json_event(out, s->e1);
+      fputs(",\n   \"f\": ", out);
+      json_event(out, s->f);
+      fputs(",\n   \"e2\": ", out);
+      json_event(out, s->e2);
+      fputs(",\n   \"verdict\": ", out);
+      json_str(out, cbr_verdict_name(r->verdict));
+      fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",
+              r->exit_code, r->signal, r->check_code);
+      fprintf(out, ", \"violation\": %s",
+              r->status.pattern == 1 ? "true"
+              : r->status.pattern == 0 ? "false" : "null");
+      fprintf(out, ", \"released\": %s, \"seconds\": %.3f",
+              r->status.released ? "true" : "false", r->seconds);
+      if (r->status.diverged)
+         fprintf(out, ", \"diverged\": {\"tid\": %u, \"index\": %llu}",
+                 r->status.diverged_tid, r->status.diverged_index);
+      fputs(", \"reason\": ", out);
+      json_str(out, r->verdict == CBR_INFEASIBLE ? r->status.reason
+                    : r->verdict == CBR_ERROR   ? r->error : "");
+      fputs(",\n   \"reproduce\": ", out);
+      json_str(out, cbr_reproduce_command(rep, i, buf, sizeof buf));
+      fputc('}', out);
+   }
+   fprintf(out, "],\n \"summary\": {\"runs\": %zu, \"passed\": %zu, "
+                "\"failed\": %zu, \"infeasible\": %zu, \"hung\": %zu, "
+                "\"error\": %zu}}\n",
+           rep->n, count[CBR_PASSED], count[CBR_FAILED],
+           count[CBR_INFEASIBLE], count[CBR_HUNG], count[CBR_ERROR]);
+}

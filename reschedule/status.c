@@ -1,0 +1,75 @@
+/* status.c: the tool's status lines (cb_wire.h) as facts about a run.
+ *
+ *   prefix-done | tail-done | released      scheduling progress
+ *   infeasible <reason>                     the plan could not be followed
+ *   diverged <tid> <index>                  thread tid ran counted event
+ *                                           index when it was not its turn
+ *                                           (the rest of an instruction
+ *                                           whose first event ended a turn,
+ *                                           or an unexpected path).  The
+ *                                           tool goes on following the
+ *                                           plan, and a plan that really
+ *                                           cannot be followed ends
+ *                                           "infeasible" when it stalls, so
+ *                                           this is a note, not a verdict
+ *   pattern <0|1>                           did e1, f, e2 run in that order
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "replay.h"
+
+void cbr_status_init(cbr_status *st)
+{
+   memset(st, 0, sizeof *st);
+   st->pattern = -1;
+}
+
+static int word_is(const char *line, const char *word, const char **rest)
+{
+   size_t n = strlen(word);
+   if (strncmp(line, word, n) != 0 || (line[n] && line[n] != ' '))
+      return 0;
+   *rest = line[n] ? line + n + 1 : line + n;
+   return 1;
+}
+
+int cbr_status_line(cbr_status *st, const char *line)
+{
+   const char *rest;
+   if (word_is(line, "prefix-done", &rest)) {
+      st->prefix_done = st->progress = 1;
+   } else if (word_is(line, "tail-done", &rest)) {
+      st->tail_done = st->progress = 1;
+   } else if (word_is(line, "released", &rest)) {
+      st->released = st->progress = 1;
+   } else if (word_is(line, "infeasible", &rest)) {
+      st->infeasible = st->progress = 1;
+      /* Keep the first reason: later ones are consequences. */
+      if (!st->reason[0])
+         snprintf(st->reason, sizeof st->reason, "%s",
+                  *rest ? rest : "no reason given");
+   } else if (word_is(line, "diverged", &rest)) {
+      unsigned tid;
+      unsigned long long index;
+      if (sscanf(rest, "%u %llu", &tid, &index) != 2)
+         return 0;
+      if (!st->diverged) {
+         st->diverged = 1;
+         st->diverged_tid = tid;
+         st->diverged_index = index;
+      }
+   } else if (word_is(line, "pattern", &rest)) {
+      if (strcmp(rest, "1") == 0)
+         st->pattern = 1;
+      else if (strcmp(rest, "0") == 0)
+         st->pattern = 0;
+      else
+         return 0;
+   } else {
+      return 0;
+   }
+   return 1;
+}

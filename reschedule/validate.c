@@ -1,0 +1,103 @@
+/* validate.c: reads a schedule and refuses one that this run cannot mean.
+ *
+ * A schedule positions threads by counted event indices of one program as
+ * one version of the tool counted them.  Forced on another program, or
+ * counted differently, it would drive the threads to meaningless points and
+ * any "failure" would be noise, so it is refused up front (exit 2):
+ *   - counted_mask differs from CB_COUNTED_MASK (another cbtools version);
+ *   - program_digest differs from the program's file digest;
+ *   - with --trace, trace_id differs from the trace's;
+ *   - thread ids that cannot exist (0, or beyond the wire's 16 bits).
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+
+static void name_of(const char *path, const Cbtools__Schedule *s, char *buf,
+                    size_t len)
+{
+   if (s && s->has_id) {
+      snprintf(buf, len, "s%u", s->id);
+      return;
+   }
+   const char *base = strrchr(path, '/');
+   base = base ? base + 1 : path;
+   snprintf(buf, len, "%s", base);
+   size_t n = strlen(buf);
+   if (n > 3 && strcmp(buf + n - 3, ".pb") == 0)
+      buf[n - 3] = 0;
+}
+
+static int bad_tid(uint32_t tid)
+{
+   return tid == 0 || tid > 0xffff;
+}
+
+int cbr_load_schedule(const char *path, uint64_t program_digest,
+                      int trace_id_known, uint64_t trace_id,
+                      cbr_schedule *out, cb_error *err)
+{
+   cb_error why;
+   Cbtools__Schedule *s = NULL;
+
+   memset(out, 0, sizeof *out);
+   snprintf(out->path, sizeof out->path, "%s", path);
+   /* (void *): cbtrace.h names the struct by its protobuf-c 1.5 tag. */
+   if (cb_schedule_read(path, (void *)&s, &why) != 0) {
+      name_of(path, NULL, out->name, sizeof out->name);
+      return cb_fail(err, "cannot read schedule %s: %s", path, why.msg);
+   }
+   name_of(path, s, out->name, sizeof out->name);
+   const char *nm = out->name;
+
+   if (!s->has_counted_mask || s->counted_mask != CB_COUNTED_MASK) {
+      cb_fail(err, "schedule %s counts events with mask 0x%x, this cbreplay "
+                   "with 0x%x: it was predicted by another version of "
+                   "cbtools (%s)", nm, s->has_counted_mask ? s->counted_mask : 0,
+              (unsigned)CB_COUNTED_MASK, path);
+      goto refuse;
+   }
+   if (!s->has_program_digest || s->program_digest != program_digest) {
+      cb_fail(err, "schedule %s was predicted for another program (%s, "
+                   "digest %016llx; this program's is %016llx): record and "
+                   "predict this program first (%s)", nm,
+              s->program && *s->program ? s->program : "unnamed",
+              (unsigned long long)s->program_digest,
+              (unsigned long long)program_digest, path);
+      goto refuse;
+   }
+   if (trace_id_known && (!s->has_trace_id || s->trace_id != trace_id)) {
+      cb_fail(err, "schedule %s was predicted from another trace (trace id "
+                   "%016llx, the given trace's is %016llx) (%s)", nm,
+              (unsigned long long)s->trace_id, (unsigned long long)trace_id,
+              path);
+      goto refuse;
+   }
+   if (s->n_prefix > 0xffff) {
+      cb_fail(err, "schedule %s is malformed: prefix for %zu threads (%s)", nm,
+              s->n_prefix, path);
+      goto refuse;
+   }
+   for (size_t i = 0; i < s->n_tail; i++)
+      if (!s->tail[i] || bad_tid(s->tail[i]->tid)) {
+         cb_fail(err, "schedule %s is malformed: tail step %zu names thread "
+                      "%u (%s)", nm, i + 1, s->tail[i] ? s->tail[i]->tid : 0,
+                 path);
+         goto refuse;
+      }
+   out->s = s;
+   return 0;
+refuse:
+   cbtools__schedule__free_unpacked(s, NULL);
+   return -1;
+}
+
+void cbr_free_schedule(cbr_schedule *cs)
+{
+   if (cs->s)
+      cbtools__schedule__free_unpacked(cs->s, NULL);
+   cs->s = NULL;
+}

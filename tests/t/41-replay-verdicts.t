@@ -1,0 +1,221 @@
+#!/bin/sh
+# cbreplay's verdicts, exit codes, timeouts, process groups, --check, --json,
+# --all in parallel, the bug report and its reproduce command.  The Valgrind
+# tool is replaced by a stand-in `valgrind` (first on PATH) that speaks the
+# status-line protocol of cb_wire.h, so these run without the real tool and
+# test cbreplay's own logic only; 42-replay-tool.t and 45-replay-e2e.t use the
+# real tool.  The stand-in picks a behaviour from the first prefix count of
+# the plan (mode): 1 pass, 2 fail (exit 1), 3 infeasible, 4 hang after the
+# release, 5 SIGSEGV, 6 abort, 7 a divergence note, 8 meet another run (parallelism),
+# 9 hang before any status line.
+. "$(dirname "$0")/../tap.sh"
+
+MK=$TOP/build/tests/replay_mkschedule
+mkdir -p "$TMP/bin" "$TMP/tool" "$TMP/s"
+printf '#!/bin/sh\nexit 99\n' > "$TMP/tool/cbtools-amd64-linux"
+chmod +x "$TMP/tool/cbtools-amd64-linux"
+export CBTOOLS_LIB="$TMP/tool"
+
+cat > "$TMP/bin/valgrind" <<'EOF'
+#!/bin/bash
+# Stand-in for the cbtools tool in replay mode (see 41-replay-verdicts.t).
+[ -n "$FAKE_LOG" ] && echo "$*" >> "$FAKE_LOG"
+status= plan= out=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --cb-status-fd=*) status=${1#*=} ;;
+    --cb-plan=*) plan=${1#*=} ;;
+    --cb-out-fd=*) out=${1#*=} ;;
+    --) shift; break ;;
+  esac
+  shift
+done
+[ -n "$FAKE_PLAN_COPY" ] && cp "$plan" "$FAKE_PLAN_COPY"
+[ -n "$out" ] && printf 'raw events\n' >&"$out"
+mode=$(od -An -t u8 -j 32 -N 8 "$plan" | tr -d ' ')
+say() { printf '%s\n' "$1" >&"$status"; }
+case $mode in
+  3) say "infeasible thread T9 never reached its turn"; say released ;;
+  7) say prefix-done; say "diverged 2 17"; say released ;;
+  9) ;;
+  *) say prefix-done; say tail-done; say released ;;
+esac
+export CB_FAKE_MODE=$mode
+"$@"
+rc=$?
+say "pattern 1"
+if [ $rc -gt 128 ]; then trap - ABRT SEGV; ulimit -c 0; kill -s $((rc - 128)) $$; fi
+exit $rc
+EOF
+chmod +x "$TMP/bin/valgrind"
+PATH="$TMP/bin:$PATH"
+
+# The program under test: behaves by mode, prints 200, records its pid.
+cat > "$TMP/prog" <<'EOF'
+#!/bin/sh
+echo 200
+[ -n "$PIDFILE" ] && echo $$ >> "$PIDFILE"
+case $CB_FAKE_MODE in
+  2) echo "prog: assertion failed: counter == 2" >&2; exit 1 ;;
+  3) exit 1 ;;
+  4|9) sleep 300 & echo $! >> "${PIDFILE:-/dev/null}"; wait ;;
+  5) kill -SEGV $$ ;;
+  6) kill -ABRT $$ ;;
+  8) touch "$MEET/$$"; i=0
+     while [ $(ls "$MEET" | wc -l) -lt 2 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+     [ $(ls "$MEET" | wc -l) -ge 2 ] ;;
+esac
+EOF
+chmod +x "$TMP/prog"
+P=$TMP/prog
+count_alive() { # processes of the pid file still running (zombies are dead)
+   n=0
+   for p in $(cat "$1"); do
+      case $(ps -o stat= -p "$p" 2>/dev/null) in ""|Z*) ;; *) n=$((n + 1)) ;; esac
+   done
+   echo $n
+}
+mk() { # mk FILE ID MODE [more args]
+   f=$1 id=$2 mode=$3; shift 3
+   "$MK" -o "$f" --id "$id" --program "$P" --prefix "$mode,0" --tail 2:1,1:1 \
+      --pattern RWW --variable counter \
+      --e1 1:2:read:rww.c:14:deposit:5 --f 2:0:write:rww.c:15:withdraw:6 \
+      --e2 1:3:write:rww.c:15:deposit:6 "$@"
+}
+for m in 1 2 3 4 5 6 7 9; do mk "$TMP/m$m.pb" $m $m; done
+
+# ---- one run: verdicts and exit codes
+out=$(cbreplay --schedule "$TMP/m1.pb" -- "$P")
+is $? 0 "passed: exit 0"
+like "$out" "^s1 +RWW +counter +rww.c:14 +rww.c:15 +rww.c:15 +passed +yes" "passed: table row"
+like "$out" "^200$" "the program's stdout passes through"
+
+out=$(cbreplay --schedule "$TMP/m2.pb" -- "$P" 2>/dev/null)
+is $? 1 "failed (exit 1): exit 1"
+like "$out" "failed \(exit 1\)" "failed: verdict says exit 1"
+like "$out" "BUG \(s2\): RWW atomicity violation on counter" "failed: bug report"
+like "$out" "e1 +T1 read +counter = 5 +at rww.c:14 in deposit\(\)" "bug report: e1 with value, line, function, thread"
+like "$out" "f +T2 write counter = 6 +at rww.c:15 in withdraw\(\)" "bug report: f"
+like "$out" "e2 +T1 write counter = 6 +at rww.c:15 in deposit\(\)" "bug report: e2"
+like "$out" "reproduce: cbreplay --schedule $TMP/m2.pb -- $P$" "bug report: reproduce command"
+cmd=$(printf '%s\n' "$out" | sed -n 's/^  reproduce: //p')
+(eval "$cmd") >/dev/null 2>&1
+is $? 1 "the reproduce command reproduces the failure"
+
+out=$(cbreplay --schedule "$TMP/m3.pb" -- "$P")
+is $? 3 "infeasible: exit 3 (even though the program then exited 1)"
+like "$out" "infeasible \(then exit 1\)" "infeasible: shows how the program ended"
+like "$out" "s3 infeasible: thread T9 never reached its turn" "infeasible: the tool's reason"
+unlike "$out" "BUG" "infeasible: no bug report"
+
+out=$(cbreplay --schedule "$TMP/m7.pb" -- "$P")
+is $? 0 "diverged is a note, not a verdict: the run passed"
+like "$out" "s7 note: T2 ran its counted event 17 out of turn" "diverged: noted"
+
+out=$(cbreplay --schedule "$TMP/m5.pb" -- "$P" 2>/dev/null)
+is $? 1 "fatal signal: exit 1"
+like "$out" "failed \(SIGSEGV\)" "fatal signal named"
+out=$(cbreplay --schedule "$TMP/m6.pb" -- "$P" 2>/dev/null)
+is $? 1 "abort: exit 1"
+like "$out" "failed \(SIGABRT\)" "abort named"
+
+# ---- hangs: killed after --timeout, with everything the program started
+: > "$TMP/pids"
+out=$(PIDFILE=$TMP/pids cbreplay --timeout 1 --schedule "$TMP/m4.pb" -- "$P")
+is $? 4 "hung after release: exit 4"
+like "$out" "hung +yes|hung +\?" "hung: verdict in the table"
+like "$out" "BUG \(s4\).*no end 1 s after the threads were released" "hung: bug report"
+sleep 0.2
+alive=$(count_alive "$TMP/pids")
+is "$(wc -l < "$TMP/pids" | tr -d ' ')" 2 "hung program and its child both started"
+is "$alive" 0 "the whole process group was killed"
+
+: > "$TMP/pids"
+out=$(PIDFILE=$TMP/pids cbreplay --timeout 1 --schedule "$TMP/m9.pb" -- "$P")
+is $? 4 "no status at all and no end: hung, exit 4"
+like "$out" "hung \(before release\)" "hung before release is said"
+
+# cbreplay interrupted: the forced program does not outlive it.
+: > "$TMP/pids"
+PIDFILE=$TMP/pids cbreplay --timeout 60 --schedule "$TMP/m4.pb" -- "$P" >/dev/null 2>&1 &
+bg=$!
+i=0
+while [ "$(wc -l < "$TMP/pids")" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM $bg
+{ wait $bg; } 2>/dev/null
+sleep 0.2
+alive=$(count_alive "$TMP/pids")
+is "$alive" 0 "SIGTERM to cbreplay kills the forced program's group"
+
+# ---- --check: the program's stdout is judged
+out=$(cbreplay --check 'grep -qx 200' --schedule "$TMP/m1.pb" -- "$P")
+is $? 0 "--check that passes: exit 0"
+unlike "$out" "^200$" "--check consumes the program's stdout"
+out=$(cbreplay --check 'grep -qx 201' --schedule "$TMP/m1.pb" -- "$P")
+is $? 1 "--check that fails: exit 1"
+like "$out" "failed \(check 1\)" "--check failure shown"
+like "$out" "reproduce: cbreplay --schedule .* --check 'grep -qx 201' -- " "reproduce command keeps --check"
+
+# ---- what the tool is given
+: > "$TMP/log"
+FAKE_LOG=$TMP/log FAKE_PLAN_COPY=$TMP/plan cbreplay --stall-ms 750 \
+   --events-out "$TMP/events" --schedule "$TMP/m1.pb" -- "$P" x y >/dev/null
+args=$(cat "$TMP/log")
+like "$args" "^--tool=cbtools .*--fair-sched=yes .*--px-default=allregs-at-mem-access" "Valgrind gets the replay options"
+like "$args" "--cb-mode=replay --cb-plan=[^ ]+ --cb-status-fd=[0-9]+ --cb-out-fd=[0-9]+ -- $P x y$" "the tool gets mode, plan, status and event fds"
+words=$(od -An -t u8 -v "$TMP/plan" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
+is "$words" "5638872116037353473 1 3070 2 1 0 2 2 1 1 1 1 2 2 0 1 3 750" \
+   "plan words: magic version mask prefix tail e1 f e2 stall"
+is "$(cat "$TMP/events")" "raw events" "--events-out receives the tool's event stream"
+
+# ---- --json
+out=$(cbreplay --json --schedule "$TMP/m2.pb" -- "$P" 2>/dev/null)
+is $? 1 "--json keeps the exit code"
+if perl -MJSON::PP -e 1 2>/dev/null; then
+   got=$(printf '%s' "$out" | perl -MJSON::PP -e '
+      local $/; my $d = decode_json(<STDIN>); my $r = $d->{runs}[0];
+      print join(",", $r->{schedule}, $r->{verdict}, $r->{exit_code},
+                 $r->{e1}{location}, $r->{e1}{function}, $r->{f}{tid},
+                 $r->{e2}{value}, ($r->{violation} ? "yes" : "no"),
+                 $d->{summary}{failed})')
+   is "$got" "s2,failed,1,rww.c:14,deposit,2,6,yes,1" "--json is valid and complete"
+else
+   like "$out" '"verdict": "failed"' "--json has the verdict"
+fi
+unlike "$out" "^200" "--json keeps the program's stdout out of the document"
+
+# ---- --all: parallel, infeasible counted, failures and hangs are bugs
+mk "$TMP/s/s1.pb" 1 1
+mk "$TMP/s/s2.pb" 2 3
+mk "$TMP/s/s3.pb" 3 8
+mk "$TMP/s/s4.pb" 4 8
+mkdir "$TMP/meet"
+out=$(MEET=$TMP/meet cbreplay --schedules "$TMP/s" --all -j 2 --timeout 20 -- "$P")
+is $? 0 "--all with passes and an infeasible one: exit 0"
+like "$out" "^s1 .* passed" "--all: s1 passed"
+like "$out" "^s2 .* infeasible" "--all: s2 infeasible"
+like "$out" "^s3 .* passed" "--all -j 2: two runs met (ran at the same time)"
+like "$out" "4 forced runs: 0 failed, 0 hung, 3 passed, 1 infeasible" "--all: summary"
+unlike "$out" "^200" "--all keeps the programs' stdout out of the table"
+
+mk "$TMP/s/s5.pb" 5 2
+mk "$TMP/s/s6.pb" 6 4
+rm -f "$TMP/s/s3.pb" "$TMP/s/s4.pb"
+out=$(cbreplay --schedules "$TMP/s" --all --timeout 2 -- "$P")
+is $? 1 "--all with a failure and a hang: exit 1"
+like "$out" "^s5 .* failed \(exit 1\)" "--all: s5 failed"
+like "$out" "^s6 .* hung" "--all: s6 hung"
+like "$out" "prog: assertion failed: counter == 2" "--all: the bug report shows the program's stderr"
+is "$(printf '%s\n' "$out" | grep -c '^BUG')" 2 "--all: a bug report for the failure and the hang"
+out=$(cd "$TMP" && ln -s s trace.pb.schedules && cbreplay --all --json --timeout 2 -- "$P")
+is $? 1 "--all finds ./trace.pb.schedules by default"
+
+mkdir "$TMP/none"
+out=$(cbreplay --schedules "$TMP/none" --all -- "$P" 2>"$TMP/err")
+is $? 0 "--all on an empty folder: nothing to force, exit 0"
+like "$out" "0 forced runs: 0 failed" "--all on an empty folder: empty summary"
+like "$(cat "$TMP/err")" "no schedules \\(sN.pb\\) in .*/none: nothing to force" "--all on an empty folder: says so"
+out=$(cbreplay --schedules "$TMP/nosuchdir" --all -- "$P" 2>&1)
+is $? 2 "--all on a missing folder: exit 2"
+
+done_testing

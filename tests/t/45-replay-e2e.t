@@ -1,0 +1,112 @@
+#!/bin/sh
+# The whole pipeline on every program of tests/programs/: record, predict,
+# `cbreplay --all`.  What each program must give comes from its markers
+# (tests/lib/README.md):
+#   bug PATTERN VAR  --all exits 1, and a failed run has that pattern and
+#                    variable and names the program's e1, f, e2 lines;
+#   correct          --all exits 0: no forced run fails or hangs;
+#   hang             --all exits 1 with a hung run, and the test goes on.
+# Then one failing schedule of rww.c is replayed 10 times: 10 failures, one
+# sequence of counted events.  Skipped until the tool has a replay mode and
+# cbpredict predicts the lost update of rww.c.
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/lib/programs.sh"
+
+EV=$TOP/build/tests/replay_events
+MK=$TOP/build/tests/replay_mkschedule
+TIMEOUT=5   # seconds after the release before a run counts as hung
+
+# ---- Are the pieces there?
+if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || ! command -v cbpredict >/dev/null; then
+   echo "1..0 # SKIP the tool or cbpredict is not built"; exit 0
+fi
+cat > "$TMP/a.c" <<'EOF'
+int main(void) { return 0; }
+EOF
+cc -o "$TMP/a" "$TMP/a.c"
+"$MK" -o "$TMP/empty.pb" --program "$TMP/a"
+if ! cbreplay -v --timeout 60 --schedule "$TMP/empty.pb" -- "$TMP/a" 2>&1 |
+     grep -q "tool: released"; then
+   echo "1..0 # SKIP the tool has no replay mode yet"; exit 0
+fi
+cb_record rww "$TMP/probe.pb"
+cbpredict -o "$TMP/probe.s" "$TMP/probe.pb" >/dev/null 2>&1
+if ! ls "$TMP/probe.s"/s*.pb >/dev/null 2>&1; then
+   echo "1..0 # SKIP cbpredict predicts nothing for rww.c yet"; exit 0
+fi
+
+# predict_and_replay NAME: record, predict, replay all; sets OUT and RC.
+predict_and_replay() {
+   d=$TMP/$1
+   mkdir -p "$d"
+   cb_record "$1" "$d/trace.pb"
+   cbpredict -o "$d/s" "$d/trace.pb" > "$d/predict.out" 2>&1
+   OUT=$(cd "$d" && cbreplay --schedules "$d/s" --all --timeout $TIMEOUT \
+            -- "$CB_PROGRAM_BIN/$1" 2>"$d/replay.err")
+   RC=$?
+   printf '%s\n' "$OUT" > "$d/replay.out"
+}
+
+# found_rows SRC PATTERN VAR: table rows of failed runs of that pattern and
+# variable whose e1, f, e2 lines are the program's e1, f, e2 lines.
+found_rows() {
+   base=$(basename "$1")
+   e1=$(cb_role_lines "$1" e1 | tr '\n' ' ')
+   f=$(cb_role_lines "$1" f | tr '\n' ' ')
+   e2=$(cb_role_lines "$1" e2 | tr '\n' ' ')
+   printf '%s\n' "$OUT" | awk -v pat="$2" -v var="$3" -v b="$base" \
+      -v E1=" $e1" -v F=" $f" -v E2=" $e2" '
+      function ln(x) { sub("^" b ":", "", x); return x }
+      $2 == pat && $3 == var && $7 == "failed" &&
+      index(E1, " " ln($4) " ") && index(F, " " ln($5) " ") &&
+      index(E2, " " ln($6) " ") { print }'
+}
+
+for src in "$CB_PROGRAM_SRC"/*.c; do
+   name=$(basename "$src" .c)
+   expect=$(cb_marker "$src" expect)
+   [ -x "$CB_PROGRAM_BIN/$name" ] || { _tap_report 1 "$name: not built"; continue; }
+   case $expect in
+   bug*)
+      set -- $expect
+      predict_and_replay "$name"
+      is "$RC" 1 "$name: cbreplay --all finds the bug (exit 1)"
+      rows=$(found_rows "$src" "$2" "$3")
+      ok "$name: a failed $2 run on $3 names the buggy lines" test -n "$rows"
+      [ -n "$rows" ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -30
+      ;;
+   correct)
+      predict_and_replay "$name"
+      is "$RC" 0 "$name: every forced run passes (no false positive)"
+      [ "$RC" = 0 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -30
+      ;;
+   hang)
+      predict_and_replay "$name"
+      is "$RC" 1 "$name: cbreplay --all ends, and reports the bug"
+      like "$OUT" "^s[0-9]+ .* hung" "$name: a forced run ends as hung"
+      ;;
+   *)
+      # crash programs always fail: replaying them tests nothing new.
+      ;;
+   esac
+done
+
+# Ten replays of one failing schedule of rww.c.
+s=$(printf '%s\n' "$(cat "$TMP/rww/replay.out" 2>/dev/null)" |
+    awk '$7 == "failed" { print $1; exit }')
+if [ -n "$s" ]; then
+   fails=0 same=0
+   for i in 1 2 3 4 5 6 7 8 9 10; do
+      cbreplay --events-out "$TMP/ev$i" --schedule "$TMP/rww/s/$s.pb" \
+         --timeout $TIMEOUT -- "$CB_PROGRAM_BIN/rww" >/dev/null 2>&1
+      [ $? = 1 ] && fails=$((fails + 1))
+      "$EV" "$TMP/ev$i" > "$TMP/seq$i" 2>/dev/null
+      cmp -s "$TMP/seq1" "$TMP/seq$i" && same=$((same + 1))
+   done
+   is "$fails" 10 "rww $s replayed 10 times: 10 failures"
+   is "$same" 10 "rww $s replayed 10 times: one sequence of counted events"
+else
+   _tap_report 1 "rww: no failing schedule to replay"
+fi
+
+done_testing

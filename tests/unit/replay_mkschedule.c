@@ -1,0 +1,152 @@
+/* replay_mkschedule: writes a schedule file from its command line, so that
+ * tests (and the replay benchmark) can make schedules by hand: foreign ones,
+ * infeasible ones, long alternating ones.
+ *
+ *   replay_mkschedule -o FILE [--id N] [--program PROG | --digest HEX]
+ *       [--trace-id HEX] [--mask HEX] [--prefix N,N,...]
+ *       [--tail T:N,T:N,...] [--tail-repeat K]
+ *       [--pattern RWW] [--variable NAME] [--address HEX]
+ *       [--e1 T:INDEX:KIND[:FILE:LINE[:FUNCTION[:VALUE]]]] [--f ...] [--e2 ...]
+ *
+ * --prefix gives the counted events of threads 1, 2, ... before the tail;
+ * --tail the steps (thread, count), repeated K times with --tail-repeat.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbtrace.h"
+#include "trace.pb-c.h"
+
+static void die(const char *msg, const char *arg)
+{
+   fprintf(stderr, "replay_mkschedule: %s%s%s\n", msg, arg ? ": " : "",
+           arg ? arg : "");
+   exit(2);
+}
+
+static uint64_t num(const char *s, int base)
+{
+   char *end;
+   unsigned long long v = strtoull(s, &end, base);
+   if (end == s || *end)
+      die("bad number", s);
+   return v;
+}
+
+static Cbtools__PatternEvent *pattern_event(char *spec)
+{
+   Cbtools__PatternEvent *e = calloc(1, sizeof *e);
+   Cbtools__Location *l = calloc(1, sizeof *l);
+   cbtools__pattern_event__init(e);
+   cbtools__location__init(l);
+   char *field[7] = {0};
+   int n = 0;
+   for (char *p = strtok(spec, ":"); p && n < 7; p = strtok(NULL, ":"))
+      field[n++] = p;
+   if (n < 3)
+      die("want T:INDEX:KIND[:FILE:LINE[:FUNCTION[:VALUE]]]", spec);
+   e->has_tid = e->has_index = e->has_kind = 1;
+   e->tid = (uint32_t)num(field[0], 10);
+   e->index = num(field[1], 10);
+   int kind = cb_event_kind_from_name(field[2]);
+   if (kind < 0)
+      die("unknown event kind", field[2]);
+   e->kind = (uint32_t)kind;
+   if (n >= 5) {
+      l->file = field[3];
+      l->has_line = 1;
+      l->line = (uint32_t)num(field[4], 10);
+   }
+   if (n >= 6)
+      l->function = field[5];
+   if (n >= 7) {
+      e->has_value = 1;
+      e->value = num(field[6], 10);
+   }
+   e->location = l;
+   return e;
+}
+
+int main(int argc, char **argv)
+{
+   static const struct option longopts[] = {
+      {"id", 1, NULL, 'i'},        {"program", 1, NULL, 'p'},
+      {"digest", 1, NULL, 'd'},    {"trace-id", 1, NULL, 't'},
+      {"mask", 1, NULL, 'm'},      {"prefix", 1, NULL, 'P'},
+      {"tail", 1, NULL, 'T'},      {"tail-repeat", 1, NULL, 'R'},
+      {"pattern", 1, NULL, 'n'},   {"variable", 1, NULL, 'v'},
+      {"address", 1, NULL, 'a'},   {"e1", 1, NULL, '1'},
+      {"f", 1, NULL, 'f'},         {"e2", 1, NULL, '2'},
+      {NULL, 0, NULL, 0}};
+   Cbtools__Schedule s;
+   cbtools__schedule__init(&s);
+   const char *out = NULL, *tail = NULL;
+   uint64_t repeat = 1;
+   cb_error err;
+   s.has_counted_mask = 1;
+   s.counted_mask = CB_COUNTED_MASK;
+   s.has_id = 1;
+   s.id = 1;
+   s.has_program_digest = 1;
+
+   int c;
+   while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+      switch (c) {
+      case 'o': out = optarg; break;
+      case 'i': s.id = (uint32_t)num(optarg, 10); break;
+      case 'p':
+         s.program = optarg;
+         if (cb_file_digest(optarg, &s.program_digest, &err) != 0)
+            die(err.msg, optarg);
+         break;
+      case 'd': s.program_digest = num(optarg, 16); break;
+      case 't': s.has_trace_id = 1; s.trace_id = num(optarg, 16); break;
+      case 'm': s.counted_mask = (uint32_t)num(optarg, 16); break;
+      case 'P': {
+         s.prefix = calloc(strlen(optarg) + 1, sizeof *s.prefix);
+         for (char *p = strtok(optarg, ","); p; p = strtok(NULL, ","))
+            s.prefix[s.n_prefix++] = num(p, 10);
+         break;
+      }
+      case 'T': tail = optarg; break;
+      case 'R': repeat = num(optarg, 10); break;
+      case 'n': s.pattern = optarg; break;
+      case 'v': s.variable_name = optarg; break;
+      case 'a': s.has_variable = 1; s.variable = num(optarg, 16); break;
+      case '1': s.e1 = pattern_event(optarg); break;
+      case 'f': s.f = pattern_event(optarg); break;
+      case '2': s.e2 = pattern_event(optarg); break;
+      default: die("bad usage (see the comment at the top)", NULL);
+      }
+   }
+   if (!out || optind != argc)
+      die("usage: replay_mkschedule -o FILE [options]", NULL);
+
+   if (tail) {
+      /* Parse the steps once, then repeat them. */
+      size_t nsteps = 0, cap = strlen(tail) + 1;
+      Cbtools__TailStep *steps = calloc(cap, sizeof *steps);
+      char *copy = strdup(tail);
+      for (char *p = strtok(copy, ","); p; p = strtok(NULL, ",")) {
+         char *colon = strchr(p, ':');
+         if (!colon)
+            die("tail step wants T:N", p);
+         *colon = 0;
+         cbtools__tail_step__init(&steps[nsteps]);
+         steps[nsteps].has_tid = steps[nsteps].has_count = 1;
+         steps[nsteps].tid = (uint32_t)num(p, 10);
+         steps[nsteps].count = num(colon + 1, 10);
+         nsteps++;
+      }
+      s.n_tail = nsteps * repeat;
+      s.tail = calloc(s.n_tail ? s.n_tail : 1, sizeof *s.tail);
+      for (size_t i = 0; i < s.n_tail; i++)
+         s.tail[i] = &steps[i % nsteps];
+   }
+   if (cb_schedule_write(out, (void *)&s, &err) != 0)
+      die(err.msg, out);
+   return 0;
+}

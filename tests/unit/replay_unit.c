@@ -1,0 +1,261 @@
+/* replay_unit: unit tests of cbreplay's parts that need no tool: status
+ * lines, the plan file, finding and listing schedules, refusing foreign
+ * schedules, the reproduce command.  Prints TAP.  Run with a scratch folder
+ * as its only argument.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "replay.h"
+
+static int n_tests, n_failed;
+
+static void ok(int cond, const char *what)
+{
+   n_tests++;
+   if (!cond)
+      n_failed++;
+   printf("%sok %d - %s\n", cond ? "" : "not ", n_tests, what);
+}
+
+static void test_status(void)
+{
+   cbr_status st;
+   cbr_status_init(&st);
+   ok(st.pattern == -1 && !st.released, "status starts unknown");
+   ok(cbr_status_line(&st, "prefix-done") && st.prefix_done && st.progress,
+      "prefix-done is progress");
+   ok(cbr_status_line(&st, "tail-done") && st.tail_done, "tail-done");
+   ok(cbr_status_line(&st, "released") && st.released, "released");
+   ok(!cbr_status_line(&st, "releasedX") && !cbr_status_line(&st, "hello 1"),
+      "unknown lines are ignored");
+   ok(cbr_status_line(&st, "pattern 1") && st.pattern == 1, "pattern 1");
+   ok(!cbr_status_line(&st, "pattern x") && st.pattern == 1,
+      "bad pattern line ignored");
+   ok(!st.infeasible, "not infeasible yet");
+   ok(cbr_status_line(&st, "infeasible thread T9 never started") &&
+         st.infeasible && strcmp(st.reason, "thread T9 never started") == 0,
+      "infeasible with its reason");
+   cbr_status_line(&st, "infeasible later");
+   ok(strcmp(st.reason, "thread T9 never started") == 0,
+      "first reason is kept");
+   cbr_status_init(&st);
+   ok(cbr_status_line(&st, "diverged 2 17") && !st.infeasible &&
+         st.diverged && st.diverged_tid == 2 && st.diverged_index == 17,
+      "diverged is noted, not a verdict (the tool goes on)");
+   cbr_status_line(&st, "diverged 3 1");
+   ok(st.diverged_tid == 2, "first divergence is kept");
+   cbr_status_init(&st);
+   ok(cbr_status_line(&st, "infeasible") && st.infeasible &&
+         st.reason[0] != 0, "infeasible without a reason still has one");
+}
+
+static Cbtools__Schedule *sample(void)
+{
+   static Cbtools__Schedule s;
+   static uint64_t prefix[2] = {5, 0};
+   static Cbtools__TailStep t1, t2;
+   static Cbtools__TailStep *tail[2] = {&t1, &t2};
+   static Cbtools__PatternEvent e1, f;
+   cbtools__schedule__init(&s);
+   cbtools__tail_step__init(&t1);
+   cbtools__tail_step__init(&t2);
+   cbtools__pattern_event__init(&e1);
+   cbtools__pattern_event__init(&f);
+   t1.has_tid = t1.has_count = t2.has_tid = t2.has_count = 1;
+   t1.tid = 2; t1.count = 3; t2.tid = 1; t2.count = 4;
+   e1.has_tid = e1.has_index = 1; e1.tid = 1; e1.index = 6;
+   f.has_tid = f.has_index = 1; f.tid = 2; f.index = 2;
+   s.has_id = 1; s.id = 7;
+   s.has_counted_mask = 1; s.counted_mask = CB_COUNTED_MASK;
+   s.has_program_digest = 1; s.program_digest = 0x1234;
+   s.program = "prog";
+   s.n_prefix = 2; s.prefix = prefix;
+   s.n_tail = 2; s.tail = tail;
+   s.e1 = &e1; s.f = &f; s.e2 = NULL;
+   return &s;
+}
+
+static void test_plan(const char *dir)
+{
+   char path[PATH_MAX];
+   cb_error err;
+   snprintf(path, sizeof path, "%s/plan", dir);
+   ok(cbr_write_plan(path, sample(), 1500, &err) == 0, "plan written");
+   uint64_t w[64];
+   FILE *f = fopen(path, "rb");
+   size_t n = f ? fread(w, 8, 64, f) : 0;
+   if (f)
+      fclose(f);
+   static const uint64_t want[] = {
+      CB_PLAN_MAGIC, CB_WIRE_VERSION, CB_COUNTED_MASK,
+      2, 5, 0,            /* nthreads, prefix */
+      2, 2, 3, 1, 4,      /* ntail, (2,3), (1,4) */
+      1, 6, 2, 2, 0, 0,   /* e1, f, e2 (absent: 0 0) */
+      1500};
+   ok(n == sizeof want / sizeof *want, "plan has the right number of words");
+   ok(n == sizeof want / sizeof *want && memcmp(w, want, sizeof want) == 0,
+      "plan words: magic, version, mask, prefix, tail, pattern, stall");
+}
+
+static void touch(const char *dir, const char *name)
+{
+   char p[PATH_MAX];
+   snprintf(p, sizeof p, "%s/%s", dir, name);
+   FILE *f = fopen(p, "w");
+   if (f)
+      fclose(f);
+}
+
+static void test_find(const char *dir)
+{
+   char sd[PATH_MAX], path[PATH_MAX], buf[PATH_MAX + 64];
+   cb_error err;
+   cbr_options o;
+   memset(&o, 0, sizeof o);
+   snprintf(sd, sizeof sd, "%s/scheds", dir);
+   mkdir(sd, 0755);
+   touch(sd, "s10.pb");
+   touch(sd, "s2.pb");
+   touch(sd, "s1.pb");
+   touch(sd, "notes.txt");
+   touch(sd, "sx.pb");
+   touch(sd, "s3.pb.tmp.12");
+
+   ok(strcmp(cbr_schedules_dir(&o, buf, sizeof buf), "trace.pb.schedules") == 0,
+      "default folder is ./trace.pb.schedules");
+   o.trace = "/x/t.pb";
+   ok(strcmp(cbr_schedules_dir(&o, buf, sizeof buf), "/x/t.pb.schedules") == 0,
+      "--trace T gives T.schedules");
+   o.schedules = sd;
+   ok(strcmp(cbr_schedules_dir(&o, buf, sizeof buf), sd) == 0,
+      "--schedules wins");
+
+   ok(cbr_find_schedule(&o, "s2", path, sizeof path, &err) == 0 &&
+         strstr(path, "/scheds/s2.pb") && path[0] == '/',
+      "id s2 found in the folder, absolute");
+   ok(cbr_find_schedule(&o, "10", path, sizeof path, &err) == 0 &&
+         strstr(path, "/scheds/s10.pb"), "bare number 10 found");
+   ok(cbr_find_schedule(&o, "s4", path, sizeof path, &err) != 0 &&
+         strstr(err.msg, "s4.pb"), "missing id names the file it looked for");
+   snprintf(buf, sizeof buf, "%s/s1.pb", sd);
+   ok(cbr_find_schedule(&o, buf, path, sizeof path, &err) == 0,
+      "a path is used as is");
+   ok(cbr_find_schedule(&o, "/no/such/file.pb", path, sizeof path, &err) != 0 &&
+         strstr(err.msg, "no schedule file"), "missing path refused");
+   o.schedules = "/no/such/dir";
+   ok(cbr_find_schedule(&o, "s1", path, sizeof path, &err) != 0 &&
+         strstr(err.msg, "no schedule folder"), "missing folder explained");
+
+   char **paths;
+   size_t n;
+   ok(cbr_list_schedules(sd, &paths, &n, &err) == 0 && n == 3,
+      "folder lists only sN.pb files");
+   if (n == 3) {
+      ok(strstr(paths[0], "/s1.pb") && strstr(paths[1], "/s2.pb") &&
+            strstr(paths[2], "/s10.pb"), "listed in numeric order");
+      for (size_t i = 0; i < n; i++)
+         free(paths[i]);
+      free(paths);
+   } else {
+      ok(0, "listed in numeric order");
+   }
+   snprintf(buf, sizeof buf, "%s/empty", dir);
+   mkdir(buf, 0755);
+   ok(cbr_list_schedules(buf, &paths, &n, &err) == 0 && n == 0,
+      "empty folder: no schedules, no error");
+   free(paths);
+   ok(cbr_list_schedules("/no/such/dir", &paths, &n, &err) != 0 &&
+         strstr(err.msg, "cannot open schedule folder"), "missing folder refused");
+}
+
+static void test_validate(const char *dir)
+{
+   char path[PATH_MAX];
+   cb_error err;
+   cbr_schedule cs;
+   Cbtools__Schedule *s = sample();
+   snprintf(path, sizeof path, "%s/s7.pb", dir);
+   ok(cb_schedule_write(path, (void *)s, &err) == 0, "schedule written");
+
+   ok(cbr_load_schedule(path, 0x1234, 0, 0, &cs, &err) == 0 &&
+         strcmp(cs.name, "s7") == 0 && cs.s->n_tail == 2,
+      "good schedule loads, named s7");
+   cbr_free_schedule(&cs);
+   ok(cbr_load_schedule(path, 0x9999, 0, 0, &cs, &err) != 0 &&
+         strstr(err.msg, "schedule s7 was predicted for another program"),
+      "other program refused");
+   s->has_trace_id = 1;
+   s->trace_id = 42;
+   cb_schedule_write(path, (void *)s, &err);
+   ok(cbr_load_schedule(path, 0x1234, 1, 43, &cs, &err) != 0 &&
+         strstr(err.msg, "another trace"), "other trace refused");
+   ok(cbr_load_schedule(path, 0x1234, 1, 42, &cs, &err) == 0,
+      "same trace accepted");
+   cbr_free_schedule(&cs);
+   s->counted_mask = 0x6;
+   cb_schedule_write(path, (void *)s, &err);
+   ok(cbr_load_schedule(path, 0x1234, 0, 0, &cs, &err) != 0 &&
+         strstr(err.msg, "mask"), "other counting refused");
+   s->counted_mask = CB_COUNTED_MASK;
+   s->tail[0]->tid = 0;
+   cb_schedule_write(path, (void *)s, &err);
+   ok(cbr_load_schedule(path, 0x1234, 0, 0, &cs, &err) != 0 &&
+         strstr(err.msg, "thread 0"), "tail step with thread 0 refused");
+   s->tail[0]->tid = 2;
+
+   FILE *f = fopen(path, "r+b");
+   if (f) {
+      fseek(f, 9, SEEK_SET);
+      fputc(0x55, f);
+      fclose(f);
+   }
+   ok(cbr_load_schedule(path, 0x1234, 0, 0, &cs, &err) != 0 &&
+         strstr(err.msg, "cannot read schedule"), "corrupt schedule refused");
+   ok(cbr_load_schedule("/no/such.pb", 0x1234, 0, 0, &cs, &err) != 0,
+      "missing schedule refused");
+}
+
+static void test_reproduce(void)
+{
+   char *argv[] = {"/bin/prog", "it's", "plain", NULL};
+   cbr_options o;
+   memset(&o, 0, sizeof o);
+   o.timeout_s = CBR_DEFAULT_TIMEOUT_S;
+   o.stall_ms = CBR_DEFAULT_STALL_MS;
+   o.prog_argv = argv;
+   o.prog_argc = 3;
+   o.check = "grep -q 200";
+   cbr_schedule cs;
+   memset(&cs, 0, sizeof cs);
+   snprintf(cs.path, sizeof cs.path, "/d/s3.pb");
+   cbr_result r;
+   memset(&r, 0, sizeof r);
+   cbr_report rep = {&o, "/bin/prog", &cs, &r, 1};
+   char buf[1024];
+   cbr_reproduce_command(&rep, 0, buf, sizeof buf);
+   ok(strcmp(buf, "cbreplay --schedule /d/s3.pb --check 'grep -q 200' -- "
+                  "/bin/prog 'it'\\''s' plain") == 0,
+      "reproduce command is shell-quoted");
+   if (n_failed)
+      printf("#   got: %s\n", buf);
+}
+
+int main(int argc, char **argv)
+{
+   if (argc != 2) {
+      fprintf(stderr, "usage: replay_unit SCRATCH-DIR\n");
+      return 2;
+   }
+   test_status();
+   test_plan(argv[1]);
+   test_find(argv[1]);
+   test_validate(argv[1]);
+   test_reproduce();
+   printf("1..%d\n", n_tests);
+   return n_failed ? 1 : 0;
+}
