@@ -2,6 +2,24 @@
 # executable .t scripts and adds what they need built to CHECK_DEPS in its
 # own module.mk.  This file is included last, so CHECK_DEPS is complete here.
 
+# The small C programs of tests/programs/ (known bugs and known-correct
+# ones; tests/lib/README.md describes the markers they carry).  Built the
+# way a user would build a program to test: -O1 -g, no sanitizers.
+TEST_PROGRAM_CFLAGS := -O1 -g -pthread -Ivgtool -Wall -Wextra
+TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/programs/%,\
+                   $(wildcard tests/programs/*.c))
+
+.PHONY: programs
+programs: $(TEST_PROGRAMS)
+
+$(BUILD)/programs/%: tests/programs/%.c vgtool/cbtools.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_PROGRAM_CFLAGS) -o $@ $<
+
+CHECK_DEPS += $(TEST_PROGRAMS)
+
+include tests/bench.mk
+
 .PHONY: check
 check: all $(CHECK_DEPS)
 	prove -j2 tests/t/

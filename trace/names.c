@@ -181,6 +181,9 @@ static const cb_alloc_span *find_alloc(const cb_trace *t, uint64_t addr,
    return best;
 }
 
+/* How far past its start an unsized symbol may name addresses. */
+#define CB_UNSIZED_SYMBOL_SPAN 65536u
+
 static const cb_symbol *find_symbol(const cb_trace *t, uint64_t addr)
 {
    size_t lo = 0, hi = t->nsyms;
@@ -191,10 +194,23 @@ static const cb_symbol *find_symbol(const cb_trace *t, uint64_t addr)
       else
          hi = mid;
    }
-   /* Symbols are sorted by address; the nearest few below may cover it. */
+   /* Symbols are sorted by address; the nearest few below may cover it.
+    * The tool cannot learn a symbol's size (size 0): such a symbol covers
+    * addresses up to the next symbol, within CB_UNSIZED_SYMBOL_SPAN, so a
+    * field of a global struct is named "checking+40", not a raw address. */
    for (size_t k = lo, n = 0; k > 0 && n < 8; n++) {
       const cb_symbol *s = &t->syms[--k];
-      if (addr < s->address + (s->size ? s->size : 1))
+      uint64_t end;
+      if (s->size) {
+         end = s->address + s->size;
+      } else {
+         end = s->address + CB_UNSIZED_SYMBOL_SPAN;
+         if (k + 1 < t->nsyms && t->syms[k + 1].address < end)
+            end = t->syms[k + 1].address;
+         if (end == s->address)
+            end = s->address + 1;
+      }
+      if (addr < end)
          return s;
    }
    return NULL;
