@@ -1,15 +1,27 @@
 /* cb_blocks.c: function activations as BLOCK_BEGIN / BLOCK_END pairs.
  *
- * A per-thread shadow stack of (function entry, stack pointer at entry).
- * Calls into watched code push; a return pops every frame whose entry stack
- * pointer lies below the new one, which also closes frames that a longjmp
- * skipped.  A tail call (jmp) stays in its caller's activation.
+ * A per-thread shadow stack of (function entry, stack pointer at entry,
+ * return address).  Activations are noticed in two places:
+ *  - at a call site whose superblock ends in the call (cb_call), which also
+ *    sees entries that debug info does not name (_init, stripped code);
+ *  - at the entry instruction of a named function of watched code
+ *    (cb_enter), which sees what call sites miss: a call through a PLT stub
+ *    (the stub's jump is no call), a call that VEX chased into the caller's
+ *    superblock, an indirect or tail jump into a function.
+ * Both may see the same activation: an entry whose function, stack pointer
+ * and return address are those of the top frame opens nothing new.
+ * A return pops every frame whose entry stack pointer lies below the new
+ * one, which also closes frames that a longjmp skipped.  A tail call (jmp to
+ * another function, same stack pointer and return address) opens a frame
+ * nested in its caller's; both end at the shared return.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_hashtable.h"
+#include "pub_tool_debuginfo.h"
 #include "cb_global.h"
 
 typedef struct { struct _VgHashNode *next; UWord key; Bool ok; } CbTargetNode;
@@ -26,10 +38,29 @@ Bool cb_call_target_watched(Addr target)
    if (UNLIKELY(!n)) {
       n = VG_(malloc)("cb.target", sizeof *n);
       n->key = target;
-      n->ok = cb_obj_instrumented(target) && !cb_addr_is_plt(target);
+      n->ok = cb_obj_instrumented(target) && !cb_addr_is_plt(target) &&
+              !cb_code_is_runtime_glue(target);
       VG_(HT_add_node)(cb_targets, n);
    }
    return n->ok;
+}
+
+/* Translation time: is a (in watched code) the first instruction of a
+ * function that should open a block?  Not a PLT stub; not what runs below
+ * main (_start, which Valgrind names "(below main)": the kernel enters it
+ * without a call, and a frame there would wrap main, the root activation
+ * the predictor counts from); not a compiler's cold part
+ * (f.cold), which f enters by a jump and which is still f. */
+Bool cb_is_fn_entry(Addr a)
+{
+   const HChar *name;
+   if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &name))
+      return False;
+   if (VG_(get_fnname_kind)(name) == Vg_FnNameBelowMain ||
+       VG_(strcmp)(name, "(below main)") == 0 ||
+       VG_(strcmp)(name, "_start") == 0 || VG_(strstr)(name, ".cold"))
+      return False;
+   return !cb_addr_is_plt(a);
 }
 
 static void cb_pop(CbThread *t)
@@ -38,8 +69,24 @@ static void cb_pop(CbThread *t)
    cb_event(t, CB_EV_BLOCK_END, 0, f->loc, f->fn, 0);
 }
 
+static void cb_push(CbThread *t, Addr fn, Addr sp, Addr ret, UInt loc)
+{
+   if (t->nframes == t->capframes) {
+      t->capframes = t->capframes ? 2 * t->capframes : 64;
+      t->frames = VG_(realloc)("cb.frames", t->frames,
+                               t->capframes * sizeof(CbFrame));
+   }
+   CbFrame *f = &t->frames[t->nframes++];
+   f->fn = fn;
+   f->sp = sp;
+   f->ret = ret;
+   f->loc = loc;
+   cb_event(t, CB_EV_BLOCK_BEGIN, 0, loc, fn, 0);
+}
+
 /* target: the called address; sp: the stack pointer after the call pushed
- * its return address, i.e. at the function's entry. */
+ * its return address, i.e. at the function's entry.  A call is certainly a
+ * new activation: frames at or below its entry are dead (longjmp). */
 VG_REGPARM(2) void cb_call(Addr target, Addr sp)
 {
    CbThread *t = cb_cur;
@@ -47,19 +94,45 @@ VG_REGPARM(2) void cb_call(Addr target, Addr sp)
       return;
    if (!cb_call_target_watched(target))
       return;
-   /* Frames at or below the new entry are dead (longjmp skipped them). */
    while (t->nframes > 0 && t->frames[t->nframes - 1].sp <= sp)
       cb_pop(t);
-   if (t->nframes == t->capframes) {
-      t->capframes = t->capframes ? 2 * t->capframes : 64;
-      t->frames = VG_(realloc)("cb.frames", t->frames,
-                               t->capframes * sizeof(CbFrame));
+   cb_push(t, target, sp, *(Addr *)sp, cb_loc_for(target));
+}
+
+/* fn: a function's entry, reached by any path; sp: the stack pointer there,
+ * whose word is the return address; loc: fn's location id. */
+VG_REGPARM(3) void cb_enter(Addr fn, Addr sp, UWord loc)
+{
+   CbThread *t = cb_cur;
+   if (UNLIKELY(!t))
+      return;
+   /* Frames below the entry are dead: a longjmp, or a return made by
+    * unwatched code (a tail call into the C library). */
+   while (t->nframes > 0 && t->frames[t->nframes - 1].sp < sp)
+      cb_pop(t);
+   Addr ret = *(Addr *)sp;
+   UInt top = t->nframes;
+   if (top > 0 && t->frames[top - 1].sp == sp) {
+      if (t->frames[top - 1].ret != ret) {
+         /* Same stack slot, another return address: those activations
+          * ended (a longjmp) and this is a new call. */
+         while (t->nframes > 0 && t->frames[t->nframes - 1].sp == sp)
+            cb_pop(t);
+      } else {
+         /* The same activation seen again (its call site pushed it, a
+          * retried instruction, a loop back to the entry), or a chain of
+          * tail calls coming back to a function still open in it: close
+          * what the chain opened after it, open nothing. */
+         for (UInt i = top; i > 0 && t->frames[i - 1].sp == sp; i--)
+            if (t->frames[i - 1].fn == fn) {
+               while (t->nframes > i)
+                  cb_pop(t);
+               return;
+            }
+         /* A tail call: nested in the caller's activation. */
+      }
    }
-   CbFrame *f = &t->frames[t->nframes++];
-   f->fn = target;
-   f->sp = sp;
-   f->loc = cb_loc_for(target);
-   cb_event(t, CB_EV_BLOCK_BEGIN, 0, f->loc, target, 0);
+   cb_push(t, fn, sp, ret, (UInt)loc);
 }
 
 /* sp: the stack pointer after the return popped its address. */

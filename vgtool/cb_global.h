@@ -19,12 +19,18 @@ extern Bool    cb_replaying;  /* cb_mode == CB_MODE_REPLAY, read by helpers */
 
 /* ---- raw record stream (cb_output.c) ---- */
 #define CB_BUF_BYTES (64 * 1024)
-extern UChar cb_buf[CB_BUF_BYTES];
-extern UInt  cb_buf_used;
+/* One record of slack past CB_BUF_BYTES: the inline record path of
+ * cb_instrument.c writes a record first and flushes after, when the buffer
+ * is full (cb_put may leave it exactly full).  A word, so that generated
+ * code loads and stores it whole. */
+#define CB_BUF_SLACK 64
+extern UChar cb_buf[CB_BUF_BYTES + CB_BUF_SLACK];
+extern UWord cb_buf_used;
 extern Int   cb_out_fd;       /* -1: nothing is written */
 
 void cb_out_init(Int fd);
 void cb_out_flush(void);
+VG_REGPARM(0) void cb_out_flush_full(void);  /* from generated code */
 void cb_out_flush_if_old(void);
 /* Buffered records are written at least this often while threads switch. */
 #define CB_FLUSH_MS 200u
@@ -55,11 +61,15 @@ void cb_symdef_for(Addr a);
 /* ---- objects (cb_objects.c) ---- */
 Bool cb_obj_instrumented(Addr a);   /* code address in an instrumented object */
 Bool cb_addr_is_plt(Addr a);
+/* Linker-added start-up code (_init, frame_dummy, ...): not watched. */
+Bool cb_code_is_runtime_glue(Addr a);
 /* A constant data address that may be shared: writable, not GOT/PLT. */
 Bool cb_const_addr_shared(Addr a);
 
 /* ---- threads (cb_threads.c) ---- */
-typedef struct { Addr fn; Addr sp; UInt loc; } CbFrame;
+/* fn: entry address; sp: stack pointer at entry; ret: the word there, the
+ * return address (tells a tail call from a new call at the same depth). */
+typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; } CbFrame;
 #define CB_MAX_HELD 16
 typedef struct {
    Bool    live;
@@ -69,7 +79,9 @@ typedef struct {
    SizeT   stk_len;
    CbFrame *frames;      /* shadow stack of function activations */
    UInt    nframes, capframes;
-   ULong   counted;      /* counted events so far (next counted index) */
+   ULong   counted;      /* counted events so far (next counted index);
+                            replay mode only: record mode's inline memory
+                            events do not count, nothing reads it there */
    Addr    held_lock[CB_MAX_HELD]; /* rwlocks held and in which mode */
    UChar   held_mode[CB_MAX_HELD];
    UInt    nheld;
@@ -79,6 +91,7 @@ extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
 extern CbThread *cb_cur;           /* the thread running client code */
 extern Addr      cb_stk_lo;        /* cb_cur's stack, cached for helpers */
 extern SizeT     cb_stk_len;
+extern ULong     cb_cur_tid16;     /* cb_cur->wid << 16: a record's tid bits */
 
 void cb_threads_init(void);
 void cb_thread_ll_create(ThreadId parent, ThreadId child);
@@ -96,6 +109,8 @@ void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
 /* ---- function activations (cb_blocks.c) ---- */
 VG_REGPARM(2) void cb_call(Addr target, Addr sp);
 VG_REGPARM(1) void cb_ret(Addr sp);
+VG_REGPARM(3) void cb_enter(Addr fn, Addr sp, UWord loc);
+Bool cb_is_fn_entry(Addr a);   /* translation time */
 Bool cb_call_target_watched(Addr target);
 void cb_blocks_close_all(CbThread *t);
 

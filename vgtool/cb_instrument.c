@@ -1,11 +1,15 @@
 /* cb_instrument.c: VEX instrumentation.
  *
- * Each memory access of watched code gets a tiny helper that emits a READ or
- * WRITE record with its value, unless it can be proved at translation time
- * never to be shared: addresses computed from the stack pointer, and
- * constant addresses in read-only data, the GOT or the PLT.  The helper
- * itself drops the running thread's own stack.  Calls and returns feed the
- * shadow stack of cb_blocks.c.  In replay mode each instruction that may
+ * Each memory access of watched code emits a READ or WRITE record with its
+ * value, unless it can be proved at translation time never to be shared:
+ * addresses computed from the stack pointer, and constant addresses in
+ * read-only data, the GOT or the PLT.  Accesses to the running thread's own
+ * stack are dropped at run time.  In record mode the record is written by
+ * inline IR (no helper call: a call per access was most of the tool's cost);
+ * replay mode calls cb_ev_mem, which also counts the event for the plan.
+ * Both keep exactly the same events with the same fields.  Function entries,
+ * calls and returns feed the shadow stack of cb_blocks.c.  In replay mode
+ * each instruction that may
  * produce a counted event is preceded by a turn check and a guarded
  * Ijk_Yield exit back to the same instruction (DESIGN.md, "Forcing a
  * schedule").
@@ -32,6 +36,7 @@
  * switches threads inside a superblock, so one global is enough. */
 static UInt cb_insn_has_ev;
 
+/* Replay mode's memory event (record mode: cb_emit_mem_inline). */
 static VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
 {
    if (a - cb_stk_lo < cb_stk_len) {   /* the thread's own stack */
@@ -172,7 +177,107 @@ typedef struct {
    Addr   insn;       /* current instruction address */
    UInt   loc;        /* its location id, 0 until first needed */
    Bool   first;      /* no helper yet in this instruction */
+   /* Record mode, inline path: the running thread's stack bounds and tid
+    * bits, loaded once per superblock (threads switch only between
+    * superblocks), and whether this instruction already emitted. */
+   IRTemp stk_lo, stk_len, tid16;
+   IRTemp has_ev;     /* I64, 0 or 1 */
 } CbEmit;
+
+static IRTemp cb_tmp(IRSB *sb, IRType ty, IRExpr *e)
+{
+   IRTemp t = newIRTemp(sb->tyenv, ty);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+   return t;
+}
+
+/* An atom for e (IR statements take atoms only). */
+static IRExpr *cb_tmp_expr(IRSB *sb, IRExpr *e)
+{
+   if (e->tag == Iex_RdTmp || e->tag == Iex_Const)
+      return e;
+   return IRExpr_RdTmp(cb_tmp(sb, typeOfIRExpr(sb->tyenv, e), e));
+}
+
+static IRExpr *cb_hword_at(const void *p)
+{
+   return IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)p));
+}
+
+/* Record mode: the event as plain IR, no helper call.  The record is
+ * always stored at cb_buf + cb_buf_used; the used count grows only when the
+ * event is kept (not the thread's own stack, guard true), so a dropped
+ * event's bytes are overwritten by the next record.  When the buffer has no
+ * room left for another record, a guarded call flushes it.  Same filter,
+ * same flag and same fields as cb_ev_mem, which replay mode keeps using for
+ * its turn counting. */
+static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
+                               UInt size, UChar kind, IRExpr *guard)
+{
+   IRSB *sb = em->sb;
+   if (em->stk_lo == IRTemp_INVALID) {
+      em->stk_lo = cb_tmp(sb, Ity_I64, cb_hword_at(&cb_stk_lo));
+      em->stk_len = cb_tmp(sb, Ity_I64, cb_hword_at(&cb_stk_len));
+      em->tid16 = cb_tmp(sb, Ity_I64, cb_hword_at(&cb_cur_tid16));
+   }
+   /* keep: the address is outside the thread's stack (and the guard holds) */
+   IRTemp off = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, addr,
+                                                 IRExpr_RdTmp(em->stk_lo)));
+   IRTemp keep1 = cb_tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLE64U,
+                                                  IRExpr_RdTmp(em->stk_len),
+                                                  IRExpr_RdTmp(off)));
+   if (guard)
+      keep1 = cb_tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(keep1),
+                                              guard));
+   IRTemp keep = cb_tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64,
+                                                 IRExpr_RdTmp(keep1)));
+   /* first word: kind, size (| same-instruction flag), tid, location */
+   ULong w0 = (ULong)kind | ((ULong)size << 8) | ((ULong)em->loc << 32);
+   IRExpr *word0 = IRExpr_Binop(Iop_Or64, mkIRExpr_HWord(w0),
+                                IRExpr_RdTmp(em->tid16));
+   if (em->first) {
+      em->has_ev = keep;
+   } else {
+      IRTemp same = cb_tmp(sb, Ity_I64,
+                           IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(em->has_ev),
+                                        IRExpr_Const(IRConst_U8(15))));
+      word0 = IRExpr_Binop(Iop_Or64, cb_tmp_expr(sb, word0),
+                           IRExpr_RdTmp(same));
+      em->has_ev = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64,
+                                                    IRExpr_RdTmp(em->has_ev),
+                                                    IRExpr_RdTmp(keep)));
+   }
+   IRTemp w0t = cb_tmp(sb, Ity_I64, word0);
+   IRTemp used = cb_tmp(sb, Ity_I64, cb_hword_at(&cb_buf_used));
+   IRTemp p = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64,
+                                               mkIRExpr_HWord((HWord)cb_buf),
+                                               IRExpr_RdTmp(used)));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p), IRExpr_RdTmp(w0t)));
+   IRTemp p8 = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p),
+                                                mkIRExpr_HWord(8)));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p8), addr));
+   IRTemp p16 = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p),
+                                                 mkIRExpr_HWord(16)));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p16),
+                                  cb_tmp_expr(sb, value)));
+   IRTemp grow = cb_tmp(sb, Ity_I64,
+                        IRExpr_Binop(Iop_Mul64, IRExpr_RdTmp(keep),
+                                     mkIRExpr_HWord(sizeof(cb_wire_event))));
+   IRTemp nused = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64,
+                                                   IRExpr_RdTmp(used),
+                                                   IRExpr_RdTmp(grow)));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&cb_buf_used),
+                                  IRExpr_RdTmp(nused)));
+   IRTemp full = cb_tmp(sb, Ity_I1, IRExpr_Binop(
+      Iop_CmpLT64U, mkIRExpr_HWord(CB_BUF_BYTES - sizeof(cb_wire_event)),
+      IRExpr_RdTmp(nused)));
+   IRDirty *d = unsafeIRDirty_0_N(0, "cb_out_flush_full",
+                                  VG_(fnptr_to_fnentry)(cb_out_flush_full),
+                                  mkIRExprVec_0());
+   d->guard = IRExpr_RdTmp(full);
+   addStmtToIRSB(sb, IRStmt_Dirty(d));
+   em->first = False;
+}
 
 static void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
                         UChar kind, IRExpr *guard)
@@ -183,6 +288,10 @@ static void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
       IRConst *c = addr->Iex.Const.con;
       cb_symdef_for(c->tag == Ico_U64 ? (Addr)c->Ico.U64 : (Addr)c->Ico.U32);
    }
+   if (!cb_replaying) {
+      cb_emit_mem_inline(em, addr, value, size, kind, guard);
+      return;
+   }
    IRDirty *d = unsafeIRDirty_0_N(
       3, "cb_ev_mem", VG_(fnptr_to_fnentry)(cb_ev_mem),
       mkIRExprVec_3(addr, value,
@@ -191,6 +300,21 @@ static void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
       d->guard = guard;
    addStmtToIRSB(em->sb, IRStmt_Dirty(d));
    em->first = False;
+}
+
+/* A function entry: the frame is pushed here, with the stack pointer of
+ * the entry (whatever path led here: a call, a PLT stub, a chased call). */
+static void cb_emit_enter(CbEmit *em, const VexGuestLayout *layout)
+{
+   em->loc = cb_loc_for(em->insn);
+   IRTemp sp = newIRTemp(em->sb->tyenv, Ity_I64);
+   addStmtToIRSB(em->sb, IRStmt_WrTmp(sp, IRExpr_Get(layout->offset_SP,
+                                                     Ity_I64)));
+   IRDirty *d = unsafeIRDirty_0_N(
+      3, "cb_enter", VG_(fnptr_to_fnentry)(cb_enter),
+      mkIRExprVec_3(mkIRExpr_HWord(em->insn), IRExpr_RdTmp(sp),
+                    mkIRExpr_HWord(em->loc)));
+   addStmtToIRSB(em->sb, IRStmt_Dirty(d));
 }
 
 static void cb_emit_gate(IRSB *sb, const VexGuestLayout *layout, Addr insn,
@@ -295,7 +419,8 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
 {
    if (gWordTy != hWordTy)
       VG_(tool_panic)("cbtools: host/guest word size mismatch");
-   if (!cb_obj_instrumented((Addr)vge->base[0])) {
+   if (!cb_obj_instrumented((Addr)vge->base[0]) ||
+       cb_code_is_runtime_glue((Addr)vge->base[0])) {
       /* Unwatched code (the C runtime) calling through a pointer may enter
        * watched code: a thread's start routine, main, a callback. */
       if (bb->jumpkind == Ijk_Call && bb->next->tag != Iex_Const)
@@ -310,7 +435,8 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
    cb_scan(bb, &sc, gate, layout->offset_SP);
 
    IRSB *sb = deepCopyIRSBExceptStmts(bb);
-   CbEmit em = { sb, 0, 0, True };
+   CbEmit em = { sb, 0, 0, True, IRTemp_INVALID, IRTemp_INVALID,
+                 IRTemp_INVALID, IRTemp_INVALID };
    Int i = 0;
    while (i < bb->stmts_used && bb->stmts[i]->tag != Ist_IMark)
       addStmtToIRSB(sb, bb->stmts[i++]);
@@ -330,6 +456,8 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
          em.loc = 0;
          em.first = True;
          nloaded = 0;
+         if (cb_is_fn_entry(em.insn))
+            cb_emit_enter(&em, layout);
          if (cb_replaying && gate[i] == CB_GATE_AFTER_IMARK)
             cb_emit_gate(sb, layout, em.insn, NULL, True);
          continue;

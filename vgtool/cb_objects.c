@@ -84,6 +84,23 @@ Bool cb_obj_instrumented(Addr a)
    return n->instr;
 }
 
+/* The start-up glue the linker puts into every program and library
+ * (crti.o's _init and _fini, crtbegin.o's frame_dummy and
+ * __do_global_dtors_aux): C runtime too, but inside a watched object.  It
+ * has neither a sized symbol nor line info, which Valgrind then cannot name;
+ * user code always has one or the other (a stripped library keeps its
+ * exported names).  Asked at translation time only. */
+Bool cb_code_is_runtime_glue(Addr a)
+{
+   const HChar *s, *dir;
+   UInt line;
+   if (cb_instr == CB_INSTR_ALL)
+      return False;
+   DiEpoch ep = VG_(current_DiEpoch)();
+   return !VG_(get_fnname)(ep, a, &s) &&
+          !VG_(get_filename_linenum)(ep, a, &s, &dir, &line);
+}
+
 Bool cb_addr_is_plt(Addr a)
 {
    return VG_(DebugInfo_sect_kind)(NULL, a) == Vg_SectPLT;

@@ -21,8 +21,8 @@
  * cannot close ours. */
 extern Int VG_(safe_fd)(Int oldfd);
 
-UChar cb_buf[CB_BUF_BYTES] __attribute__((aligned(8)));
-UInt  cb_buf_used;
+UChar cb_buf[CB_BUF_BYTES + CB_BUF_SLACK] __attribute__((aligned(64)));
+UWord cb_buf_used;
 Int   cb_out_fd = -1;
 
 static VgHashTable *cb_locs;  /* code address -> location id */
@@ -48,8 +48,15 @@ static void cb_write_all(const UChar *p, UInt n)
 
 void cb_out_flush(void)
 {
-   cb_write_all(cb_buf, cb_buf_used);
+   cb_write_all(cb_buf, (UInt)cb_buf_used);
    cb_buf_used = 0;
+}
+
+/* The inline record path's slow path: the buffer has no room for the next
+ * record. */
+VG_REGPARM(0) void cb_out_flush_full(void)
+{
+   cb_out_flush();
 }
 
 /* Called at thread switches and after blocking calls, not per event. */

@@ -19,6 +19,7 @@ CbThread *cb_threads;
 CbThread *cb_cur;
 Addr      cb_stk_lo;
 SizeT     cb_stk_len;
+ULong     cb_cur_tid16;
 
 static UShort cb_next_wid;
 
@@ -100,6 +101,7 @@ void cb_thread_ll_exit(ThreadId tid)
       cb_cur = NULL;
       cb_stk_lo = 0;
       cb_stk_len = 0;
+      cb_cur_tid16 = 0;
    }
 }
 
@@ -120,6 +122,7 @@ void cb_thread_start_client(ThreadId tid, ULong blocks)
    cb_cur = t;
    cb_stk_lo = t->stk_lo;
    cb_stk_len = t->stk_len;
+   cb_cur_tid16 = (ULong)t->wid << 16;
 }
 
 void cb_thread_created(ThreadId tid, UWord pthread)
