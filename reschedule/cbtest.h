@@ -1,0 +1,289 @@
+/* cbtest.h: what the parts of cbtest share.
+ *
+ * cbtest runs the whole pipeline over a test suite: for every test command,
+ * `cbtrace record`, then `cbpredict`, then `cbreplay --schedule sK` for every
+ * predicted schedule, all through one pool of N parallel jobs; then a human
+ * summary on stdout and two reports (JSON, SARIF 2.1.0).  The parts, one job
+ * each:
+ *   cbtest_options.c   command line -> cbt_options, --help
+ *   cbtest_suite.c     the tests file: lines -> words, like a simple shell
+ *   cbtest_pool.c      N child processes at once, each in its own process
+ *                      group, with a wall-clock limit
+ *   cbtest_pipeline.c  the stages of every test, fed to the pool
+ *   cbtest_progress.c  the progress line on stderr
+ *   cbtest_summary.c   the human summary, bugs and reproduce commands
+ *   cbtest_json.c      one small JSON writer (both reports use it)
+ *   cbtest_report.c    report.json and report.sarif
+ *   cbtest_main.c      puts them together, exit status
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_CBTEST_H
+#define CB_CBTEST_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* Exit status of cbtest. */
+enum {
+   CBT_EXIT_CLEAN = 0, /* no bug confirmed */
+   CBT_EXIT_BUG = 1,   /* a forced run failed or hung */
+   CBT_EXIT_USAGE = 2  /* bad usage or input, or nothing could run */
+};
+
+#define CBT_DEFAULT_OUT "cbtest-out"
+#define CBT_DEFAULT_TIMEOUT_S 20.0
+/* A recorded run that has not ended after this long is stopped and reported
+ * as failed natively (a test that hangs on its own). */
+#define CBT_DEFAULT_RECORD_TIMEOUT_S 300.0
+
+typedef struct {
+   int jobs;                 /* -j N */
+   const char *out_dir;      /* -o DIR */
+   double timeout_s;         /* --timeout S, passed to cbreplay */
+   double record_timeout_s;  /* --record-timeout S */
+   int z3;                   /* --z3 asked for */
+   const char *tests_file;   /* --tests FILE, or NULL */
+   char **prog_argv;         /* -- PROG ARGS..., or NULL */
+   int prog_argc;
+} cbt_options;
+
+/* Returns 0 to go on, 1 when --help was printed (exit 0), or CBT_EXIT_USAGE
+ * after printing "cbtest: ..." on stderr. */
+int cbt_parse_options(int argc, char **argv, cbt_options *o);
+
+/* ---- The suite --------------------------------------------------------------- */
+
+typedef struct {
+   char **argv;   /* NULL-terminated words of the command */
+   int argc;
+   int line;      /* in the tests file, 0 for `-- PROG` */
+} cbt_command;
+
+/* Splits one line into words like a simple shell: blanks separate words;
+ * '...' is literal; "..." is literal except \" \\ \$ \` ; a backslash outside
+ * quotes takes the next character as is; an unquoted # at the start of a
+ * word ends the line.  No variables, globs or redirections.  Returns the
+ * number of words (0: blank or a comment), or -1 with *why set (an
+ * unterminated quote).  Caller frees with cbt_free_words. */
+int cbt_split_words(const char *line, char ***words, const char **why);
+void cbt_free_words(char **words);
+
+/* Reads the tests file: one test command a line.  Returns 0 and the list
+ * (possibly empty), or -1 with a one-line reason in why (no "cbtest:"). */
+int cbt_read_suite(const char *path, cbt_command **cmds, size_t *n,
+                   char *why, size_t whylen);
+
+/* snprintf that may cut its output short: for messages and for paths whose
+ * length was checked once up front (the output folder).  Returns -1 when
+ * the output was cut. */
+int cbt_fmt(char *buf, size_t len, const char *fmt, ...)
+   __attribute__((format(printf, 3, 4)));
+
+/* Shell-quotes s onto the end of buf (with a space before it unless buf is
+ * empty), so that a printed command can be pasted back into a shell. */
+void cbt_append_quoted(char *buf, size_t len, const char *s);
+
+/* ---- The pool ---------------------------------------------------------------- */
+
+typedef struct cbt_pool cbt_pool;
+
+typedef struct {
+   char *const *argv;     /* argv[0] an absolute path */
+   const char *out_path;  /* the job's stdout goes there */
+   const char *err_path;  /* and its stderr */
+   double limit_s;        /* stopped (SIGTERM, then SIGKILL) after this */
+   void *tag;             /* handed back when it ends */
+} cbt_job;
+
+typedef struct {
+   void *tag;
+   int code;           /* exit code, 128+N for signal N, -1: not started */
+   int timed_out;      /* stopped by the pool's limit */
+   double seconds;
+   char error[256];    /* why it did not start */
+} cbt_job_end;
+
+cbt_pool *cbt_pool_new(int slots);
+void cbt_pool_free(cbt_pool *p);
+int cbt_pool_free_slots(const cbt_pool *p);
+int cbt_pool_running(const cbt_pool *p);
+/* Starts a job (stdin /dev/null, own process group).  Returns 0, or -1 with
+ * end->error set when it could not start (end then describes that job). */
+int cbt_pool_start(cbt_pool *p, const cbt_job *job, cbt_job_end *end);
+/* Waits until one job ends or wait_s passes.  Returns 1 and fills *end, or 0
+ * on timeout.  Stops jobs past their limit on the way. */
+int cbt_pool_wait(cbt_pool *p, double wait_s, cbt_job_end *end);
+/* Stops every running job (an interrupted cbtest). */
+void cbt_pool_kill_all(cbt_pool *p);
+
+/* ---- Tests and their results --------------------------------------------------- */
+
+enum cbt_verdict {
+   CBT_PENDING = 0,
+   CBT_PASSED,
+   CBT_FAILED,
+   CBT_INFEASIBLE,
+   CBT_HUNG,
+   CBT_ERROR
+};
+const char *cbt_verdict_name(enum cbt_verdict v);
+
+/* One event of a pattern, from the schedule file. */
+typedef struct {
+   char kind[16];      /* "read", "write" */
+   char file[PATH_MAX];
+   unsigned line;
+   char function[256];
+   unsigned tid;
+} cbt_event;
+
+typedef struct {
+   char name[32];          /* "s17" */
+   char path[PATH_MAX];    /* absolute */
+   int readable;           /* the schedule file could be read */
+   char pattern[8];
+   char variable[256];
+   cbt_event e1, f, e2;
+   enum cbt_verdict verdict;
+   int exit_code;
+   double seconds;
+   char note[256];         /* why error, or cbreplay's last stderr line */
+   char out_path[PATH_MAX], err_path[PATH_MAX]; /* cbreplay's output */
+} cbt_run;
+
+/* A confirmed bug: runs of one test with the same pattern, variable and
+ * three locations are one bug (T2/T3 and T3/T2 are the same mistake). */
+typedef struct {
+   size_t test;       /* index into the tests */
+   size_t run;        /* its first failing or hung run */
+   int nruns;         /* how many runs confirmed it */
+   int hung;          /* the first confirming run hung (else failed) */
+   char reproduce[8192];
+} cbt_bug;
+
+enum cbt_test_state {
+   CBT_T_WAITING = 0, /* record not started */
+   CBT_T_RECORDING,
+   CBT_T_RECORDED,    /* ready for cbpredict */
+   CBT_T_PREDICTING,
+   CBT_T_REPLAYING,   /* runs in flight or waiting */
+   CBT_T_DONE
+};
+
+enum cbt_outcome {
+   CBT_O_NONE = 0,
+   CBT_O_ERROR,           /* could not run (missing program, tool failure) */
+   CBT_O_FAILED_NATIVELY, /* the recorded run failed: not predicted */
+   CBT_O_CLEAN,           /* every forced run passed or was infeasible */
+   CBT_O_BUGS             /* a forced run failed or hung */
+};
+const char *cbt_outcome_name(enum cbt_outcome o);
+
+typedef struct {
+   cbt_command cmd;       /* argv[0] replaced by its absolute path if found */
+   char id[96];           /* "001-rww" */
+   char dir[PATH_MAX];    /* DIR/tests/001-rww, absolute */
+   char trace[PATH_MAX];
+   char schedules[PATH_MAX];
+   enum cbt_test_state state;
+   enum cbt_outcome outcome;
+   int native_code;       /* exit code of the recorded run */
+   int native_timed_out;
+   char error[512];       /* CBT_O_ERROR / FAILED_NATIVELY: in words */
+   cbt_run *runs;
+   size_t nruns;
+   size_t next_run;       /* next run to start */
+   size_t runs_done;
+   double started, seconds;
+} cbt_test;
+
+/* Counts over all tests, for the summary, the reports and the progress. */
+typedef struct {
+   size_t tests, done, errors, failed_natively, clean, with_bugs;
+   size_t runs, runs_done, passed, failed, infeasible, hung, run_errors;
+   size_t bugs;
+} cbt_totals;
+
+typedef struct {
+   const cbt_options *o;
+   char bindir[PATH_MAX];
+   char cbtrace[PATH_MAX], cbpredict[PATH_MAX], cbreplay[PATH_MAX];
+   char out_dir[PATH_MAX];  /* absolute */
+   int z3_supported;        /* cbpredict knows --z3 */
+   cbt_test *tests;
+   size_t ntests;
+   cbt_bug *bugs;
+   size_t nbugs;
+   double started, seconds;
+   int interrupted;
+} cbt_suite;
+
+/* Set by cbtest's SIGINT/SIGTERM handler: the loop stops every job. */
+extern volatile sig_atomic_t cbt_interrupted;
+
+/* Runs every test of the suite through a pool of o->jobs slots, calling the
+ * progress functions as things end.  Fills results, bugs and timings. */
+int cbt_run_suite(cbt_suite *s);
+void cbt_totals_of(const cbt_suite *s, cbt_totals *t);
+/* Frees the tests (their words too), runs and bugs. */
+void cbt_free_suite(cbt_suite *s);
+/* Fills s->bugs from the finished runs. */
+void cbt_collect_bugs(cbt_suite *s);
+/* "file:line", "file" or "?" into buf. */
+const char *cbt_event_where(const cbt_event *e, char *buf, size_t len);
+
+/* ---- Output ------------------------------------------------------------------- */
+
+/* The progress line: in place on a terminal, one line per finished test
+ * otherwise.  cbt_progress_end clears a line left in place. */
+void cbt_progress_init(void);
+void cbt_progress_update(const cbt_suite *s);
+void cbt_progress_test_done(const cbt_suite *s, size_t test);
+void cbt_progress_end(void);
+
+void cbt_print_summary(FILE *out, const cbt_suite *s);
+/* Write DIR/report.json and DIR/report.sarif; -1 with why on failure. */
+int cbt_write_json_report(const cbt_suite *s, const char *path, char *why,
+                          size_t whylen);
+int cbt_write_sarif_report(const cbt_suite *s, const char *path, char *why,
+                           size_t whylen);
+
+/* ---- A small JSON writer (cbtest_json.c) ----------------------------------------
+ * Nesting is tracked, commas and indentation come by themselves.  `key` is
+ * the member name inside an object and must be NULL inside an array.
+ * Strings are escaped as RFC 8259 wants; bytes that are not valid UTF-8
+ * become U+FFFD, so the document always parses. */
+#define CBT_JSON_MAX_DEPTH 32
+typedef struct {
+   FILE *out;
+   int depth;
+   int count[CBT_JSON_MAX_DEPTH]; /* members written at each level */
+   char closer[CBT_JSON_MAX_DEPTH]; /* '}' or ']' for each open level */
+   int overflow;                  /* nested too deep: a bug, seen in tests */
+} cbt_json;
+
+void cbt_json_init(cbt_json *j, FILE *out);
+void cbt_json_object(cbt_json *j, const char *key);  /* { */
+void cbt_json_array(cbt_json *j, const char *key);   /* [ */
+void cbt_json_end(cbt_json *j);                      /* } or ], by nesting */
+void cbt_json_string(cbt_json *j, const char *key, const char *s); /* NULL: null */
+void cbt_json_int(cbt_json *j, const char *key, long long v);
+void cbt_json_uint(cbt_json *j, const char *key, unsigned long long v);
+void cbt_json_double(cbt_json *j, const char *key, double v);
+void cbt_json_bool(cbt_json *j, const char *key, int v);
+/* Ends the document with a newline; 0, or -1 when nesting was unbalanced. */
+int cbt_json_finish(cbt_json *j);
+/* The escaped form of s without quotes, for tests and one-off use. */
+void cbt_json_write_escaped(FILE *out, const char *s);
+
+/* One-line descriptions of the five patterns, for the summary and SARIF. */
+const char *cbt_pattern_description(const char *pattern);
+const char *cbt_pattern_short(const char *pattern);
+
+double cbt_now(void);
+
+#endif /* CB_CBTEST_H */

@@ -1,0 +1,21 @@
+# reschedule/cbtest.mk: `cbtest`, the batch driver that runs record, predict
+# and every forced replay over a whole test suite (cbtest.h: the parts).
+# Included from reschedule/module.mk.
+
+CBTEST_SRCS := reschedule/cbtest_options.c reschedule/cbtest_suite.c \
+               reschedule/cbtest_pool.c reschedule/cbtest_pipeline.c \
+               reschedule/cbtest_progress.c reschedule/cbtest_summary.c \
+               reschedule/cbtest_json.c reschedule/cbtest_report.c
+CBTEST_OBJS := $(CBTEST_SRCS:%.c=$(BUILD)/host/%.o)
+
+$(BIN)/cbtest: $(BUILD)/host/reschedule/cbtest_main.o $(CBTEST_OBJS) \
+               $(LIBCBTRACE)
+	@mkdir -p $(BIN)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(CBTEST_OBJS) $(LIBCBTRACE) \
+	   $(HOST_LDLIBS) -lm
+
+all: $(BIN)/cbtest
+# tests/t/60-cbtest.t drives the real stages on build/programs/ and
+# stand-ins made with replay_mkschedule.
+CHECK_DEPS += $(BIN)/cbtest $(BIN)/cbtrace $(BIN)/cbpredict $(BIN)/cbreplay \
+              $(BUILD)/tests/replay_mkschedule

@@ -1,0 +1,171 @@
+/* cbtest_json.c: the one JSON writer of cbtest; report.json and report.sarif
+ * both go through it, so escaping is done right in one place.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cbtest.h"
+
+void cbt_json_init(cbt_json *j, FILE *out)
+{
+   memset(j, 0, sizeof *j);
+   j->out = out;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not one
+ * (overlong forms, surrogates and values past U+10FFFF are not valid). */
+static int utf8_len(const unsigned char *s)
+{
+   unsigned c = s[0];
+   int n;
+   unsigned min, cp;
+   if (c < 0x80)
+      return 1;
+   if ((c & 0xE0) == 0xC0) {
+      n = 2, min = 0x80, cp = c & 0x1F;
+   } else if ((c & 0xF0) == 0xE0) {
+      n = 3, min = 0x800, cp = c & 0x0F;
+   } else if ((c & 0xF8) == 0xF0) {
+      n = 4, min = 0x10000, cp = c & 0x07;
+   } else {
+      return 0;
+   }
+   for (int i = 1; i < n; i++) {
+      if ((s[i] & 0xC0) != 0x80)
+         return 0;
+      cp = (cp << 6) | (s[i] & 0x3F);
+   }
+   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return 0;
+   return n;
+}
+
+void cbt_json_write_escaped(FILE *out, const char *str)
+{
+   const unsigned char *s = (const unsigned char *)str;
+   while (*s) {
+      unsigned c = *s;
+      switch (c) {
+      case '"': fputs("\\\"", out); s++; continue;
+      case '\\': fputs("\\\\", out); s++; continue;
+      case '\n': fputs("\\n", out); s++; continue;
+      case '\r': fputs("\\r", out); s++; continue;
+      case '\t': fputs("\\t", out); s++; continue;
+      case '\b': fputs("\\b", out); s++; continue;
+      case '\f': fputs("\\f", out); s++; continue;
+      default: break;
+      }
+      if (c < 0x20 || c == 0x7F) {
+         fprintf(out, "\\u%04x", c);
+         s++;
+         continue;
+      }
+      int n = utf8_len(s);
+      if (n == 0) {
+         fputs("\\ufffd", out);
+         s++;
+         continue;
+      }
+      fwrite(s, 1, (size_t)n, out);
+      s += n;
+   }
+}
+
+static void indent(cbt_json *j)
+{
+   fputc('\n', j->out);
+   for (int i = 0; i < j->depth; i++)
+      fputs("  ", j->out);
+}
+
+/* Comma, newline, indentation and "key": before a value. */
+static void member(cbt_json *j, const char *key)
+{
+   if (j->depth > 0) {
+      if (j->count[j->depth]++ > 0)
+         fputc(',', j->out);
+      indent(j);
+   }
+   if (key && j->depth > 0) {
+      fputc('"', j->out);
+      cbt_json_write_escaped(j->out, key);
+      fputs("\": ", j->out);
+   }
+}
+
+static void open_level(cbt_json *j, const char *key, char c)
+{
+   member(j, key);
+   fputc(c, j->out);
+   if (j->depth + 1 >= CBT_JSON_MAX_DEPTH) {
+      j->overflow = 1;
+      return;
+   }
+   j->depth++;
+   j->count[j->depth] = 0;
+   j->closer[j->depth] = c == '{' ? '}' : ']';
+}
+
+void cbt_json_object(cbt_json *j, const char *key) { open_level(j, key, '{'); }
+void cbt_json_array(cbt_json *j, const char *key) { open_level(j, key, '['); }
+
+void cbt_json_end(cbt_json *j)
+{
+   if (j->depth <= 0) {
+      j->overflow = 1;
+      return;
+   }
+   int had = j->count[j->depth];
+   char c = j->closer[j->depth];
+   j->depth--;
+   if (had)
+      indent(j);
+   fputc(c, j->out);
+}
+
+void cbt_json_string(cbt_json *j, const char *key, const char *s)
+{
+   member(j, key);
+   if (!s) {
+      fputs("null", j->out);
+      return;
+   }
+   fputc('"', j->out);
+   cbt_json_write_escaped(j->out, s);
+   fputc('"', j->out);
+}
+
+void cbt_json_int(cbt_json *j, const char *key, long long v)
+{
+   member(j, key);
+   fprintf(j->out, "%lld", v);
+}
+
+void cbt_json_uint(cbt_json *j, const char *key, unsigned long long v)
+{
+   member(j, key);
+   fprintf(j->out, "%llu", v);
+}
+
+void cbt_json_double(cbt_json *j, const char *key, double v)
+{
+   member(j, key);
+   if (!isfinite(v))
+      fputs("null", j->out); /* JSON has no NaN or infinity */
+   else
+      fprintf(j->out, "%.3f", v);
+}
+
+void cbt_json_bool(cbt_json *j, const char *key, int v)
+{
+   member(j, key);
+   fputs(v ? "true" : "false", j->out);
+}
+
+int cbt_json_finish(cbt_json *j)
+{
+   fputc('\n', j->out);
+   return (j->depth == 0 && !j->overflow) ? 0 : -1;
+}

@@ -1,0 +1,367 @@
+/* cbtest: the whole pipeline (record, predict, replay every schedule) over a
+ * test suite, with a progress line, a summary and JSON/SARIF reports.  See
+ * `cbtest --help` (cbtest_options.c) and cbtest.h for how the parts fit.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cbtest.h"
+#include "launch.h"
+
+static void on_signal(int sig)
+{
+   (void)sig;
+   cbt_interrupted = 1;
+}
+
+static void catch_signals(void)
+{
+   struct sigaction sa;
+   memset(&sa, 0, sizeof sa);
+   sa.sa_handler = on_signal; /* no SA_RESTART: the pool's poll wakes up */
+   sigemptyset(&sa.sa_mask);
+   sigaction(SIGINT, &sa, NULL);
+   sigaction(SIGTERM, &sa, NULL);
+   sigaction(SIGHUP, &sa, NULL);
+}
+
+/* The stages live next to this command: BINDIR/cbtrace and so on, the same
+ * way they find the tool (BINDIR/../lib/cbtools). */
+static int find_siblings(cbt_suite *s)
+{
+   char self[PATH_MAX];
+   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+   if (n <= 0) {
+      fprintf(stderr, "cbtest: cannot find where cbtest lives: %s\n",
+              strerror(errno));
+      return -1;
+   }
+   self[n] = 0;
+   char *slash = strrchr(self, '/');
+   *slash = 0;
+   cbt_fmt(s->bindir, sizeof s->bindir, "%s", self);
+   struct {
+      char *path;
+      const char *name;
+   } need[] = {{s->cbtrace, "cbtrace"},
+               {s->cbpredict, "cbpredict"},
+               {s->cbreplay, "cbreplay"}};
+   for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+      cbt_fmt(need[i].path, PATH_MAX, "%s/%s", s->bindir, need[i].name);
+      if (access(need[i].path, X_OK) != 0) {
+         fprintf(stderr, "cbtest: cannot run %s: %s (it must sit next to "
+                         "cbtest)\n", need[i].path, strerror(errno));
+         return -1;
+      }
+   }
+   return 0;
+}
+
+/* Whether this cbpredict knows --z3: its --help says so. */
+static int predict_knows_z3(const cbt_suite *s)
+{
+   int p[2];
+   if (pipe(p) != 0)
+      return 0;
+   pid_t pid = fork();
+   if (pid < 0) {
+      close(p[0]);
+      close(p[1]);
+      return 0;
+   }
+   if (pid == 0) {
+      dup2(p[1], 1);
+      int null = open("/dev/null", O_RDWR);
+      if (null >= 0) {
+         dup2(null, 0);
+         dup2(null, 2);
+      }
+      close(p[0]);
+      close(p[1]);
+      execl(s->cbpredict, s->cbpredict, "--help", (char *)NULL);
+      _exit(127);
+   }
+   close(p[1]);
+   char buf[16384];
+   size_t got = 0;
+   ssize_t n;
+   while ((n = read(p[0], buf + got, sizeof buf - 1 - got)) > 0 ||
+          (n < 0 && errno == EINTR))
+      if (n > 0)
+         got += (size_t)n;
+   buf[got] = 0;
+   close(p[0]);
+   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+   return strstr(buf, "--z3") != NULL;
+}
+
+static int mkdir_p(const char *path)
+{
+   char tmp[PATH_MAX];
+   cbt_fmt(tmp, sizeof tmp, "%s", path);
+   for (char *p = tmp + 1; *p; p++) {
+      if (*p != '/')
+         continue;
+      *p = 0;
+      if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+         return -1;
+      *p = '/';
+   }
+   if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+      return -1;
+   struct stat st;
+   if (stat(tmp, &st) != 0)
+      return -1;
+   if (!S_ISDIR(st.st_mode)) {
+      errno = ENOTDIR;
+      return -1;
+   }
+   return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw)
+{
+   (void)st;
+   (void)ftw;
+   if (flag == FTW_DP)
+      rmdir(path);
+   else
+      unlink(path);
+   return 0;
+}
+
+/* Work folders of an earlier run (DIR/tests/NNN-*) would be mistaken for
+ * this run's: remove them.  Nothing else in DIR is touched. */
+static void remove_old_work(const char *tests_dir)
+{
+   DIR *d = opendir(tests_dir);
+   if (!d)
+      return;
+   struct dirent *de;
+   while ((de = readdir(d))) {
+      const char *p = de->d_name;
+      size_t digits = strspn(p, "0123456789");
+      if (digits < 3 || p[digits] != '-')
+         continue;
+      char path[PATH_MAX];
+      cbt_fmt(path, sizeof path, "%s/%s", tests_dir, p);
+      nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+   }
+   closedir(d);
+}
+
+/* "001-rww": the number keeps names unique and in order, the program's
+ * name makes the folder easy to find. */
+static void test_id(size_t index, size_t ntests, const char *prog, char *buf,
+                    size_t len)
+{
+   const char *base = strrchr(prog, '/');
+   base = base ? base + 1 : prog;
+   char name[48];
+   size_t n = 0;
+   for (const char *p = base; *p && n + 1 < sizeof name; p++)
+      name[n++] = (strchr("-_.", *p) || (*p >= '0' && *p <= '9') ||
+                   (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+                     ? *p
+                     : '_';
+   name[n] = 0;
+   if (!n || !strcmp(name, ".") || !strcmp(name, ".."))
+      cbt_fmt(name, sizeof name, "test");
+   int width = ntests >= 1000 ? (ntests >= 10000 ? 6 : 4) : 3;
+   cbt_fmt(buf, len, "%0*zu-%s", width, index + 1, name);
+}
+
+/* Fills the test's folders and makes its program absolute (relative to the
+ * folder cbtest runs in; symlinks are kept, argv[0] may matter to it).
+ * A program that cannot run settles the test as an error at once. */
+static int setup_test(cbt_suite *s, size_t i, cbt_command cmd)
+{
+   cbt_test *t = &s->tests[i];
+   memset(t, 0, sizeof *t);
+   t->cmd = cmd;
+   test_id(i, s->ntests, cmd.argv[0], t->id, sizeof t->id);
+   cbt_fmt(t->dir, sizeof t->dir, "%s/tests/%s", s->out_dir, t->id);
+   cbt_fmt(t->trace, sizeof t->trace, "%s/trace.pb", t->dir);
+   cbt_fmt(t->schedules, sizeof t->schedules, "%s/schedules", t->dir);
+   if (mkdir_p(t->dir) != 0) {
+      fprintf(stderr, "cbtest: cannot create %s: %s\n", t->dir,
+              strerror(errno));
+      return -1;
+   }
+   char found[PATH_MAX];
+   cb_error err;
+   if (cb_find_program(cmd.argv[0], found, sizeof found, &err) != 0) {
+      t->outcome = CBT_O_ERROR;
+      t->state = CBT_T_DONE;
+      cbt_fmt(t->error, sizeof t->error, "%s", err.msg);
+      return 0;
+   }
+   char abs[PATH_MAX];
+   if (found[0] == '/') {
+      cbt_fmt(abs, sizeof abs, "%s", found);
+   } else {
+      char cwd[PATH_MAX];
+      if (!getcwd(cwd, sizeof cwd))
+         cbt_fmt(cwd, sizeof cwd, ".");
+      if (cbt_fmt(abs, sizeof abs, "%s/%s", cwd,
+                  strncmp(found, "./", 2) ? found : found + 2) != 0) {
+         t->outcome = CBT_O_ERROR;
+         t->state = CBT_T_DONE;
+         cbt_fmt(t->error, sizeof t->error, "%s: path too long", found);
+         return 0;
+      }
+   }
+   char *copy = strdup(abs);
+   if (!copy) {
+      fprintf(stderr, "cbtest: out of memory\n");
+      return -1;
+   }
+   free(t->cmd.argv[0]);
+   t->cmd.argv[0] = copy;
+   return 0;
+}
+
+/* The tests, from --tests FILE or from `-- PROG ARGS`. */
+static int load_commands(const cbt_options *o, cbt_command **cmds, size_t *n)
+{
+   if (o->tests_file) {
+      char why[PATH_MAX + 256];
+      if (cbt_read_suite(o->tests_file, cmds, n, why, sizeof why) != 0) {
+         fprintf(stderr, "cbtest: %s\n", why);
+         return -1;
+      }
+      if (*n == 0) {
+         fprintf(stderr, "cbtest: %s: no tests in it (every line is blank "
+                         "or a comment)\n", o->tests_file);
+         return -1;
+      }
+      return 0;
+   }
+   cbt_command *c = calloc(1, sizeof *c);
+   char **argv = calloc((size_t)o->prog_argc + 1, sizeof *argv);
+   if (!c || !argv) {
+      fprintf(stderr, "cbtest: out of memory\n");
+      return -1;
+   }
+   for (int a = 0; a < o->prog_argc; a++)
+      if (!(argv[a] = strdup(o->prog_argv[a]))) {
+         fprintf(stderr, "cbtest: out of memory\n");
+         return -1;
+      }
+   c->argv = argv;
+   c->argc = o->prog_argc;
+   *cmds = c;
+   *n = 1;
+   return 0;
+}
+
+int main(int argc, char **argv)
+{
+   cbt_options o;
+   int rc = cbt_parse_options(argc, argv, &o);
+   if (rc == 1)
+      return 0;
+   if (rc != 0)
+      return rc;
+
+   cbt_suite s;
+   memset(&s, 0, sizeof s);
+   s.o = &o;
+   if (find_siblings(&s) != 0)
+      return CBT_EXIT_USAGE;
+
+   cbt_command *cmds;
+   size_t ncmds;
+   if (load_commands(&o, &cmds, &ncmds) != 0)
+      return CBT_EXIT_USAGE;
+
+   char tests_dir[PATH_MAX];
+   if (mkdir_p(o.out_dir) != 0 || !realpath(o.out_dir, s.out_dir)) {
+      fprintf(stderr, "cbtest: cannot create the output folder %s: %s\n",
+              o.out_dir, strerror(errno));
+      return CBT_EXIT_USAGE;
+   }
+   /* Every file cbtest names lives under DIR/tests/NNN-NAME/ with short
+    * names; checking DIR's length once keeps all of them whole. */
+   if (strlen(s.out_dir) > PATH_MAX - 256) {
+      fprintf(stderr, "cbtest: the output folder's path is too long: %s\n",
+              s.out_dir);
+      return CBT_EXIT_USAGE;
+   }
+   cbt_fmt(tests_dir, sizeof tests_dir, "%s/tests", s.out_dir);
+   if (mkdir_p(tests_dir) != 0) {
+      fprintf(stderr, "cbtest: cannot create %s: %s\n", tests_dir,
+              strerror(errno));
+      return CBT_EXIT_USAGE;
+   }
+   remove_old_work(tests_dir);
+
+   if (o.z3) {
+      s.z3_supported = predict_knows_z3(&s);
+      if (!s.z3_supported)
+         fprintf(stderr, "cbtest: this cbpredict does not know --z3 yet: "
+                         "predicting without it\n");
+   }
+
+   s.ntests = ncmds;
+   s.tests = calloc(ncmds, sizeof *s.tests);
+   if (!s.tests) {
+      fprintf(stderr, "cbtest: out of memory\n");
+      return CBT_EXIT_USAGE;
+   }
+   for (size_t i = 0; i < ncmds; i++)
+      if (setup_test(&s, i, cmds[i]) != 0)
+         return CBT_EXIT_USAGE;
+   free(cmds);
+
+   catch_signals();
+   cbt_progress_init();
+   if (cbt_run_suite(&s) != 0)
+      return CBT_EXIT_USAGE;
+   cbt_progress_end();
+
+   cbt_collect_bugs(&s);
+   cbt_print_summary(stdout, &s);
+
+   char path[PATH_MAX + 32], why[PATH_MAX + 256];
+   int reports_ok = 1;
+   cbt_fmt(path, sizeof path, "%s/report.json", s.out_dir);
+   if (cbt_write_json_report(&s, path, why, sizeof why) != 0) {
+      fprintf(stderr, "cbtest: %s\n", why);
+      reports_ok = 0;
+   }
+   cbt_fmt(path, sizeof path, "%s/report.sarif", s.out_dir);
+   if (cbt_write_sarif_report(&s, path, why, sizeof why) != 0) {
+      fprintf(stderr, "cbtest: %s\n", why);
+      reports_ok = 0;
+   }
+   if (reports_ok)
+      printf("reports: %s/report.json %s/report.sarif\n", o.out_dir,
+             o.out_dir);
+   fflush(stdout);
+
+   cbt_totals t;
+   cbt_totals_of(&s, &t);
+   if (s.interrupted)
+      rc = 130;
+   else if (t.bugs > 0)
+      rc = CBT_EXIT_BUG;
+   else if (t.errors == t.tests || !reports_ok)
+      rc = CBT_EXIT_USAGE; /* nothing could run, or no report */
+   else
+      rc = CBT_EXIT_CLEAN;
+   cbt_free_suite(&s);
+   return rc;
+}

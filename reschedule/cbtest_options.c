@@ -1,0 +1,171 @@
+/* cbtest_options.c: cbtest's command line and --help.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cbtest.h"
+
+static const char usage_text[] =
+"usage: cbtest [-j N] [-o DIR] [--timeout S] [--z3] --tests FILE\n"
+"       cbtest [-j N] [-o DIR] [--timeout S] [--z3] -- PROG [ARGS...]\n"
+"\n"
+"Runs the whole cbtools pipeline over a test suite.  For every test:\n"
+"  cbtrace record    one watched run (a test that fails on its own is\n"
+"                    reported as failed natively and not predicted);\n"
+"  cbpredict         the schedules that would break a block's atomicity;\n"
+"  cbreplay          every schedule forced, and the test's own exit status\n"
+"                    judges the run.\n"
+"The independent runs of all tests share one pool of N parallel jobs.\n"
+"\n"
+"The suite:\n"
+"  --tests FILE        one test command a line; blank lines and lines that\n"
+"                      start with # are skipped; a line is split into words\n"
+"                      like a simple shell (blanks, '...', \"...\", \\)\n"
+"  -- PROG [ARGS...]   a single test\n"
+"\n"
+"Options:\n"
+"  -j, --jobs N        jobs at once (default: one per core)\n"
+"  -o, --output DIR    work folders and reports (default ./cbtest-out):\n"
+"                      DIR/tests/NNN-NAME/ (trace.pb, schedules/, the\n"
+"                      output of every stage), DIR/report.json,\n"
+"                      DIR/report.sarif (SARIF 2.1.0)\n"
+"  --timeout S         a forced run that has not ended S seconds after its\n"
+"                      threads were released is hung (cbreplay --timeout;\n"
+"                      default 20)\n"
+"  --record-timeout S  stop a recorded run after S seconds and report the\n"
+"                      test as failed natively (default 300)\n"
+"  --z3                have cbpredict prove each schedule possible first\n"
+"                      (cbpredict --z3), when this cbpredict knows it\n"
+"  -h, --help          this text\n"
+"\n"
+"Output: a progress line on stderr (kept in place on a terminal), then a\n"
+"summary on stdout: per test the schedules predicted and how their forced\n"
+"runs ended (passed, failed, infeasible, hung), and for each confirmed bug\n"
+"its pattern, variable, the three file:line locations and the command that\n"
+"reproduces it.\n"
+"\n"
+"Exit status:\n"
+"  0  no bug confirmed\n"
+"  1  a bug was confirmed: a forced run failed or hung\n"
+"  2  bad usage or input: unknown option, missing or empty tests file;\n"
+"     or no test could run at all.  A test whose program is missing is\n"
+"     reported as an error and the others go on.\n"
+"  130  interrupted (SIGINT, SIGTERM): every job is stopped, and the\n"
+"     summary and reports say what had finished.\n";
+
+static int usage_error(const char *fmt, ...)
+   __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+   va_list ap;
+   va_start(ap, fmt);
+   fputs("cbtest: ", stderr);
+   vfprintf(stderr, fmt, ap);
+   va_end(ap);
+   fputs("\n(cbtest --help for usage)\n", stderr);
+   return CBT_EXIT_USAGE;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+   char *end;
+   errno = 0;
+   double v = strtod(s, &end);
+   if (end == s || *end || errno || !isfinite(v) || v <= 0 || v > 86400)
+      return -1;
+   *out = v;
+   return 0;
+}
+
+static int default_jobs(void)
+{
+   long n = sysconf(_SC_NPROCESSORS_ONLN);
+   return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
+}
+
+int cbt_parse_options(int argc, char **argv, cbt_options *o)
+{
+   enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS };
+   static const struct option longopts[] = {
+      {"jobs", required_argument, 0, 'j'},
+      {"output", required_argument, 0, 'o'},
+      {"timeout", required_argument, 0, OPT_TIMEOUT},
+      {"record-timeout", required_argument, 0, OPT_RECORD_TIMEOUT},
+      {"z3", no_argument, 0, OPT_Z3},
+      {"tests", required_argument, 0, OPT_TESTS},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+
+   memset(o, 0, sizeof *o);
+   o->jobs = default_jobs();
+   o->out_dir = CBT_DEFAULT_OUT;
+   o->timeout_s = CBT_DEFAULT_TIMEOUT_S;
+   o->record_timeout_s = CBT_DEFAULT_RECORD_TIMEOUT_S;
+
+   opterr = 0;
+   optind = 1;
+   int c;
+   /* '+': stop at the first word that is not an option, which is the
+    * program; "--" ends the options the same way. */
+   while ((c = getopt_long(argc, argv, "+:j:o:h", longopts, NULL)) != -1) {
+      switch (c) {
+      case 'j': {
+         char *end;
+         errno = 0;
+         long n = strtol(optarg, &end, 10);
+         if (end == optarg || *end || errno || n < 1 || n > 1024)
+            return usage_error("-j wants a number of jobs from 1 to 1024, "
+                               "not '%s'", optarg);
+         o->jobs = (int)n;
+         break;
+      }
+      case 'o':
+         if (!*optarg)
+            return usage_error("-o wants a folder");
+         o->out_dir = optarg;
+         break;
+      case OPT_TIMEOUT:
+         if (parse_seconds(optarg, &o->timeout_s) != 0)
+            return usage_error("--timeout wants seconds (> 0), not '%s'",
+                               optarg);
+         break;
+      case OPT_RECORD_TIMEOUT:
+         if (parse_seconds(optarg, &o->record_timeout_s) != 0)
+            return usage_error("--record-timeout wants seconds (> 0), "
+                               "not '%s'", optarg);
+         break;
+      case OPT_Z3:
+         o->z3 = 1;
+         break;
+      case OPT_TESTS:
+         o->tests_file = optarg;
+         break;
+      case 'h':
+         fputs(usage_text, stdout);
+         return 1;
+      case ':':
+         return usage_error("%s wants an argument", argv[optind - 1]);
+      default:
+         if (optopt)
+            return usage_error("unknown option '-%c'", optopt);
+         return usage_error("unknown option '%s'", argv[optind - 1]);
+      }
+   }
+   if (optind < argc) {
+      o->prog_argv = argv + optind;
+      o->prog_argc = argc - optind;
+   }
+   if (o->tests_file && o->prog_argv)
+      return usage_error("give either --tests FILE or -- PROG, not both");
+   if (!o->tests_file && !o->prog_argv)
+      return usage_error("nothing to test: give --tests FILE or -- PROG "
+                         "[ARGS...]");
+   return 0;
+}

@@ -1,0 +1,654 @@
+/* cbtest_pipeline.c: the stages of every test, fed to one pool of jobs.
+ *
+ * A test moves WAITING -> RECORDING -> RECORDED -> PREDICTING -> REPLAYING
+ * -> DONE.  Whenever a slot is free the next job is chosen in this order:
+ * a prediction (cheap, and it releases the replays of its test), then a
+ * forced run of the earliest test that has one waiting, then the recording
+ * of the next test.  So tests finish roughly in order, and recordings of
+ * later tests fill the slots the replays leave free.
+ *
+ * Every job runs in the folder cbtest was started from (a test's relative
+ * arguments keep their meaning); everything it writes is named by an
+ * absolute path in the test's work folder.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cbtest.h"
+#include "cbtrace.h"
+#include "trace.pb-c.h"
+
+enum job_kind { JOB_RECORD, JOB_PREDICT, JOB_REPLAY };
+
+typedef struct {
+   enum job_kind kind;
+   size_t test, run;
+   char *argv[64 + 16];   /* the words, pointing into storage below */
+   char **heap_argv;      /* for a test with many arguments */
+   char out[PATH_MAX], err[PATH_MAX];
+   char num[32];
+} job_ref;
+
+volatile sig_atomic_t cbt_interrupted;
+
+const char *cbt_verdict_name(enum cbt_verdict v)
+{
+   switch (v) {
+   case CBT_PENDING: return "pending";
+   case CBT_PASSED: return "passed";
+   case CBT_FAILED: return "failed";
+   case CBT_INFEASIBLE: return "infeasible";
+   case CBT_HUNG: return "hung";
+   case CBT_ERROR: return "error";
+   }
+   return "?";
+}
+
+const char *cbt_outcome_name(enum cbt_outcome o)
+{
+   switch (o) {
+   case CBT_O_NONE: return "not run";
+   case CBT_O_ERROR: return "error";
+   case CBT_O_FAILED_NATIVELY: return "failed natively";
+   case CBT_O_CLEAN: return "clean";
+   case CBT_O_BUGS: return "bugs";
+   }
+   return "?";
+}
+
+const char *cbt_event_where(const cbt_event *e, char *buf, size_t len)
+{
+   if (!e->file[0])
+      cbt_fmt(buf, len, "?");
+   else if (e->line)
+      cbt_fmt(buf, len, "%s:%u", e->file, e->line);
+   else
+      cbt_fmt(buf, len, "%s", e->file);
+   return buf;
+}
+
+/* Valgrind's own report lines ("==1234== ...") say how a crash happened,
+ * not what the program said. */
+static int valgrind_line(const char *l)
+{
+   if (l[0] != '=' || l[1] != '=')
+      return 0;
+   size_t d = strspn(l + 2, "0123456789");
+   return d > 0 && l[2 + d] == '=' && l[3 + d] == '=';
+}
+
+/* The last non-empty line of a file (a job's stderr) that is not one of
+ * Valgrind's, "" if none. */
+static void last_line(const char *path, char *buf, size_t len)
+{
+   buf[0] = 0;
+   FILE *f = fopen(path, "r");
+   if (!f)
+      return;
+   char tail[8192];
+   long size = 0;
+   if (fseek(f, 0, SEEK_END) == 0)
+      size = ftell(f);
+   long from = size > (long)sizeof tail - 1 ? size - (long)sizeof tail + 1 : 0;
+   fseek(f, from, SEEK_SET);
+   size_t n = fread(tail, 1, sizeof tail - 1, f);
+   fclose(f);
+   tail[n] = 0;
+   for (;;) {
+      while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' ||
+                       tail[n - 1] == ' '))
+         tail[--n] = 0;
+      if (n == 0)
+         return;
+      char *start = strrchr(tail, '\n');
+      start = start ? start + 1 : tail;
+      if (!valgrind_line(start) || start == tail) {
+         if (!valgrind_line(start))
+            cbt_fmt(buf, len, "%s", start);
+         return;
+      }
+      n = (size_t)(start - tail);
+      tail[n] = 0;
+   }
+}
+
+/* ---- Building the command lines -------------------------------------------- */
+
+static char **argv_space(job_ref *j, size_t words)
+{
+   if (words <= sizeof j->argv / sizeof j->argv[0])
+      return j->argv;
+   j->heap_argv = calloc(words, sizeof *j->heap_argv);
+   return j->heap_argv;
+}
+
+/* The test's own command (program already absolute) after "--". */
+static size_t put_test_command(char **argv, size_t k, const cbt_test *t)
+{
+   for (int a = 0; a < t->cmd.argc; a++)
+      argv[k++] = t->cmd.argv[a];
+   return k;
+}
+
+static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
+                        size_t ri)
+{
+   const cbt_test *t = &s->tests[ti];
+   job_ref *j = calloc(1, sizeof *j);
+   if (!j)
+      return NULL;
+   j->kind = kind;
+   j->test = ti;
+   j->run = ri;
+   char **argv = argv_space(j, (size_t)t->cmd.argc + 16);
+   if (!argv) {
+      free(j);
+      return NULL;
+   }
+   size_t k = 0;
+   switch (kind) {
+   case JOB_RECORD:
+      argv[k++] = (char *)s->cbtrace;
+      argv[k++] = "record";
+      argv[k++] = "-o";
+      argv[k++] = (char *)t->trace;
+      argv[k++] = "--";
+      k = put_test_command(argv, k, t);
+      cbt_fmt(j->out, sizeof j->out, "%s/record.out", t->dir);
+      cbt_fmt(j->err, sizeof j->err, "%s/record.err", t->dir);
+      break;
+   case JOB_PREDICT:
+      argv[k++] = (char *)s->cbpredict;
+      argv[k++] = "-o";
+      argv[k++] = (char *)t->schedules;
+      if (s->o->z3 && s->z3_supported)
+         argv[k++] = "--z3";
+      argv[k++] = (char *)t->trace;
+      cbt_fmt(j->out, sizeof j->out, "%s/predict.out", t->dir);
+      cbt_fmt(j->err, sizeof j->err, "%s/predict.err", t->dir);
+      break;
+   case JOB_REPLAY:
+      cbt_fmt(j->num, sizeof j->num, "%g", s->o->timeout_s);
+      argv[k++] = (char *)s->cbreplay;
+      argv[k++] = "--schedule";
+      argv[k++] = t->runs[ri].path;
+      argv[k++] = "--timeout";
+      argv[k++] = j->num;
+      argv[k++] = "--";
+      k = put_test_command(argv, k, t);
+      cbt_fmt(j->out, sizeof j->out, "%s", t->runs[ri].out_path);
+      cbt_fmt(j->err, sizeof j->err, "%s", t->runs[ri].err_path);
+      break;
+   }
+   argv[k] = NULL;
+   return j;
+}
+
+static void free_job(job_ref *j)
+{
+   if (!j)
+      return;
+   free(j->heap_argv);
+   free(j);
+}
+
+static double job_limit(const cbt_suite *s, enum job_kind kind)
+{
+   switch (kind) {
+   case JOB_RECORD: return s->o->record_timeout_s;
+   case JOB_PREDICT: return 600.0; /* a stuck cbpredict is a tool bug */
+   case JOB_REPLAY:
+      /* cbreplay ends a hung run itself after --timeout; this only guards
+       * against cbreplay itself never ending. */
+      return s->o->record_timeout_s + 4 * s->o->timeout_s + 60.0;
+   }
+   return 600.0;
+}
+
+/* ---- Schedules -> runs ----------------------------------------------------- */
+
+static void copy_event(cbt_event *out, const Cbtools__PatternEvent *e)
+{
+   memset(out, 0, sizeof *out);
+   if (!e)
+      return;
+   out->tid = e->tid;
+   cbt_fmt(out->kind, sizeof out->kind, "%s",
+            e->has_kind ? cb_event_kind_name(e->kind) : "?");
+   if (e->location) {
+      if (e->location->file)
+         cbt_fmt(out->file, sizeof out->file, "%s", e->location->file);
+      out->line = e->location->line;
+      if (e->location->function)
+         cbt_fmt(out->function, sizeof out->function, "%s",
+                  e->location->function);
+   }
+}
+
+static int schedule_number(const char *name)
+{
+   /* "s17.pb" -> 17; anything else -> -1 */
+   if (name[0] != 's' || name[1] < '0' || name[1] > '9')
+      return -1;
+   char *end;
+   long n = strtol(name + 1, &end, 10);
+   if (strcmp(end, ".pb") != 0 || n <= 0 || n > 100000000)
+      return -1;
+   return (int)n;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+   int x = *(const int *)a, y = *(const int *)b;
+   return (x > y) - (x < y);
+}
+
+/* Every sN.pb cbpredict wrote, in order of N, as runs waiting to be forced. */
+static int load_runs(cbt_test *t, char *why, size_t whylen)
+{
+   DIR *d = opendir(t->schedules);
+   if (!d) {
+      cbt_fmt(why, whylen, "cannot read the schedule folder %s: %s",
+               t->schedules, strerror(errno));
+      return -1;
+   }
+   int *nums = NULL;
+   size_t n = 0;
+   struct dirent *de;
+   while ((de = readdir(d))) {
+      int k = schedule_number(de->d_name);
+      if (k < 0)
+         continue;
+      int *more = realloc(nums, (n + 1) * sizeof *nums);
+      if (!more) {
+         free(nums);
+         closedir(d);
+         cbt_fmt(why, whylen, "out of memory");
+         return -1;
+      }
+      nums = more;
+      nums[n++] = k;
+   }
+   closedir(d);
+   if (n)
+      qsort(nums, n, sizeof *nums, cmp_int);
+   t->runs = n ? calloc(n, sizeof *t->runs) : NULL;
+   if (n && !t->runs) {
+      free(nums);
+      cbt_fmt(why, whylen, "out of memory");
+      return -1;
+   }
+   t->nruns = n;
+   for (size_t i = 0; i < n; i++) {
+      cbt_run *r = &t->runs[i];
+      cbt_fmt(r->name, sizeof r->name, "s%d", nums[i]);
+      cbt_fmt(r->path, sizeof r->path, "%s/%s.pb", t->schedules, r->name);
+      cbt_fmt(r->out_path, sizeof r->out_path, "%s/replay-%s.out", t->dir,
+               r->name);
+      cbt_fmt(r->err_path, sizeof r->err_path, "%s/replay-%s.err", t->dir,
+               r->name);
+      Cbtools__Schedule *sch = NULL;
+      cb_error err;
+      if (cb_schedule_read(r->path, &sch, &err) != 0) {
+         /* cbreplay will refuse it too; say why here already. */
+         cbt_fmt(r->note, sizeof r->note, "unreadable schedule: %s",
+                  err.msg);
+         continue;
+      }
+      r->readable = 1;
+      cbt_fmt(r->pattern, sizeof r->pattern, "%s",
+               sch->pattern ? sch->pattern : "?");
+      cbt_fmt(r->variable, sizeof r->variable, "%s",
+               sch->variable_name && *sch->variable_name ? sch->variable_name
+                                                         : "?");
+      copy_event(&r->e1, sch->e1);
+      copy_event(&r->f, sch->f);
+      copy_event(&r->e2, sch->e2);
+      cbtools__schedule__free_unpacked(sch, NULL);
+   }
+   free(nums);
+   return 0;
+}
+
+/* ---- What happens when a job ends ------------------------------------------ */
+
+static void test_finished(cbt_suite *s, size_t ti)
+{
+   cbt_test *t = &s->tests[ti];
+   t->state = CBT_T_DONE;
+   t->seconds = cbt_now() - t->started;
+   if (t->outcome == CBT_O_NONE) {
+      t->outcome = CBT_O_CLEAN;
+      for (size_t i = 0; i < t->nruns; i++)
+         if (t->runs[i].verdict == CBT_FAILED ||
+             t->runs[i].verdict == CBT_HUNG)
+            t->outcome = CBT_O_BUGS;
+   }
+   cbt_progress_test_done(s, ti);
+}
+
+static void test_error(cbt_suite *s, size_t ti, const char *what,
+                       const char *why)
+{
+   cbt_test *t = &s->tests[ti];
+   t->outcome = CBT_O_ERROR;
+   cbt_fmt(t->error, sizeof t->error, "%s%s%s", what, *why ? ": " : "", why);
+   test_finished(s, ti);
+}
+
+static void record_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
+                         const job_ref *j)
+{
+   cbt_test *t = &s->tests[ti];
+   char line[512];
+   last_line(j->err, line, sizeof line);
+   t->native_code = e->code;
+   if (e->code == 0 && !e->timed_out) {
+      t->state = CBT_T_RECORDED;
+      return;
+   }
+   if (e->timed_out) {
+      t->outcome = CBT_O_FAILED_NATIVELY;
+      t->native_timed_out = 1;
+      cbt_fmt(t->error, sizeof t->error,
+               "the recorded run did not end within %g s and was stopped",
+               s->o->record_timeout_s);
+   } else if (e->code == 2 && strncmp(line, "cbtrace: ", 9) == 0) {
+      /* cbtrace itself failed (its messages start so); a program that
+       * exits 2 on its own is a native failure. */
+      t->outcome = CBT_O_ERROR;
+      cbt_fmt(t->error, sizeof t->error, "%s", line);
+   } else {
+      t->outcome = CBT_O_FAILED_NATIVELY;
+      if (e->code > 128)
+         cbt_fmt(t->error, sizeof t->error, "killed by signal %d%s%s",
+                  e->code - 128, *line ? ": " : "", line);
+      else
+         cbt_fmt(t->error, sizeof t->error, "exit %d%s%s", e->code,
+                  *line ? ": " : "", line);
+   }
+   test_finished(s, ti);
+}
+
+static void predict_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
+                          const job_ref *j)
+{
+   cbt_test *t = &s->tests[ti];
+   char line[512];
+   if (e->code != 0 || e->timed_out) {
+      last_line(j->err, line, sizeof line);
+      char what[64];
+      cbt_fmt(what, sizeof what, e->timed_out ? "cbpredict did not end"
+                                               : "cbpredict failed (exit %d)",
+               e->code);
+      test_error(s, ti, what, line);
+      return;
+   }
+   char why[512];
+   if (load_runs(t, why, sizeof why) != 0) {
+      test_error(s, ti, "cbpredict", why);
+      return;
+   }
+   t->state = CBT_T_REPLAYING;
+   if (t->nruns == 0)
+      test_finished(s, ti);
+}
+
+static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
+                         const cbt_job_end *e)
+{
+   cbt_test *t = &s->tests[ti];
+   cbt_run *r = &t->runs[ri];
+   r->exit_code = e->code;
+   r->seconds = e->seconds;
+   if (e->code < 0 && e->error[0]) {
+      r->verdict = CBT_ERROR; /* cbreplay did not start */
+      cbt_fmt(r->note, sizeof r->note, "%s", e->error);
+   } else if (e->timed_out) {
+      r->verdict = CBT_ERROR;
+      cbt_fmt(r->note, sizeof r->note, "cbreplay did not end and was stopped");
+   } else {
+      switch (e->code) {
+      case 0: r->verdict = CBT_PASSED; break;
+      case 1: r->verdict = CBT_FAILED; break;
+      case 3: r->verdict = CBT_INFEASIBLE; break;
+      case 4: r->verdict = CBT_HUNG; break;
+      default: r->verdict = CBT_ERROR; break;
+      }
+      if (r->verdict == CBT_ERROR) {
+         char line[256];
+         last_line(r->err_path, line, sizeof line);
+         if (r->readable || !r->note[0])
+            cbt_fmt(r->note, sizeof r->note, "cbreplay exit %d%s%s", e->code,
+                     *line ? ": " : "", line);
+      }
+   }
+   if (++t->runs_done == t->nruns)
+      test_finished(s, ti);
+}
+
+/* ---- The loop ----------------------------------------------------------------- */
+
+static job_ref *next_job(cbt_suite *s)
+{
+   for (size_t i = 0; i < s->ntests; i++)
+      if (s->tests[i].state == CBT_T_RECORDED) {
+         s->tests[i].state = CBT_T_PREDICTING;
+         return new_job(s, JOB_PREDICT, i, 0);
+      }
+   for (size_t i = 0; i < s->ntests; i++) {
+      cbt_test *t = &s->tests[i];
+      if (t->state == CBT_T_REPLAYING && t->next_run < t->nruns)
+         return new_job(s, JOB_REPLAY, i, t->next_run++);
+   }
+   for (size_t i = 0; i < s->ntests; i++)
+      if (s->tests[i].state == CBT_T_WAITING) {
+         s->tests[i].state = CBT_T_RECORDING;
+         s->tests[i].started = cbt_now();
+         return new_job(s, JOB_RECORD, i, 0);
+      }
+   return NULL;
+}
+
+/* Whether next_job would find something to start. */
+static int next_ready(const cbt_suite *s)
+{
+   for (size_t i = 0; i < s->ntests; i++) {
+      const cbt_test *t = &s->tests[i];
+      if (t->state == CBT_T_RECORDED || t->state == CBT_T_WAITING ||
+          (t->state == CBT_T_REPLAYING && t->next_run < t->nruns))
+         return 1;
+   }
+   return 0;
+}
+
+static void job_ended(cbt_suite *s, job_ref *j, const cbt_job_end *e)
+{
+   if (e->code < 0 && e->error[0]) {
+      /* The job did not start at all. */
+      if (j->kind == JOB_REPLAY) {
+         replay_ended(s, j->test, j->run, e);
+      } else {
+         test_error(s, j->test, e->error, "");
+      }
+      return;
+   }
+   switch (j->kind) {
+   case JOB_RECORD: record_ended(s, j->test, e, j); break;
+   case JOB_PREDICT: predict_ended(s, j->test, e, j); break;
+   case JOB_REPLAY: replay_ended(s, j->test, j->run, e); break;
+   }
+}
+
+static size_t tests_done(const cbt_suite *s)
+{
+   size_t k = 0;
+   for (size_t i = 0; i < s->ntests; i++)
+      k += s->tests[i].state == CBT_T_DONE;
+   return k;
+}
+
+int cbt_run_suite(cbt_suite *s)
+{
+   cbt_pool *pool = cbt_pool_new(s->o->jobs);
+   if (!pool) {
+      fprintf(stderr, "cbtest: cannot start the job pool: %s\n",
+              strerror(errno));
+      return -1;
+   }
+   s->started = cbt_now();
+   /* Tests already settled (a missing program) count as done at once. */
+   for (size_t i = 0; i < s->ntests; i++)
+      if (s->tests[i].state == CBT_T_DONE)
+         cbt_progress_test_done(s, i);
+   cbt_progress_update(s);
+   while (tests_done(s) < s->ntests && !cbt_interrupted) {
+      job_ref *j;
+      while (cbt_pool_free_slots(pool) > 0 && (j = next_job(s))) {
+         cbt_job jb = {.argv = j->heap_argv ? j->heap_argv : j->argv,
+                       .out_path = j->out,
+                       .err_path = j->err,
+                       .limit_s = job_limit(s, j->kind),
+                       .tag = j};
+         cbt_job_end e;
+         if (cbt_pool_start(pool, &jb, &e) != 0) {
+            job_ended(s, j, &e);
+            free_job(j);
+         }
+      }
+      if (cbt_pool_running(pool) == 0) {
+         if (tests_done(s) < s->ntests && !next_ready(s)) {
+            /* Nothing runs and nothing can start (out of memory when a job
+             * was made): settle what is left rather than spin. */
+            for (size_t i = 0; i < s->ntests; i++)
+               if (s->tests[i].state != CBT_T_DONE)
+                  test_error(s, i, "cbtest could not start its next job",
+                             "out of memory");
+         }
+         continue;
+      }
+      cbt_job_end e;
+      if (cbt_pool_wait(pool, 0.5, &e)) {
+         job_ref *ended = e.tag;
+         job_ended(s, ended, &e);
+         free_job(ended);
+      }
+      cbt_progress_update(s);
+   }
+   if (cbt_interrupted) {
+      s->interrupted = 1;
+      cbt_pool_kill_all(pool);
+   }
+   s->seconds = cbt_now() - s->started;
+   cbt_pool_free(pool);
+   return 0;
+}
+
+/* ---- Results ------------------------------------------------------------------- */
+
+void cbt_totals_of(const cbt_suite *s, cbt_totals *tt)
+{
+   memset(tt, 0, sizeof *tt);
+   tt->tests = s->ntests;
+   for (size_t i = 0; i < s->ntests; i++) {
+      const cbt_test *t = &s->tests[i];
+      tt->done += t->state == CBT_T_DONE;
+      switch (t->outcome) {
+      case CBT_O_ERROR: tt->errors++; break;
+      case CBT_O_FAILED_NATIVELY: tt->failed_natively++; break;
+      case CBT_O_CLEAN: tt->clean++; break;
+      case CBT_O_BUGS: tt->with_bugs++; break;
+      case CBT_O_NONE: break;
+      }
+      tt->runs += t->nruns;
+      for (size_t r = 0; r < t->nruns; r++) {
+         switch (t->runs[r].verdict) {
+         case CBT_PENDING: continue;
+         case CBT_PASSED: tt->passed++; break;
+         case CBT_FAILED: tt->failed++; break;
+         case CBT_INFEASIBLE: tt->infeasible++; break;
+         case CBT_HUNG: tt->hung++; break;
+         case CBT_ERROR: tt->run_errors++; break;
+         }
+         tt->runs_done++;
+      }
+   }
+   tt->bugs = s->nbugs;
+}
+
+static int same_bug(const cbt_run *a, const cbt_run *b)
+{
+   return !strcmp(a->pattern, b->pattern) &&
+          !strcmp(a->variable, b->variable) &&
+          !strcmp(a->e1.file, b->e1.file) && a->e1.line == b->e1.line &&
+          !strcmp(a->f.file, b->f.file) && a->f.line == b->f.line &&
+          !strcmp(a->e2.file, b->e2.file) && a->e2.line == b->e2.line;
+}
+
+void cbt_collect_bugs(cbt_suite *s)
+{
+   free(s->bugs);
+   s->bugs = NULL;
+   s->nbugs = 0;
+   for (size_t ti = 0; ti < s->ntests; ti++) {
+      const cbt_test *t = &s->tests[ti];
+      size_t first_bug = s->nbugs;
+      for (size_t ri = 0; ri < t->nruns; ri++) {
+         const cbt_run *r = &t->runs[ri];
+         if (r->verdict != CBT_FAILED && r->verdict != CBT_HUNG)
+            continue;
+         size_t b;
+         for (b = first_bug; b < s->nbugs; b++)
+            if (same_bug(&t->runs[s->bugs[b].run], r))
+               break;
+         if (b < s->nbugs) {
+            s->bugs[b].nruns++;
+            continue;
+         }
+         cbt_bug *more = realloc(s->bugs, (s->nbugs + 1) * sizeof *more);
+         if (!more)
+            return;
+         s->bugs = more;
+         cbt_bug *bug = &s->bugs[s->nbugs++];
+         memset(bug, 0, sizeof *bug);
+         bug->test = ti;
+         bug->run = ri;
+         bug->nruns = 1;
+         bug->hung = r->verdict == CBT_HUNG;
+         cbt_append_quoted(bug->reproduce, sizeof bug->reproduce, s->cbreplay);
+         cbt_append_quoted(bug->reproduce, sizeof bug->reproduce,
+                           "--schedule");
+         cbt_append_quoted(bug->reproduce, sizeof bug->reproduce, r->path);
+         if (s->o->timeout_s != CBT_DEFAULT_TIMEOUT_S) {
+            char num[32];
+            cbt_fmt(num, sizeof num, "%g", s->o->timeout_s);
+            cbt_append_quoted(bug->reproduce, sizeof bug->reproduce,
+                              "--timeout");
+            cbt_append_quoted(bug->reproduce, sizeof bug->reproduce, num);
+         }
+         cbt_append_quoted(bug->reproduce, sizeof bug->reproduce, "--");
+         for (int a = 0; a < t->cmd.argc; a++)
+            cbt_append_quoted(bug->reproduce, sizeof bug->reproduce,
+                              t->cmd.argv[a]);
+      }
+   }
+}
+
+void cbt_free_suite(cbt_suite *s)
+{
+   for (size_t i = 0; i < s->ntests; i++) {
+      cbt_free_words(s->tests[i].cmd.argv);
+      free(s->tests[i].runs);
+   }
+   free(s->tests);
+   free(s->bugs);
+   s->tests = NULL;
+   s->bugs = NULL;
+   s->ntests = s->nbugs = 0;
+}

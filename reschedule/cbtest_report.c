@@ -1,0 +1,375 @@
+/* cbtest_report.c: report.json (everything cbtest learned: tests, schedules,
+ * verdicts, bugs) and report.sarif (SARIF 2.1.0: one result per confirmed
+ * bug, for code-scanning tools).  Both are written to a temporary name and
+ * renamed, so a reader never sees half a report.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cbtest.h"
+
+static const char *const patterns[] = {"RWR", "RWW", "WRW", "WWR", "WWW"};
+enum { NPATTERNS = 5 };
+
+typedef void (*writer_fn)(cbt_json *j, const cbt_suite *s);
+
+static int write_file(const char *path, writer_fn fn, const cbt_suite *s,
+                      char *why, size_t whylen)
+{
+   char tmp[PATH_MAX + 16];
+   snprintf(tmp, sizeof tmp, "%s.tmp", path);
+   FILE *f = fopen(tmp, "w");
+   if (!f) {
+      snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(errno));
+      return -1;
+   }
+   cbt_json j;
+   cbt_json_init(&j, f);
+   fn(&j, s);
+   int bad = cbt_json_finish(&j);
+   if (ferror(f) | (fclose(f) != 0)) {
+      snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(errno));
+      unlink(tmp);
+      return -1;
+   }
+   if (bad) {
+      snprintf(why, whylen, "internal error: unbalanced JSON in %s", path);
+      unlink(tmp);
+      return -1;
+   }
+   if (rename(tmp, path) != 0) {
+      snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
+      unlink(tmp);
+      return -1;
+   }
+   return 0;
+}
+
+/* ---- report.json ------------------------------------------------------------- */
+
+static void json_event(cbt_json *j, const char *key, const cbt_event *e)
+{
+   cbt_json_object(j, key);
+   cbt_json_string(j, "kind", e->kind);
+   cbt_json_uint(j, "thread", e->tid);
+   cbt_json_string(j, "file", e->file);
+   cbt_json_uint(j, "line", e->line);
+   cbt_json_string(j, "function", e->function);
+   cbt_json_end(j);
+}
+
+static void json_command(cbt_json *j, const char *key, const cbt_command *c)
+{
+   cbt_json_array(j, key);
+   for (int a = 0; a < c->argc; a++)
+      cbt_json_string(j, NULL, c->argv[a]);
+   cbt_json_end(j);
+}
+
+static void json_run(cbt_json *j, const cbt_run *r)
+{
+   cbt_json_object(j, NULL);
+   cbt_json_string(j, "id", r->name);
+   cbt_json_string(j, "schedule", r->path);
+   cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
+   cbt_json_int(j, "exit_code", r->exit_code);
+   cbt_json_double(j, "seconds", r->seconds);
+   if (r->readable) {
+      cbt_json_string(j, "pattern", r->pattern);
+      cbt_json_string(j, "variable", r->variable);
+      json_event(j, "e1", &r->e1);
+      json_event(j, "f", &r->f);
+      json_event(j, "e2", &r->e2);
+   }
+   if (r->note[0])
+      cbt_json_string(j, "note", r->note);
+   cbt_json_string(j, "output", r->out_path);
+   cbt_json_end(j);
+}
+
+static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
+{
+   const cbt_test *t = &s->tests[b->test];
+   const cbt_run *r = &t->runs[b->run];
+   cbt_json_object(j, NULL);
+   cbt_json_string(j, "test", t->id);
+   cbt_json_string(j, "pattern", r->pattern);
+   cbt_json_string(j, "variable", r->variable);
+   cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
+   json_event(j, "e1", &r->e1);
+   json_event(j, "f", &r->f);
+   json_event(j, "e2", &r->e2);
+   cbt_json_array(j, "schedules");
+   for (size_t i = 0; i < t->nruns; i++)
+      if ((t->runs[i].verdict == CBT_FAILED ||
+           t->runs[i].verdict == CBT_HUNG) &&
+          !strcmp(t->runs[i].pattern, r->pattern) &&
+          !strcmp(t->runs[i].variable, r->variable) &&
+          !strcmp(t->runs[i].e1.file, r->e1.file) &&
+          t->runs[i].e1.line == r->e1.line &&
+          !strcmp(t->runs[i].f.file, r->f.file) &&
+          t->runs[i].f.line == r->f.line &&
+          !strcmp(t->runs[i].e2.file, r->e2.file) &&
+          t->runs[i].e2.line == r->e2.line)
+         cbt_json_string(j, NULL, t->runs[i].name);
+   cbt_json_end(j);
+   cbt_json_string(j, "reproduce", b->reproduce);
+   cbt_json_end(j);
+}
+
+static void json_counts(cbt_json *j, const cbt_test *t)
+{
+   size_t k[6] = {0};
+   for (size_t r = 0; r < t->nruns; r++)
+      k[t->runs[r].verdict]++;
+   cbt_json_object(j, "verdicts");
+   cbt_json_uint(j, "passed", k[CBT_PASSED]);
+   cbt_json_uint(j, "failed", k[CBT_FAILED]);
+   cbt_json_uint(j, "infeasible", k[CBT_INFEASIBLE]);
+   cbt_json_uint(j, "hung", k[CBT_HUNG]);
+   cbt_json_uint(j, "error", k[CBT_ERROR]);
+   cbt_json_uint(j, "not_run", k[CBT_PENDING]);
+   cbt_json_end(j);
+}
+
+static void write_json(cbt_json *j, const cbt_suite *s)
+{
+   cbt_totals tt;
+   cbt_totals_of(s, &tt);
+   cbt_json_object(j, NULL);
+   cbt_json_string(j, "tool", "cbtest");
+   cbt_json_uint(j, "format_version", 1);
+   cbt_json_string(j, "output_dir", s->out_dir);
+   cbt_json_int(j, "jobs", s->o->jobs);
+   cbt_json_double(j, "timeout", s->o->timeout_s);
+   cbt_json_bool(j, "z3_asked", s->o->z3);
+   cbt_json_bool(j, "z3_used", s->o->z3 && s->z3_supported);
+   cbt_json_double(j, "seconds", s->seconds);
+   cbt_json_bool(j, "interrupted", s->interrupted);
+
+   cbt_json_object(j, "summary");
+   cbt_json_uint(j, "tests", tt.tests);
+   cbt_json_uint(j, "clean", tt.clean);
+   cbt_json_uint(j, "with_bugs", tt.with_bugs);
+   cbt_json_uint(j, "failed_natively", tt.failed_natively);
+   cbt_json_uint(j, "errors", tt.errors);
+   cbt_json_uint(j, "schedules", tt.runs);
+   cbt_json_uint(j, "passed", tt.passed);
+   cbt_json_uint(j, "failed", tt.failed);
+   cbt_json_uint(j, "infeasible", tt.infeasible);
+   cbt_json_uint(j, "hung", tt.hung);
+   cbt_json_uint(j, "run_errors", tt.run_errors);
+   cbt_json_uint(j, "bugs", tt.bugs);
+   cbt_json_end(j);
+
+   cbt_json_array(j, "tests");
+   for (size_t i = 0; i < s->ntests; i++) {
+      const cbt_test *t = &s->tests[i];
+      cbt_json_object(j, NULL);
+      cbt_json_string(j, "id", t->id);
+      json_command(j, "command", &t->cmd);
+      if (t->cmd.line)
+         cbt_json_int(j, "line", t->cmd.line);
+      cbt_json_string(j, "dir", t->dir);
+      cbt_json_string(j, "outcome", cbt_outcome_name(t->outcome));
+      if (t->state >= CBT_T_RECORDED || t->outcome == CBT_O_FAILED_NATIVELY)
+         cbt_json_int(j, "native_exit", t->native_code);
+      if (t->outcome == CBT_O_ERROR || t->outcome == CBT_O_FAILED_NATIVELY)
+         cbt_json_string(j, "error", t->error);
+      cbt_json_double(j, "seconds", t->seconds);
+      cbt_json_uint(j, "schedules_predicted", t->nruns);
+      json_counts(j, t);
+      cbt_json_array(j, "schedules");
+      for (size_t r = 0; r < t->nruns; r++)
+         json_run(j, &t->runs[r]);
+      cbt_json_end(j);
+      cbt_json_end(j);
+   }
+   cbt_json_end(j);
+
+   cbt_json_array(j, "bugs");
+   for (size_t b = 0; b < s->nbugs; b++)
+      json_bug(j, s, &s->bugs[b]);
+   cbt_json_end(j);
+   cbt_json_end(j);
+}
+
+int cbt_write_json_report(const cbt_suite *s, const char *path, char *why,
+                          size_t whylen)
+{
+   return write_file(path, write_json, s, why, whylen);
+}
+
+/* ---- report.sarif ------------------------------------------------------------- */
+
+/* A file name as a URI reference: absolute paths become file:// URIs, and
+ * anything outside the unreserved characters is percent-encoded. */
+static void file_uri(const char *file, char *buf, size_t len)
+{
+   static const char hex[] = "0123456789ABCDEF";
+   size_t n = 0;
+   if (file[0] == '/')
+      n = (size_t)snprintf(buf, len, "file://");
+   for (const unsigned char *p = (const unsigned char *)file; *p; p++) {
+      int plain = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                  (*p >= '0' && *p <= '9') || strchr("-._~/", *p);
+      if (plain && n + 1 < len) {
+         buf[n++] = (char)*p;
+      } else if (!plain && n + 3 < len) {
+         buf[n++] = '%';
+         buf[n++] = hex[*p >> 4];
+         buf[n++] = hex[*p & 15];
+      }
+   }
+   buf[n < len ? n : len - 1] = 0;
+}
+
+static int has_place(const cbt_event *e) { return e->file[0] && e->line > 0; }
+
+static void sarif_physical(cbt_json *j, const cbt_event *e)
+{
+   char uri[PATH_MAX * 3 + 16];
+   file_uri(e->file, uri, sizeof uri);
+   cbt_json_object(j, "physicalLocation");
+   cbt_json_object(j, "artifactLocation");
+   cbt_json_string(j, "uri", uri);
+   cbt_json_end(j);
+   cbt_json_object(j, "region");
+   cbt_json_uint(j, "startLine", e->line);
+   cbt_json_end(j);
+   cbt_json_end(j);
+}
+
+static void event_words(const char *role, const cbt_event *e,
+                        const char *variable, char *buf, size_t len)
+{
+   char where[PATH_MAX + 32];
+   snprintf(buf, len, "%s: %s of %s by thread T%u at %s%s%s", role,
+            e->kind[0] ? e->kind : "access", variable, e->tid,
+            cbt_event_where(e, where, sizeof where),
+            e->function[0] ? " in " : "", e->function);
+}
+
+static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
+{
+   const cbt_test *t = &s->tests[b->test];
+   const cbt_run *r = &t->runs[b->run];
+   int rule = -1;
+   for (int i = 0; i < NPATTERNS; i++)
+      if (!strcmp(patterns[i], r->pattern))
+         rule = i;
+   char w1[PATH_MAX + 256], wf[PATH_MAX + 256], w2[PATH_MAX + 256];
+   event_words("e1", &r->e1, r->variable, w1, sizeof w1);
+   event_words("f", &r->f, r->variable, wf, sizeof wf);
+   event_words("e2", &r->e2, r->variable, w2, sizeof w2);
+   char msg[4 * PATH_MAX + 10000];
+   snprintf(msg, sizeof msg,
+            "%s atomicity violation on %s, confirmed: the forced run %s "
+            "(test %s, schedule %s). %s; %s; %s. Reproduce: %s",
+            r->pattern, r->variable, b->hung ? "hung" : "failed", t->id,
+            r->name, w1, wf, w2, b->reproduce);
+
+   cbt_json_object(j, NULL);
+   cbt_json_string(j, "ruleId", r->pattern);
+   if (rule >= 0)
+      cbt_json_int(j, "ruleIndex", rule);
+   cbt_json_string(j, "level", "error");
+   cbt_json_object(j, "message");
+   cbt_json_string(j, "text", msg);
+   cbt_json_end(j);
+   cbt_json_array(j, "locations");
+   if (has_place(&r->e2)) {
+      cbt_json_object(j, NULL);
+      sarif_physical(j, &r->e2);
+      cbt_json_object(j, "message");
+      cbt_json_string(j, "text", w2);
+      cbt_json_end(j);
+      cbt_json_end(j);
+   }
+   cbt_json_end(j);
+   cbt_json_array(j, "relatedLocations");
+   const cbt_event *rel[2] = {&r->e1, &r->f};
+   const char *words[2] = {w1, wf};
+   for (int i = 0; i < 2; i++) {
+      if (!has_place(rel[i]))
+         continue;
+      cbt_json_object(j, NULL);
+      cbt_json_int(j, "id", i + 1);
+      sarif_physical(j, rel[i]);
+      cbt_json_object(j, "message");
+      cbt_json_string(j, "text", words[i]);
+      cbt_json_end(j);
+      cbt_json_end(j);
+   }
+   cbt_json_end(j);
+   cbt_json_object(j, "properties");
+   cbt_json_string(j, "test", t->id);
+   cbt_json_string(j, "variable", r->variable);
+   cbt_json_string(j, "schedule", r->path);
+   cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
+   cbt_json_string(j, "reproduce", b->reproduce);
+   cbt_json_end(j);
+   cbt_json_end(j);
+}
+
+static void write_sarif(cbt_json *j, const cbt_suite *s)
+{
+   cbt_json_object(j, NULL);
+   cbt_json_string(j, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+   cbt_json_string(j, "version", "2.1.0");
+   cbt_json_array(j, "runs");
+   cbt_json_object(j, NULL);
+
+   cbt_json_object(j, "tool");
+   cbt_json_object(j, "driver");
+   cbt_json_string(j, "name", "cbtools");
+   cbt_json_string(j, "version", "0.1");
+   cbt_json_array(j, "rules");
+   for (int i = 0; i < NPATTERNS; i++) {
+      const char *full = cbt_pattern_description(patterns[i]);
+      char name[64];
+      snprintf(name, sizeof name, "AtomicityViolation%s", patterns[i]);
+      const char *brief = cbt_pattern_short(patterns[i]);
+      cbt_json_object(j, NULL);
+      cbt_json_string(j, "id", patterns[i]);
+      cbt_json_string(j, "name", name);
+      cbt_json_object(j, "shortDescription");
+      cbt_json_string(j, "text", brief);
+      cbt_json_end(j);
+      cbt_json_object(j, "fullDescription");
+      cbt_json_string(j, "text", full);
+      cbt_json_end(j);
+      cbt_json_object(j, "defaultConfiguration");
+      cbt_json_string(j, "level", "error");
+      cbt_json_end(j);
+      cbt_json_end(j);
+   }
+   cbt_json_end(j); /* rules */
+   cbt_json_end(j); /* driver */
+   cbt_json_end(j); /* tool */
+
+   cbt_json_array(j, "invocations");
+   cbt_json_object(j, NULL);
+   cbt_json_bool(j, "executionSuccessful", !s->interrupted);
+   cbt_json_end(j);
+   cbt_json_end(j);
+
+   cbt_json_array(j, "results");
+   for (size_t b = 0; b < s->nbugs; b++)
+      sarif_result(j, s, &s->bugs[b]);
+   cbt_json_end(j);
+
+   cbt_json_end(j); /* the run */
+   cbt_json_end(j); /* runs */
+   cbt_json_end(j);
+}
+
+int cbt_write_sarif_report(const cbt_suite *s, const char *path, char *why,
+                           size_t whylen)
+{
+   return write_file(path, write_sarif, s, why, whylen);
+}

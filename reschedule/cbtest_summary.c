@@ -1,0 +1,143 @@
+/* cbtest_summary.c: the human summary on stdout, after every test ended.
+ * Per test: what happened, the schedules predicted and how their forced runs
+ * ended; per confirmed bug: pattern, variable, the three events with
+ * file:line, and the command that reproduces it.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <string.h>
+
+#include "cbtest.h"
+
+const char *cbt_pattern_description(const char *p)
+{
+   if (!strcmp(p, "RWR"))
+      return "Atomicity violation RWR: a block reads a variable twice and "
+             "another thread writes it in between, so the two reads disagree";
+   if (!strcmp(p, "RWW"))
+      return "Atomicity violation RWW: a block reads a variable and writes it "
+             "back, and another thread's write in between is lost";
+   if (!strcmp(p, "WRW"))
+      return "Atomicity violation WRW: a block writes a variable twice and "
+             "another thread reads the intermediate value in between";
+   if (!strcmp(p, "WWR"))
+      return "Atomicity violation WWR: a block writes a variable and reads it "
+             "back, and another thread's write in between changes what it "
+             "reads";
+   if (!strcmp(p, "WWW"))
+      return "Atomicity violation WWW: a block writes a variable twice and "
+             "another thread's write in between is lost or mixed with the "
+             "block's";
+   return "Atomicity violation";
+}
+
+const char *cbt_pattern_short(const char *p)
+{
+   if (!strcmp(p, "RWR"))
+      return "Two reads in one block disagree: a remote write in between";
+   if (!strcmp(p, "RWW"))
+      return "Lost update: a remote write between a block's read and write";
+   if (!strcmp(p, "WRW"))
+      return "A remote read sees a block's intermediate write";
+   if (!strcmp(p, "WWR"))
+      return "A block reads back another thread's write, not its own";
+   if (!strcmp(p, "WWW"))
+      return "A remote write between two writes of one block";
+   return "Atomicity violation";
+}
+
+static void print_event(FILE *out, const char *role, const cbt_event *e)
+{
+   char where[PATH_MAX + 32];
+   fprintf(out, "      %-2s %-5s %s", role, e->kind[0] ? e->kind : "?",
+           cbt_event_where(e, where, sizeof where));
+   if (e->function[0])
+      fprintf(out, " in %s", e->function);
+   if (e->tid)
+      fprintf(out, " (T%u)", e->tid);
+   fputc('\n', out);
+}
+
+static void print_test(FILE *out, const cbt_suite *s, size_t ti)
+{
+   const cbt_test *t = &s->tests[ti];
+   char cmd[4096] = "";
+   for (int a = 0; a < t->cmd.argc; a++)
+      cbt_append_quoted(cmd, sizeof cmd, t->cmd.argv[a]);
+   fprintf(out, "%s  %s\n", t->id, cmd);
+   switch (t->outcome) {
+   case CBT_O_NONE:
+      fprintf(out, "   not finished (cbtest was interrupted)\n");
+      return;
+   case CBT_O_ERROR:
+      fprintf(out, "   error: %s\n", t->error);
+      return;
+   case CBT_O_FAILED_NATIVELY:
+      fprintf(out, "   failed natively (%s): not predicted\n", t->error);
+      fprintf(out, "   its output: %s/record.err\n", t->dir);
+      return;
+   default:
+      break;
+   }
+   if (t->nruns == 0) {
+      fprintf(out, "   no schedule predicted\n");
+      return;
+   }
+   size_t k[6] = {0};
+   for (size_t r = 0; r < t->nruns; r++)
+      k[t->runs[r].verdict]++;
+   fprintf(out,
+           "   %zu schedule%s predicted: %zu passed, %zu failed, "
+           "%zu infeasible, %zu hung",
+           t->nruns, t->nruns == 1 ? "" : "s", k[CBT_PASSED], k[CBT_FAILED],
+           k[CBT_INFEASIBLE], k[CBT_HUNG]);
+   if (k[CBT_ERROR])
+      fprintf(out, ", %zu could not run", k[CBT_ERROR]);
+   if (k[CBT_PENDING])
+      fprintf(out, ", %zu not run", k[CBT_PENDING]);
+   fputc('\n', out);
+   for (size_t r = 0; r < t->nruns; r++)
+      if (t->runs[r].verdict == CBT_ERROR)
+         fprintf(out, "   %s could not run: %s\n", t->runs[r].name,
+                 t->runs[r].note);
+   for (size_t b = 0; b < s->nbugs; b++) {
+      const cbt_bug *bug = &s->bugs[b];
+      if (bug->test != ti)
+         continue;
+      const cbt_run *r = &t->runs[bug->run];
+      fprintf(out, "   BUG %s on %s: the forced run %s", r->pattern,
+              r->variable, bug->hung ? "hung" : "failed");
+      if (bug->nruns > 1)
+         fprintf(out, " (%d schedules confirm it)", bug->nruns);
+      fputc('\n', out);
+      print_event(out, "e1", &r->e1);
+      print_event(out, "f", &r->f);
+      print_event(out, "e2", &r->e2);
+      fprintf(out, "      details:   %s\n", r->out_path);
+      fprintf(out, "      reproduce: %s\n", bug->reproduce);
+   }
+}
+
+void cbt_print_summary(FILE *out, const cbt_suite *s)
+{
+   cbt_totals t;
+   cbt_totals_of(s, &t);
+   fprintf(out, "cbtest: %zu test%s in %.1f s, %zu schedule%s forced "
+                "(-j %d)%s\n\n",
+           t.tests, t.tests == 1 ? "" : "s", s->seconds, t.runs_done,
+           t.runs_done == 1 ? "" : "s", s->o->jobs,
+           s->interrupted ? ", INTERRUPTED" : "");
+   for (size_t i = 0; i < s->ntests; i++)
+      print_test(out, s, i);
+   fputc('\n', out);
+   fprintf(out,
+           "%zu bug%s confirmed in %zu of %zu tests (%zu clean, %zu failed "
+           "natively, %zu errors); forced runs: %zu passed, %zu failed, "
+           "%zu infeasible, %zu hung",
+           t.bugs, t.bugs == 1 ? "" : "s", t.with_bugs, t.tests, t.clean,
+           t.failed_natively, t.errors, t.passed, t.failed, t.infeasible,
+           t.hung);
+   if (t.run_errors)
+      fprintf(out, ", %zu could not run", t.run_errors);
+   fputs("\n", out);
+}

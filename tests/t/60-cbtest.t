@@ -1,0 +1,303 @@
+#!/bin/sh
+# cbtest, the batch driver: command line and bad input; the mechanics of the
+# pipeline against stand-in stages (a copy of cbtest next to small shell
+# scripts named cbtrace, cbpredict and cbreplay, which cbtest finds beside
+# itself), so every verdict, the pool's limit, the reports and the
+# reproduce command are checked whatever the real stages predict today;
+# then the real pipeline on tests/programs (rww.c's lost update is found,
+# correct programs pass).
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/lib/programs.sh"
+
+MK=$TOP/build/tests/replay_mkschedule
+CBTEST=${CBTEST:-$TOP/bin/cbtest}
+
+# jget FILE PERL-EXPR: evaluates EXPR on the parsed JSON document $d; prints
+# the value, or "PARSE-ERROR" when the file is not JSON.
+jget() {
+   perl -MJSON::PP -e '
+      local $/; open my $f, "<", $ARGV[0] or do { print "PARSE-ERROR\n"; exit };
+      my $d = eval { JSON::PP->new->utf8->decode(<$f>) };
+      if (!$d) { print "PARSE-ERROR\n"; exit }
+      my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n";' "$1" "$2"
+}
+
+# ---- Command line and bad input ----------------------------------------------
+OUT=$("$CBTEST" --help 2>&1); RC=$?
+is "$RC" 0 "--help exits 0"
+like "$OUT" "--tests FILE" "--help names --tests FILE"
+like "$OUT" "1  a bug was confirmed" "--help gives the exit status"
+
+OUT=$("$CBTEST" 2>&1); RC=$?
+is "$RC" 2 "no tests: exit 2"
+like "$OUT" "^cbtest: nothing to test" "no tests: a cbtest: line"
+
+OUT=$("$CBTEST" --frobnicate --tests x 2>&1); RC=$?
+is "$RC" 2 "unknown option: exit 2"
+like "$OUT" "^cbtest: unknown option '--frobnicate'" "unknown option: named"
+
+OUT=$("$CBTEST" -j 0 --tests x 2>&1); RC=$?
+is "$RC" 2 "-j 0: exit 2"
+
+OUT=$(cd "$TMP" && "$CBTEST" --tests "$TMP/no-such-tests" 2>&1); RC=$?
+is "$RC" 2 "missing tests file: exit 2"
+like "$OUT" "^cbtest: cannot read tests file .*no-such-tests: No such file" \
+   "missing tests file: a cbtest: line that names it"
+
+printf '# only comments\n\n   \n  # indented comment\n' >"$TMP/empty.tests"
+OUT=$(cd "$TMP" && "$CBTEST" --tests "$TMP/empty.tests" 2>&1); RC=$?
+is "$RC" 2 "a tests file without tests: exit 2"
+like "$OUT" "^cbtest: .*empty.tests: no tests" "a tests file without tests: said so"
+
+printf '/bin/true\n/bin/echo "unterminated\n' >"$TMP/bad.tests"
+OUT=$(cd "$TMP" && "$CBTEST" --tests "$TMP/bad.tests" 2>&1); RC=$?
+is "$RC" 2 "an unterminated quote: exit 2"
+like "$OUT" "^cbtest: .*bad.tests:2: unterminated double quote" \
+   "an unterminated quote: file and line named"
+
+OUT=$("$CBTEST" -o "$TMP/nosuch-out" -- /no/such/program 2>&1); RC=$?
+is "$RC" 2 "-- /no/such/program: exit 2 (nothing could run)"
+like "$OUT" "no/such/program: no such program" "-- /no/such/program: said why"
+is "$(jget "$TMP/nosuch-out/report.json" '$d->{tests}[0]{outcome}')" error \
+   "-- /no/such/program: report.json names the test an error"
+
+# ---- The mechanics, against stand-in stages ---------------------------------------
+FAKE=$TMP/fake
+mkdir -p "$FAKE/bin" "$FAKE/progs" "$FAKE/running"
+cp "$CBTEST" "$FAKE/bin/cbtest"
+export LOG=$FAKE/log CONC=$FAKE/concurrency RUNNING=$FAKE/running MK
+
+# cbtrace record -o TRACE -- PROG ARGS: runs the program, the "trace" names it.
+cat >"$FAKE/bin/cbtrace" <<'EOF'
+#!/bin/sh
+echo "cbtrace $*" >>"$LOG"
+[ "$1" = record ] && [ "$2" = -o ] && [ "$4" = -- ] || { echo "cbtrace: bad usage" >&2; exit 2; }
+printf '%s\n' "$5" >"$3"
+shift 4
+exec "$@"
+EOF
+# cbpredict -o DIR [--z3] TRACE: schedules for programs named buggy*, each
+# with the verdict its forced run will have beside it.  --help mentions --z3
+# only when FAKE_Z3 is set.
+cat >"$FAKE/bin/cbpredict" <<'EOF'
+#!/bin/sh
+if [ "$1" = --help ]; then
+   echo "usage: cbpredict [-o DIR] TRACE"
+   [ -n "$FAKE_Z3" ] && echo "  --z3   prove each schedule possible"
+   exit 0
+fi
+echo "cbpredict $*" >>"$LOG"
+[ "$1" = -o ] || exit 2
+dir=$2; shift 2
+[ "$1" = --z3 ] && shift
+prog=$(cat "$1")
+mkdir -p "$dir"
+rm -f "$dir"/s*.pb*
+mk() { # N VERDICT ARGS...
+   n=$1 v=$2; shift 2
+   "$MK" -o "$dir/s$n.pb" --id "$n" --program "$prog" "$@" || exit 1
+   echo "$v" >"$dir/s$n.pb.verdict"
+}
+case $(basename "$prog") in
+buggy*)
+   mk 1 1 --pattern RWW --variable balance --e1 2:0:read:bank.c:27:deposit \
+      --f 3:1:write:bank.c:28:deposit --e2 2:1:write:bank.c:28:deposit
+   mk 2 1 --pattern RWW --variable balance --e1 3:0:read:bank.c:27:deposit \
+      --f 2:1:write:bank.c:28:deposit --e2 3:1:write:bank.c:28:deposit
+   mk 3 4 --pattern WWW --variable 'odd "name" \ here' \
+      --e1 '2:0:write:src dir/x.c:40:f' --f '3:0:write:src dir/x.c:41:g' \
+      --e2 '2:1:write:src dir/x.c:42:f'
+   mk 4 3 --pattern RWR --variable other --e1 2:0:read:bank.c:50:audit \
+      --f 3:0:write:bank.c:51:audit --e2 2:1:read:bank.c:52:audit
+   mk 5 0 --pattern WRW --variable other --e1 2:0:write:bank.c:60:move \
+      --f 3:0:read:bank.c:61:move --e2 2:1:write:bank.c:62:move
+   ;;
+esac
+echo "cbpredict: done"
+EOF
+# cbreplay --schedule PATH --timeout S -- PROG ARGS: the verdict written
+# beside the schedule.  Notes how many forced runs are in flight.
+cat >"$FAKE/bin/cbreplay" <<'EOF'
+#!/bin/sh
+echo "cbreplay $*" >>"$LOG"
+[ "$1" = --schedule ] || { echo "cbreplay: bad usage" >&2; exit 2; }
+touch "$RUNNING/$$"
+ls "$RUNNING" | wc -l >>"$CONC"
+sleep 0.3
+rm -f "$RUNNING/$$"
+v=$(cat "$2.verdict" 2>/dev/null || echo 2)
+[ "$v" = 1 ] && echo "the forced run failed"
+exit "$v"
+EOF
+printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/buggy"
+printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/clean"
+printf '#!/bin/sh\necho "it broke on its own" >&2\nexit 3\n' >"$FAKE/progs/broken"
+printf '#!/bin/sh\nsleep 60\n' >"$FAKE/progs/slow"
+chmod +x "$FAKE"/bin/* "$FAKE"/progs/*
+
+cat >"$FAKE/suite.tests" <<EOF
+# a suite: comments and blank lines are skipped
+
+$FAKE/progs/buggy 'a b' "c \"d\"" e\\ f   # words like a shell
+   $FAKE/progs/clean
+$FAKE/progs/broken
+$FAKE/progs/missing
+EOF
+: >"$LOG"
+(cd "$FAKE" && bin/cbtest -j 1 -o out --tests suite.tests >stdout 2>stderr); RC=$?
+SUM=$(cat "$FAKE/stdout")
+ERR=$(cat "$FAKE/stderr")
+# The summary on one line ("~" for newlines), to match a test's lines together.
+SUM1=$(tr '\n' '~' <"$FAKE/stdout")
+is "$RC" 1 "stand-in suite: exit 1 (a bug confirmed)"
+like "$SUM1" "001-buggy [^~]*~ *5 schedules predicted: 1 passed, 2 failed, 1 infeasible, 1 hung" \
+   "summary: schedules and verdicts of the buggy test"
+like "$SUM" "BUG RWW on balance: the forced run failed \(2 schedules confirm it\)" \
+   "summary: one RWW bug, confirmed by both thread orders"
+like "$SUM" "e1 read  bank.c:27 in deposit \(T2\)" "summary: e1 with file:line"
+like "$SUM" "f  write bank.c:28 in deposit \(T3\)" "summary: f with file:line"
+like "$SUM" "e2 write bank.c:28 in deposit \(T2\)" "summary: e2 with file:line"
+like "$SUM" "BUG WWW on odd \"name\" .* here: the forced run hung" "summary: a hung run is a bug too"
+like "$SUM1" "002-clean [^~]*~ *no schedule predicted" "summary: the clean test"
+like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own\): not predicted" \
+   "summary: a test that fails natively is not predicted"
+like "$SUM1" "004-missing [^~]*~ *error: [^~]*missing: no such program" "summary: a missing program is an error, the others went on"
+like "$SUM" "^2 bugs confirmed in 1 of 4 tests" "summary: the totals"
+is "$(grep -c '^cbpredict' "$LOG")" 2 "cbpredict ran once for each test recorded without failing"
+is "$(grep -c '^cbreplay' "$LOG")" 5 "every schedule was forced once"
+is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 0 "no --z3 unless asked"
+is "$(sort -n "$CONC" | tail -n 1)" 1 "-j 1: never more than one job at once"
+like "$ERR" "cbtest: \[[0-9]/4\] 001-buggy: 5 schedules: 1 passed, 2 failed, 1 infeasible, 1 hung: BUG" \
+   "progress: one line per finished test when stderr is not a terminal"
+unlike "$ERR" "$(printf '\r')" "progress: no carriage return when stderr is not a terminal"
+
+# The reproduce command, run as printed, forces the same schedule.
+REPRO=$(printf '%s\n' "$SUM" | sed -n 's/^ *reproduce: //p' | head -n 1)
+like "$REPRO" "cbreplay --schedule .*/out/tests/001-buggy/schedules/s1.pb -- .*/progs/buggy 'a b' 'c \"d\"' 'e f'" \
+   "reproduce: cbreplay, the schedule and the test's own words"
+(cd / && sh -c "$REPRO" >/dev/null 2>&1); RC=$?
+is "$RC" 1 "reproduce: the printed command fails again"
+
+# report.json
+J=$FAKE/out/report.json
+is "$(jget "$J" 'ref $d')" HASH "report.json parses"
+is "$(jget "$J" '$d->{summary}{bugs}')" 2 "report.json: 2 bugs"
+is "$(jget "$J" 'join "|", @{$d->{tests}[0]{command}}[1..3]')" 'a b|c "d"|e f' \
+   "report.json: the test's words, split like a shell"
+is "$(jget "$J" 'join ",", map { $_->{outcome} } @{$d->{tests}}')" \
+   "bugs,clean,failed natively,error" "report.json: the outcome of every test"
+is "$(jget "$J" 'join ",", map { $_->{verdict} } @{$d->{tests}[0]{schedules}}')" \
+   "failed,failed,hung,infeasible,passed" "report.json: every verdict"
+is "$(jget "$J" '$d->{tests}[0]{schedules}[2]{variable}')" 'odd "name" \ here' \
+   "report.json: quotes and backslashes escaped and read back"
+is "$(jget "$J" 'join ",", @{$d->{bugs}[0]{schedules}}')" "s1,s2" "report.json: the schedules that confirm a bug"
+is "$(jget "$J" '$d->{bugs}[0]{e2}{line}')" 28 "report.json: e2's line"
+
+# report.sarif
+S=$FAKE/out/report.sarif
+is "$(jget "$S" '$d->{version}')" 2.1.0 "report.sarif parses, version 2.1.0"
+is "$(jget "$S" '$d->{q{$schema}}')" "https://json.schemastore.org/sarif-2.1.0.json" "report.sarif: \$schema"
+is "$(jget "$S" '$d->{runs}[0]{tool}{driver}{name}')" cbtools "report.sarif: driver cbtools"
+is "$(jget "$S" 'join ",", map { $_->{id} } @{$d->{runs}[0]{tool}{driver}{rules}}')" \
+   "RWR,RWW,WRW,WWR,WWW" "report.sarif: a rule per pattern"
+is "$(jget "$S" 'scalar grep { $_->{shortDescription}{text} } @{$d->{runs}[0]{tool}{driver}{rules}}')" 5 \
+   "report.sarif: every rule has a short description"
+is "$(jget "$S" 'scalar @{$d->{runs}[0]{results}}')" 2 "report.sarif: one result per bug"
+is "$(jget "$S" 'my $r = $d->{runs}[0]{results}[0]; join ",", $r->{ruleId}, $r->{level}, $r->{locations}[0]{physicalLocation}{artifactLocation}{uri}, $r->{locations}[0]{physicalLocation}{region}{startLine}')" \
+   "RWW,error,bank.c,28" "report.sarif: RWW at e2, bank.c:28"
+is "$(jget "$S" 'join ",", map { $_->{physicalLocation}{region}{startLine} } @{$d->{runs}[0]{results}[0]{relatedLocations}}')" \
+   "27,28" "report.sarif: e1 and f as related locations"
+is "$(jget "$S" '$d->{runs}[0]{results}[1]{locations}[0]{physicalLocation}{artifactLocation}{uri}')" \
+   "src%20dir/x.c" "report.sarif: a file name with a space becomes a URI"
+like "$(jget "$S" '$d->{runs}[0]{results}[0]{message}{text}')" "RWW atomicity violation on balance" \
+   "report.sarif: the message names pattern and variable"
+
+# Words with a control character, a byte that is not UTF-8, and UTF-8:
+# the reports stay valid (strict UTF-8) JSON and keep what they can.
+printf '%s/progs/clean "tab\there" "bell\001" "bad\377" "caf\303\251"\n' "$FAKE" >"$FAKE/odd.tests"
+(cd "$FAKE" && bin/cbtest -o out-odd --tests odd.tests >/dev/null 2>&1); RC=$?
+is "$RC" 0 "odd bytes in a test's words: runs"
+is "$(jget "$FAKE/out-odd/report.json" 'join "|", map { sprintf "%vd", $_ } @{$d->{tests}[0]{command}}[1..4]')" \
+   "116.97.98.9.104.101.114.101|98.101.108.108.1|98.97.100.65533|99.97.102.233" \
+   "report.json: control characters escaped, a bad byte becomes U+FFFD, UTF-8 kept"
+is "$(jget "$FAKE/out-odd/report.sarif" '$d->{version}')" 2.1.0 "report.sarif: valid with odd bytes around"
+
+# A clean suite, more jobs at once, --z3 known and passed on.
+printf '%s\n' "$FAKE/progs/clean" "$FAKE/progs/clean x" >"$FAKE/clean.tests"
+: >"$LOG"
+OUT=$(cd "$FAKE" && FAKE_Z3=1 bin/cbtest --z3 -o out2 --tests clean.tests 2>&1); RC=$?
+is "$RC" 0 "a clean suite: exit 0"
+is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 2 "--z3 reaches cbpredict when it knows it"
+unlike "$OUT" "does not know --z3" "no warning when cbpredict knows --z3"
+OUT=$(cd "$FAKE" && bin/cbtest --z3 -o out2 --tests clean.tests 2>&1); RC=$?
+is "$RC" 0 "--z3 with a cbpredict that does not know it: still runs"
+like "$OUT" "cbtest: this cbpredict does not know --z3 yet" "... and says so"
+
+: >"$CONC"
+(cd "$FAKE" && bin/cbtest -j 2 -o out3 -- progs/buggy >/dev/null 2>&1); RC=$?
+is "$RC" 1 "-- PROG: one test, bug found"
+MAX=$(sort -n "$CONC" | tail -n 1)
+ok "-j 2: never more than two jobs at once ($MAX)" test "$MAX" -le 2
+is "$(jget "$FAKE/out3/report.json" '$d->{tests}[0]{command}[0]')" "$FAKE/progs/buggy" \
+   "a relative program is made absolute"
+
+# A recorded run that does not end is stopped and reported, and quickly.
+OUT=$(cd "$FAKE" && bin/cbtest --record-timeout 1 -o out4 -- progs/slow 2>&1); RC=$?
+is "$RC" 0 "a hanging recorded run: no bug confirmed"
+like "$OUT" "did not end within 1 s" "a hanging recorded run: stopped after --record-timeout"
+
+# On a terminal the progress line is redrawn in place.
+if script -qec true /dev/null >/dev/null 2>&1; then
+   script -qec "cd '$FAKE' && bin/cbtest -o out5 -- progs/buggy" "$FAKE/typescript" </dev/null >/dev/null 2>&1
+   like "$(tr '\r\033' '@#' <"$FAKE/typescript")" "@#\[Kcbtest: [0-9]+/1 tests, [0-9]+/[0-9]+ forced runs" \
+      "on a terminal: a progress line redrawn with \\r"
+else
+   ok "# SKIP script(1) is not available" true
+fi
+
+# ---- The real pipeline on tests/programs ------------------------------------------
+if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$CB_PROGRAM_BIN/rww" ]; then
+   echo "# the tool or the test programs are not built: real pipeline skipped"
+   done_testing
+fi
+# rww.c (the lost update the brief asks for), its locked twin, and www.c.
+printf '%s\n' "$CB_PROGRAM_BIN/rww" "$CB_PROGRAM_BIN/rww_locked" "$CB_PROGRAM_BIN/www" >"$TMP/real.tests"
+OUT=$(cd "$TMP" && "$CBTEST" --timeout 5 -o real --tests real.tests 2>"$TMP/real.err"); RC=$?
+OUT1=$(printf '%s\n' "$OUT" | tr '\n' '~')
+# section NNN-NAME: that test's part of the summary, on one line.
+section() { printf '%s\n' "$OUT" | awk -v id="$1" '/^[0-9][0-9][0-9]-/ { on = index($0, id " ") == 1 } on' | tr '\n' '~'; }
+RWW=$(section 001-rww)
+E1=$(cb_role_lines "$CB_PROGRAM_SRC/rww.c" e1)
+F=$(cb_role_lines "$CB_PROGRAM_SRC/rww.c" f)
+E2=$(cb_role_lines "$CB_PROGRAM_SRC/rww.c" e2)
+is "$RC" 1 "real: exit 1, a bug confirmed"
+like "$RWW" "BUG RWW on balance" "rww: the summary names the RWW bug on balance"
+like "$RWW" "e1 read  rww.c:$E1 .*f  write rww.c:$F .*e2 write rww.c:$E2 " "rww: e1, f, e2 at rww.c:$E1, $F, $E2"
+like "$RWW" "reproduce: [^~]*cbreplay --schedule [^~]*/rww~" "rww: a reproduce command"
+unlike "$(section 002-rww_locked)" "BUG" "rww_locked: no bug"
+W1=$(cb_role_lines "$CB_PROGRAM_SRC/www.c" e1)
+WF=$(cb_role_lines "$CB_PROGRAM_SRC/www.c" f)
+W2=$(cb_role_lines "$CB_PROGRAM_SRC/www.c" e2)
+like "$(section 003-www)" "BUG WWW on state.*e1 write www.c:$W1 .*f  write www.c:$WF .*e2 write www.c:$W2 " \
+   "www: the WWW bug on state, with its three lines"
+is "$(jget "$TMP/real/report.json" '$d->{summary}{tests}')" 3 "real: report.json parses"
+is "$(jget "$TMP/real/report.sarif" '$d->{version}')" 2.1.0 "real: report.sarif, version 2.1.0"
+is "$(jget "$TMP/real/report.sarif" 'join ",", map { $_->{ruleId} . ":" . $_->{locations}[0]{physicalLocation}{region}{startLine} } grep { $_->{ruleId} eq "RWW" } @{$d->{runs}[0]{results}}')" \
+   "RWW:$E2" "real: one SARIF result for rww, RWW at e2's line"
+REPRO=$(printf '%s\n' "$(section 003-www)" | tr '~' '\n' | sed -n 's/^ *reproduce: //p' | head -n 1)
+if [ -n "$REPRO" ]; then
+   (cd / && sh -c "$REPRO" >/dev/null 2>&1); RC=$?
+   is "$RC" 1 "www: the reproduce command fails again"
+else
+   ok "www: the reproduce command fails again (no command printed)" false
+fi
+if ! printf '%s\n' "$RWW" | grep -q BUG; then
+   diag "what cbtest said about rww:"; printf '%s\n' "$RWW" | tr '~' '\n' | sed 's/^/#   /'
+fi
+
+printf '%s\n' "$CB_PROGRAM_BIN/rww_locked" "$CB_PROGRAM_BIN/rwr_locked" >"$TMP/correct.tests"
+OUT=$(cd "$TMP" && "$CBTEST" --timeout 5 -o correct --tests correct.tests 2>&1); RC=$?
+is "$RC" 0 "correct programs only: exit 0"
+like "$OUT" "0 bugs confirmed in 0 of 2 tests" "correct programs only: no bug"
+
+done_testing
