@@ -83,9 +83,6 @@ int cbt_read_suite(const char *path, cbt_command **cmds, size_t *n,
 int cbt_fmt(char *buf, size_t len, const char *fmt, ...)
    __attribute__((format(printf, 3, 4)));
 
-/* Shell-quotes s onto the end of buf (with a space before it unless buf is
- * empty), so that a printed command can be pasted back into a shell. */
-void cbt_append_quoted(char *buf, size_t len, const char *s);
 
 /* ---- The pool ---------------------------------------------------------------- */
 

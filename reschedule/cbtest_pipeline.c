@@ -621,20 +621,20 @@ void cbt_collect_bugs(cbt_suite *s)
          bug->run = ri;
          bug->nruns = 1;
          bug->hung = r->verdict == CBT_HUNG;
-         cbt_append_quoted(bug->reproduce, sizeof bug->reproduce, s->cbreplay);
-         cbt_append_quoted(bug->reproduce, sizeof bug->reproduce,
+         cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, s->cbreplay);
+         cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
                            "--schedule");
-         cbt_append_quoted(bug->reproduce, sizeof bug->reproduce, r->path);
+         cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, r->path);
          if (s->o->timeout_s != CBT_DEFAULT_TIMEOUT_S) {
             char num[32];
             cbt_fmt(num, sizeof num, "%g", s->o->timeout_s);
-            cbt_append_quoted(bug->reproduce, sizeof bug->reproduce,
+            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
                               "--timeout");
-            cbt_append_quoted(bug->reproduce, sizeof bug->reproduce, num);
+            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, num);
          }
-         cbt_append_quoted(bug->reproduce, sizeof bug->reproduce, "--");
+         cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, "--");
          for (int a = 0; a < t->cmd.argc; a++)
-            cbt_append_quoted(bug->reproduce, sizeof bug->reproduce,
+            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
                               t->cmd.argv[a]);
       }
    }

@@ -183,36 +183,6 @@ fail:
    return -1;
 }
 
-void cbt_append_quoted(char *buf, size_t len, const char *s)
-{
-   size_t n = strlen(buf);
-   int plain = *s != 0;
-   for (const char *p = s; *p; p++)
-      if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                  "0123456789_./:=@%+,-", *p))
-         plain = 0;
-   if (n && n + 1 < len)
-      buf[n++] = ' ';
-   if (plain) {
-      for (const char *p = s; *p && n + 1 < len; p++)
-         buf[n++] = *p;
-   } else {
-      if (n + 1 < len)
-         buf[n++] = '\'';
-      for (const char *p = s; *p && n + 5 < len; p++) {
-         if (*p == '\'') {
-            memcpy(buf + n, "'\\''", 4);
-            n += 4;
-         } else {
-            buf[n++] = *p;
-         }
-      }
-      if (n + 1 < len)
-         buf[n++] = '\'';
-   }
-   if (n < len)
-      buf[n] = 0;
-}
 
 int cbt_fmt(char *buf, size_t len, const char *fmt, ...)
 {

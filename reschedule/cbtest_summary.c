@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cbtest.h"
+#include "cbtrace.h"
 
 const char *cbt_pattern_description(const char *p)
 {
@@ -63,7 +64,7 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
    const cbt_test *t = &s->tests[ti];
    char cmd[4096] = "";
    for (int a = 0; a < t->cmd.argc; a++)
-      cbt_append_quoted(cmd, sizeof cmd, t->cmd.argv[a]);
+      cb_append_shell_quoted(cmd, sizeof cmd, t->cmd.argv[a]);
    fprintf(out, "%s  %s\n", t->id, cmd);
    switch (t->outcome) {
    case CBT_O_NONE:

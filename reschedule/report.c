@@ -124,63 +124,33 @@ static const char *violation_text(const cbr_result *r)
    return r->status.pattern == 1 ? "yes" : r->status.pattern == 0 ? "no" : "?";
 }
 
-/* Shell-quotes s onto the end of buf. */
-static void append_quoted(char *buf, size_t len, const char *s)
-{
-   size_t n = strlen(buf);
-   int plain = *s != 0;
-   for (const char *p = s; *p; p++)
-      if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                  "0123456789_./:=@%+,-", *p))
-         plain = 0;
-   if (n && n < len - 1)
-      buf[n++] = ' ';
-   if (plain) {
-      for (const char *p = s; *p && n < len - 1; p++)
-         buf[n++] = *p;
-   } else {
-      if (n < len - 1)
-         buf[n++] = '\'';
-      for (const char *p = s; *p && n < len - 5; p++) {
-         if (*p == '\'') {
-            memcpy(buf + n, "'\\''", 4);
-            n += 4;
-         } else {
-            buf[n++] = *p;
-         }
-      }
-      if (n < len - 1)
-         buf[n++] = '\'';
-   }
-   buf[n] = 0;
-}
 
 const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
                                   size_t len)
 {
    char num[64];
    buf[0] = 0;
-   append_quoted(buf, len, "cbreplay");
-   append_quoted(buf, len, "--schedule");
-   append_quoted(buf, len, rep->cs[i].path);
+   cb_append_shell_quoted(buf, len, "cbreplay");
+   cb_append_shell_quoted(buf, len, "--schedule");
+   cb_append_shell_quoted(buf, len, rep->cs[i].path);
    if (rep->o->timeout_s != CBR_DEFAULT_TIMEOUT_S) {
-      append_quoted(buf, len, "--timeout");
+      cb_append_shell_quoted(buf, len, "--timeout");
       snprintf(num, sizeof num, "%g", rep->o->timeout_s);
-      append_quoted(buf, len, num);
+      cb_append_shell_quoted(buf, len, num);
    }
    if (rep->o->stall_ms != CBR_DEFAULT_STALL_MS) {
-      append_quoted(buf, len, "--stall-ms");
+      cb_append_shell_quoted(buf, len, "--stall-ms");
       snprintf(num, sizeof num, "%u", rep->o->stall_ms);
-      append_quoted(buf, len, num);
+      cb_append_shell_quoted(buf, len, num);
    }
    if (rep->o->check) {
-      append_quoted(buf, len, "--check");
-      append_quoted(buf, len, rep->o->check);
+      cb_append_shell_quoted(buf, len, "--check");
+      cb_append_shell_quoted(buf, len, rep->o->check);
    }
-   append_quoted(buf, len, "--");
-   append_quoted(buf, len, rep->program);
+   cb_append_shell_quoted(buf, len, "--");
+   cb_append_shell_quoted(buf, len, rep->program);
    for (int a = 1; a < rep->o->prog_argc; a++)
-      append_quoted(buf, len, rep->o->prog_argv[a]);
+      cb_append_shell_quoted(buf, len, rep->o->prog_argv[a]);
    return buf;
 }
 

@@ -192,6 +192,10 @@ int cb_schedule_read(const char *path, struct Cbtools__Schedule **s,
 
 /* ---- Small shared helpers -------------------------------------------------- */
 
+/* Appends s to the string in buf (after a space when buf is not empty),
+ * single-quoted when the shell would otherwise split or expand it. */
+void cb_append_shell_quoted(char *buf, size_t len, const char *s);
+
 /* FNV-1a 64 of a file's bytes; 0 and an error if it cannot be read. */
 int cb_file_digest(const char *path, uint64_t *digest, cb_error *err);
 
