@@ -32,6 +32,7 @@ include proto/module.mk
 include trace/module.mk
 include vgtool/module.mk
 include predict/module.mk
+include predict/z3.mk
 include reschedule/module.mk
 include tests/module.mk
 

@@ -1,0 +1,36 @@
+/* z3_encode.h: turns a z3w_window into Z3 assertions (internal to z3_*.c).
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef Z3_ENCODE_H
+#define Z3_ENCODE_H
+
+#include <z3.h>
+
+#include "z3_window.h"
+
+/* Every term made for one query, referenced until z3e_release (the context
+ * is made with Z3_mk_context_rc, so one query's terms do not pile up in a
+ * context that lives for the whole run). */
+typedef struct {
+   Z3_context ctx;
+   Z3_ast *keep;
+   size_t nkeep, capkeep;
+   int oom;
+   Z3_ast tru, fls;
+   Z3_ast *vars; /* vars[w->nvars]: one integer per order variable */
+   size_t nassert;
+   double deadline_ms; /* CLOCK_MONOTONIC ms; 0 = none */
+   int timed_out;
+} z3e_terms;
+
+/* Asserts the whole query into s.  Returns 0, or -1 when out of memory or
+ * past k->deadline_ms (then k->timed_out is set): a big window's encoding
+ * is bounded by the same per-query limit as the solver. */
+int z3e_encode(z3e_terms *k, Z3_context ctx, Z3_solver s,
+               const z3w_window *w);
+double z3e_now_ms(void);
+/* Drops every reference taken for the query. */
+void z3e_release(z3e_terms *k);
+
+#endif /* Z3_ENCODE_H */
