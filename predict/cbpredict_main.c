@@ -18,6 +18,8 @@ static const char usage[] =
    "\n"
    "Finds every way two threads and one variable can break the atomicity of a\n"
    "block in the recorded run TRACE (patterns RWR, RWW, WRW, WWR, WWW), and\n"
+   "every pair of nested lock acquisitions in opposite orders that can\n"
+   "deadlock (pattern DLK: e1 T1 takes A, f T2 takes B, e2 T1 asks for B), and\n"
    "writes one schedule per predicted violation, DIR/s1.pb, DIR/s2.pb, ...,\n"
    "that `cbreplay --schedule sN -- PROG` forces.  Prints a table of the\n"
    "violations (pattern, variable, the three file:line locations, threads)\n"
@@ -27,7 +29,7 @@ static const char usage[] =
    "  -o, --output DIR   where schedules go (default: TRACE.schedules/ beside\n"
    "                     the trace); created if needed; old s*.pb removed\n"
    "  --json             one JSON object on stdout instead of the table\n"
-   "  --max N            write at most N schedules\n"
+   "  --max N            build and write at most N schedules\n"
    "  --blocks=MODE      what a transaction is: functions (the outermost call\n"
    "                     below the thread's root function), markup (the\n"
    "                     outermost CB_ATOMIC_BEGIN/END region), or auto\n"
@@ -152,7 +154,10 @@ int main(int argc, char **argv) {
       return 2;
    }
    cbp_analysis a;
-   cbp_analyze(&t, &o, &a);
+   cbp_analyze_candidates(&t, &o, &a);
+   /* Schedules are built only for the candidates that will be written (a
+    * keep hook, such as a feasibility check, goes here). */
+   cbp_build_schedules(&t, &a, limit, NULL, NULL);
    if (a.x.active_threads == 0) {
       fprintf(stderr, "cbpredict: %s: the trace has no threads\n", path);
       cbp_analysis_free(&a);
@@ -173,12 +178,11 @@ int main(int argc, char **argv) {
    }
    remove_stale(dir);
 
-   o.max = limit;
    uint64_t written = 0;
    int rc = 0;
    for (size_t i = 0; i < a.r.n && written < limit; i++) {
       cbp_candidate *c = &a.r.c[i];
-      if (c->dropped) continue;
+      if (!c->built || c->dropped) continue;
       c->id = (uint32_t)(written + 1);
       char *p;
       if (asprintf(&p, "%s/s%u.pb", dir, c->id) < 0) { rc = 1; break; }

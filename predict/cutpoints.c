@@ -30,7 +30,7 @@
 #define E_STATES_PER_PAIR 8   /* distinct lock states tried as e per pair */
 #define E_RUNS_SCANNED 512    /* lock-state runs scanned per pair */
 
-const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW"};
+const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW", "DLK"};
 
 typedef struct {
    uint32_t ls, seg;
@@ -276,7 +276,7 @@ static int cmp_e(const void *a, const void *b) {
    if (x->var != y->var) return x->var < y->var ? -1 : 1;
    return x->e1 < y->e1 ? -1 : x->e1 > y->e1;
 }
-static int cmp_cand(const void *a, const void *b) {
+int cbp_candidate_cmp(const void *a, const void *b) {
    const cbp_candidate *x = a, *y = b;
    if (x->e1 != y->e1) return x->e1 < y->e1 ? -1 : 1;
    if (x->f != y->f) return x->f < y->f ? -1 : 1;
@@ -371,7 +371,7 @@ static void combine(pass *p) {
       ei = e_end;
    }
    cbp_map_free(&reps);
-   if (r->n > 1) qsort(r->c, r->n, sizeof *r->c, cmp_cand);
+   if (r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }
 
 void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,

@@ -8,8 +8,12 @@
  *                 variable), which are shared, where a cut may fall;
  *   cutpoints.c   pass B: locksets, acquisition histories, vector clocks,
  *                 transactions, witnesses, and the cut-point decision;
+ *   deadlocks.c   pass B': lock-order inversions (pattern DLK) from nested
+ *                 acquisitions, gate locks and the vector clocks;
  *   synthesis.c   pass C: region I prefix (a consistent cut), regions II and
- *                 III, then f, then e2 (PENELOPE section 4.2).
+ *                 III, then f, then e2 (PENELOPE section 4.2); the prefix
+ *                 closed over what the tail needs.  Run only on candidates
+ *                 that will be written (analyze.c, cbp_build_schedules).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -57,7 +61,7 @@ enum cbp_blocks { CBP_BLOCKS_AUTO, CBP_BLOCKS_FUNCTIONS, CBP_BLOCKS_MARKUP };
 
 typedef struct {
    enum cbp_blocks blocks;
-   size_t max; /* 0: no cap */
+   size_t max; /* cbp_analyze builds at most this many schedules; 0: no cap */
 } cbp_options;
 
 /* ---- Pass A: escape analysis (escape.c) ---------------------------------- */
@@ -158,7 +162,10 @@ int cbp_txn_event(cbp_txn *x, enum cbp_blocks mode, const cb_event *e,
 enum cbp_blocks cbp_blocks_resolve(const cb_trace *t, enum cbp_blocks b);
 
 /* ---- Candidates ------------------------------------------------------------ */
-enum cbp_pattern { CBP_RWR, CBP_RWW, CBP_WRW, CBP_WWR, CBP_WWW, CBP_NPAT };
+/* DLK: a lock-order inversion (deadlocks.c), not an atomicity pattern:
+ * e1 = T1's acquisition of A, f = T2's acquisition of B (while T1 holds A),
+ * e2 = T1's acquisition of B as recorded; the variable is the lock B. */
+enum cbp_pattern { CBP_RWR, CBP_RWW, CBP_WRW, CBP_WWR, CBP_WWW, CBP_DLK, CBP_NPAT };
 extern const char *const cbp_pattern_name[CBP_NPAT];
 
 typedef struct {
@@ -182,7 +189,9 @@ typedef struct {
    /* Filled by synthesis: */
    uint64_t *prefix;    /* nthreads entries, thread 1..n at [0..n-1] */
    cbp_step *tail; uint32_t ntail;
-   int dropped;         /* synthesis could not build it (reason in why) */
+   int built;           /* synthesis ran on it (prefix and tail are set
+                           unless dropped) */
+   int dropped;         /* dropped by the keep hook or synthesis (why) */
    const char *why;
    uint32_t id;         /* schedule number sN, 0 if not written */
 } cbp_candidate;
@@ -193,6 +202,8 @@ typedef struct {
    uint64_t dropped_vc;      /* ordered by vector clocks */
    uint64_t dropped_insn;    /* needed a cut inside one instruction */
    uint64_t dropped_synth;   /* synthesis failed */
+   uint64_t dropped_filter;  /* dropped by the keep hook (cbp_options) */
+   uint64_t deadlocks;       /* DLK candidates among c */
    uint64_t transactions;
    enum cbp_blocks blocks;
    uint32_t nlocks, nstates;
@@ -202,19 +213,48 @@ typedef struct {
  * locations, thread pair), sorted by the trace index of e1. */
 void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
                    cbp_locks *L, enum cbp_blocks blocks, cbp_result *r);
-/* Pass C: builds every candidate's schedule (prefix + tail). */
+/* Candidate order (trace index of e1, then f, then pattern): schedule
+ * numbers follow it. */
+int cbp_candidate_cmp(const void *a, const void *b);
+/* Pass B': lock-order inversions (pattern DLK), appended to r, which is
+ * sorted again.  Needs the vector clocks of pass B. */
+void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
+                   cbp_locks *L, cbp_result *r);
+/* Pass C: builds the schedules (prefix + tail) of the candidates
+ * r->c[which[0..n-1]], or of every candidate not dropped; a candidate whose
+ * schedule cannot be built is marked dropped with the reason. */
+void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
+                         const cbp_vclock *v, cbp_locks *L, cbp_result *r,
+                         const size_t *which, size_t n);
 void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
                     const cbp_vclock *v, cbp_locks *L, cbp_result *r);
 void cbp_result_free(cbp_result *r);
 
 /* ---- All passes (analyze.c) ------------------------------------------------ */
-typedef struct {
+typedef struct cbp_analysis {
    cbp_escape x;
    cbp_vclock v;
    cbp_locks *L;
    cbp_result r;
 } cbp_analysis;
-/* Runs passes A, B and C on a trace; free with cbp_analysis_free. */
+/* Passes A, B and B' (no schedule yet); free with cbp_analysis_free. */
+void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysis *a);
+
+/* A hook run on each candidate, in order, just before its schedule is
+ * built (the Z3 check plugs in here): return 1 to keep it, 0 to drop it (it
+ * is then marked dropped and counted in dropped_filter; the hook may set
+ * c->why first).  Only candidates that would otherwise be built are asked,
+ * so with --max N the hook runs until N are kept.  A DLK candidate is no
+ * atomicity pattern: its e2 never runs after f in the forced run (both
+ * threads block), so an e1 < f < e2 encoding does not apply to it. */
+typedef int (*cbp_keep_fn)(void *ctx, const cb_trace *t, cbp_analysis *a,
+                           cbp_candidate *c);
+/* Pass C on the candidates in order, each first offered to keep (NULL:
+ * keep all), until max schedules are built (SIZE_MAX: all; 0: none).
+ * Returns how many were built: those have built set and dropped clear. */
+size_t cbp_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
+                           cbp_keep_fn keep, void *keep_ctx);
+/* cbp_analyze_candidates, then every schedule (o->max of them if set). */
 void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a);
 void cbp_analysis_free(cbp_analysis *a);
 

@@ -35,18 +35,18 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
    if (info->note) fprintf(out, "%s\n", info->note);
    fprintf(out,
            "cbpredict: %zu events, %u threads, %u shared variables, %u locks, "
-           "%llu transactions (%s); %llu cut-points, %zu violations, "
-           "%llu schedules written to %s; %.2f s\n",
+           "%llu transactions (%s); %llu cut-points, %llu lock-order inversions, "
+           "%zu violations, %llu schedules written to %s; %.2f s\n",
            t->nevents, x->active_threads, x->nshared, r->nlocks,
            (unsigned long long)r->transactions, blocks_name(r->blocks),
-           (unsigned long long)r->cutpoints, r->n,
+           (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks, r->n,
            (unsigned long long)info->written, info->dir, info->seconds);
-   if (r->dropped_vc || r->dropped_insn || r->dropped_synth)
+   if (r->dropped_vc || r->dropped_insn || r->dropped_synth || r->dropped_filter)
       fprintf(out, "cbpredict: dropped: %llu ordered by create/join/barrier/signal, "
                    "%llu needing a cut inside one instruction, %llu without a "
-                   "lock-valid schedule\n",
+                   "schedule replay can follow, %llu by the check\n",
               (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
-              (unsigned long long)r->dropped_synth);
+              (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter);
 }
 
 static void jstr(FILE *out, const char *s) {
@@ -81,15 +81,17 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
    fputs(",\"schedules_dir\":", out);
    jstr(out, info->dir);
    fprintf(out, ",\"events\":%zu,\"threads\":%u,\"shared_variables\":%u,\"locks\":%u,"
-                "\"transactions\":%llu,\"blocks\":\"%s\",\"cut_points\":%llu,"
+                "\"transactions\":%llu,\"blocks\":\"%s\",\"cut_points\":%llu,\"deadlocks\":%llu,"
                 "\"violations_found\":%zu,\"schedules\":%llu,"
                 "\"dropped\":{\"ordered\":%llu,\"same_instruction\":%llu,"
-                "\"no_schedule\":%llu},\"seconds\":%.3f",
+                "\"no_schedule\":%llu,\"check\":%llu},\"seconds\":%.3f",
            t->nevents, x->active_threads, x->nshared, r->nlocks,
            (unsigned long long)r->transactions, blocks_name(r->blocks),
-           (unsigned long long)r->cutpoints, r->n, (unsigned long long)info->written,
+           (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks, r->n,
+           (unsigned long long)info->written,
            (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
-           (unsigned long long)r->dropped_synth, info->seconds);
+           (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter,
+           info->seconds);
    if (info->note) { fputs(",\"note\":", out); jstr(out, info->note); }
    fputs(",\"violations\":[", out);
    int first = 1;

@@ -17,13 +17,19 @@
  *              checked by simulating the locks.
  * Then f runs alone; if T2 holds locks there, it runs on alone until it
  * releases them (T1 may need them); then T1 runs to e2, and only then
- * everyone is released.
+ * everyone is released.  A deadlock (DLK, deadlocks.c) has a shorter tail:
+ * T1 through its acquisition of A, T2 through its acquisition of B.
+ * Last, the prefix is closed over what the tail needs (close_prefix: the
+ * other threads are raised, e.g. main past the creation of T2), and T1 and
+ * T2 are lowered out of a prefix they would share with other threads
+ * (lower_tail_threads), so that a schedule replays one way.
  *
  * Context switches (4.2.3): the prefix carries no switch at all (replay lets
  * the threads interleave freely up to their counts), so accesses to
  * unshared variables and runs of reads never cost one there; in the tail a
  * switch happens only at a causal edge or at the pattern's three events.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,6 +163,33 @@ static int region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, cbp_step *
    return ok;
 }
 
+/* A deadlock's tail (T1 to e1, then T2 to f) checked against the locks:
+ * T2, on its way from its prefix to f, may not take a lock that T1 holds
+ * once it has run through e1 (those were all taken after x1). */
+static int dlk_lock_valid(const cb_trace *t, cbp_locks *L, const cbp_candidate *c) {
+   cbp_held h; memset(&h, 0, sizeof h);
+   uint64_t k = c->x1.count;
+   for (size_t i = pos_of(c->x1); i < t->nevents && k <= c->ce1; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid != c->t1 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&h, cbp_lock_id(L, e->addr));
+      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&h, cbp_lock_id(L, e->addr));
+      k++;
+   }
+   int ok = 1;
+   uint64_t from = c->prefix[c->t2 - 1];
+   k = 0;
+   for (size_t i = 0; i < t->nevents && k <= c->cf && ok; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid != c->t2 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      if (k++ < from || e->kind != CB_EV_LOCK) continue;
+      uint32_t l = cbp_lock_id(L, e->addr);
+      for (uint32_t j = 0; j < h.n; j++) if (h.lock[j] == l) ok = 0;
+   }
+   cbp_held_free(&h);
+   return ok;
+}
+
 /* After f, T2 still holds the locks of f's lockset, which T1 may need on
  * its way to e2: T2 runs on alone until it holds none (bounded scan).
  * Returns how many more counted events that takes (0: none held). */
@@ -202,6 +235,123 @@ static void make_consistent(const cbp_vclock *v, uint64_t *pre, uint32_t n) {
    }
 }
 
+/* ---- Closing the prefix over what the tail needs ------------------------
+ * Why: replay runs the prefix counts freely interleaved, then each tail step
+ * with every other thread stopped, so every event that happens before a
+ * tail event (vector clocks: create, join, barrier, consumed signal, and
+ * each thread's own order) must be in the prefix or earlier in the tail.
+ * Region I is cut where the earlier of T1 and T2 stops; a third thread
+ * stopped there (typically main) may not yet have created the later one,
+ * which then never exists, and the plan stalls in its first tail step
+ * (rww.c: main's second pthread_create).  So every thread that does not
+ * run in the tail is raised to the first cut that covers what the tail and
+ * the raised prefixes need and where it holds no lock (it waits there while
+ * the tail runs, and must not hold a lock T1 or T2 takes).  T1's and T2's
+ * own prefixes are fixed by the pattern; when they would have to move, or
+ * the tail runs a thread before an event it needs, the candidate is
+ * dropped rather than written as a plan that cannot be followed. */
+
+typedef struct { uint64_t lo, hi; } range; /* inclusive counts */
+typedef struct { range *v; size_t n, cap; } ranges;
+
+/* Per thread, the counts c at which it may not stop: after its first c
+ * events it holds a lock, or event c-1 is the first half of an instruction. */
+static ranges *bad_cuts(const cb_trace *t, const cbp_escape *x, cbp_locks *L) {
+   uint32_t n = x->nthreads;
+   ranges *b = cbp_xcalloc(n + 1, sizeof *b);
+   cbp_held *held = cbp_xcalloc(n + 1, sizeof *held);
+   uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt);
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
+         continue;
+      uint32_t j = e->tid;
+      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&held[j], cbp_lock_id(L, e->addr));
+      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&held[j], cbp_lock_id(L, e->addr));
+      uint64_t c = ++cnt[j];
+      if (held[j].n == 0 && cbp_cut_ok(x, i)) continue;
+      ranges *r = &b[j];
+      if (r->n && r->v[r->n - 1].hi + 1 == c) { r->v[r->n - 1].hi = c; continue; }
+      r->v = cbp_grow(r->v, &r->cap, r->n, sizeof *r->v);
+      r->v[r->n++] = (range){c, c};
+   }
+   for (uint32_t j = 0; j <= n; j++) cbp_held_free(&held[j]);
+   free(held); free(cnt);
+   return b;
+}
+
+static void bad_cuts_free(ranges *b, uint32_t n) {
+   for (uint32_t j = 0; j <= n; j++) free(b[j].v);
+   free(b);
+}
+
+/* The first count >= c where the thread may stop (NONE: none left). */
+static uint64_t next_cut(const ranges *r, uint64_t total, uint64_t c) {
+   size_t lo = 0, hi = r->n;
+   while (lo < hi) { /* first range with hi >= c */
+      size_t m = (lo + hi) / 2;
+      if (r->v[m].hi < c) lo = m + 1; else hi = m;
+   }
+   if (lo < r->n && r->v[lo].lo <= c) c = r->v[lo].hi + 1;
+   return c <= total ? c : NONE;
+}
+
+static int in_tail(const cbp_candidate *c, uint32_t j) { return j == c->t1 || j == c->t2; }
+
+/* Raises the non-tail threads of c's prefix; NULL, or why it cannot be. */
+static const char *close_prefix(const cbp_escape *x, const cbp_vclock *v,
+                                const ranges *bad, cbp_candidate *c,
+                                uint64_t *need, uint64_t *end) {
+   uint32_t n = x->nthreads;
+   static char why[128];
+   for (int changed = 1; changed;) {
+      changed = 0;
+      memset(need, 0, (n + 1) * sizeof *need);
+      /* What the prefix itself waits for. */
+      for (uint32_t i = 1; i <= n; i++) {
+         if (!c->prefix[i - 1]) continue;
+         const uint64_t *vc = cbp_vc_seg(v, cbp_vc_seg_at(v, i, c->prefix[i - 1] - 1));
+         for (uint32_t j = 1; j <= n; j++) {
+            if (j == i || vc[j] <= need[j]) continue;
+            need[j] = vc[j];
+            if (in_tail(c, j) && need[j] > c->prefix[j - 1]) {
+               snprintf(why, sizeof why, "the prefix of T%u waits for T%u past its cut", i, j);
+               return why;
+            }
+         }
+      }
+      /* What each tail step waits for, in order. */
+      for (uint32_t j = 1; j <= n; j++) end[j] = c->prefix[j - 1];
+      for (uint32_t s = 0; s < c->ntail; s++) {
+         uint32_t w = c->tail[s].tid;
+         end[w] += c->tail[s].count;
+         const uint64_t *vc = cbp_vc_seg(v, cbp_vc_seg_at(v, w, end[w] - 1));
+         for (uint32_t j = 1; j <= n; j++) {
+            if (j == w) continue;
+            if (in_tail(c, j)) {
+               if (vc[j] > end[j]) {
+                  snprintf(why, sizeof why, "the tail runs T%u before events of T%u it needs", w, j);
+                  return why;
+               }
+            } else if (vc[j] > need[j]) {
+               need[j] = vc[j];
+            }
+         }
+      }
+      for (uint32_t j = 1; j <= n; j++) {
+         if (in_tail(c, j) || need[j] <= c->prefix[j - 1]) continue;
+         uint64_t to = next_cut(&bad[j], x->counted[j], need[j]);
+         if (to == NONE) {
+            snprintf(why, sizeof why, "T%u holds a lock after the events the tail needs", j);
+            return why;
+         }
+         c->prefix[j - 1] = to;
+         changed = 1;
+      }
+   }
+   return NULL;
+}
+
 typedef struct { uint64_t pos; size_t idx; } bypos;
 static int cmp_pos(const void *a, const void *b) {
    const bypos *x = a, *y = b;
@@ -209,24 +359,89 @@ static int cmp_pos(const void *a, const void *b) {
    return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
-                    const cbp_vclock *v, cbp_locks *L, cbp_result *r) {
-   uint32_t n = x->nthreads;
-   if (!r->n) return;
-   bypos *order = cbp_xcalloc(r->n, sizeof *order);
-   for (size_t k = 0; k < r->n; k++) {
-      uint64_t a = pos_of(r->c[k].x1), b = pos_of(r->c[k].x2);
-      order[k] = (bypos){a < b ? a : b, k};
+typedef struct {
+   const cb_trace *t;
+   const cbp_escape *x;
+   const cbp_vclock *v;
+   cbp_locks *L;
+   ranges *bad;
+   uint64_t *need, *end;
+   cbp_step *r3; size_t nr3, capr3;
+} synth;
+
+/* The tail from the current prefix: regions II and III, f, T2 on until it
+ * holds no lock, T1 on to e2.  A deadlock's tail is T1 through its
+ * acquisition of A, then T2 through its acquisition of B, and ends there:
+ * released, each blocks on the other's lock.  NULL, or why it cannot be. */
+static const char *build_tail(synth *S, cbp_candidate *c) {
+   size_t cap = 0;
+   c->ntail = 0;
+   if (c->pattern == CBP_DLK) {
+      add_step(c, &cap, c->t1, c->ce1 + 1 - c->prefix[c->t1 - 1]);
+      add_step(c, &cap, c->t2, c->cf + 1 - c->prefix[c->t2 - 1]);
+      return dlk_lock_valid(S->t, S->L, c) ? NULL : "T2 needs a lock T1 holds on its way to B";
    }
-   qsort(order, r->n, sizeof *order, cmp_pos);
+   int t1_first = pos_of(c->x1) <= pos_of(c->x2);
+   uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
+   cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
+   add_step(c, &cap, A, xA.count - c->prefix[A - 1]);
+   add_step(c, &cap, B, xB.count - c->prefix[B - 1]);
+   if (!region3(S->t, S->L, c, &S->r3, &S->nr3, &S->capr3))
+      return "no lock-valid interleaving reaches e and f";
+   for (size_t s = 0; s < S->nr3; s++) add_step(c, &cap, S->r3[s].tid, S->r3[s].count);
+   add_step(c, &cap, c->t2, 1);               /* f */
+   add_step(c, &cap, c->t2, release_after_f(S->t, S->L, c));
+   add_step(c, &cap, c->t1, c->ce2 - c->ce);   /* on to e2 */
+   return NULL;
+}
+
+/* T1 and T2 down to the least cuts that the other prefixes need of them. */
+static void lower_tail_threads(synth *S, cbp_candidate *c) {
+   uint32_t n = S->x->nthreads, tt[2] = {c->t1, c->t2};
+   for (int changed = 1; changed;) {
+      changed = 0;
+      memset(S->need, 0, (n + 1) * sizeof *S->need);
+      for (uint32_t i = 1; i <= n; i++) {
+         if (!c->prefix[i - 1]) continue;
+         const uint64_t *vc = cbp_vc_seg(S->v, cbp_vc_seg_at(S->v, i, c->prefix[i - 1] - 1));
+         for (int k = 0; k < 2; k++)
+            if (tt[k] != i && vc[tt[k]] > S->need[tt[k]]) S->need[tt[k]] = vc[tt[k]];
+      }
+      for (int k = 0; k < 2; k++) {
+         uint32_t j = tt[k];
+         uint64_t to = next_cut(&S->bad[j], S->x->counted[j], S->need[j]);
+         if (to != NONE && to < c->prefix[j - 1]) { c->prefix[j - 1] = to; changed = 1; }
+      }
+   }
+}
+
+static void drop(cbp_result *r, cbp_candidate *c, const char *why) {
+   c->dropped = 1;
+   c->why = why;
+   r->dropped_synth++;
+}
+
+void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
+                         const cbp_vclock *v, cbp_locks *L, cbp_result *r,
+                         const size_t *which, size_t nwhich) {
+   uint32_t n = x->nthreads;
+   if (!nwhich) return;
+   bypos *order = cbp_xcalloc(nwhich, sizeof *order);
+   for (size_t k = 0; k < nwhich; k++) {
+      const cbp_candidate *c = &r->c[which[k]];
+      uint64_t a = pos_of(c->x1), b = pos_of(c->x2);
+      order[k] = (bypos){a < b ? a : b, which[k]};
+   }
+   qsort(order, nwhich, sizeof *order, cmp_pos);
    /* Sweep: per thread, its last empty-lockset cut so far. */
    cbp_held *held = cbp_xcalloc(n + 1, sizeof *held);
    uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt), *le = cbp_xcalloc(n + 1, sizeof *le);
    uint64_t *prev = cbp_xcalloc(n + 1, sizeof *prev); /* index + 1 */
    size_t next = 0;
-   for (size_t i = 0; i <= t->nevents && next < r->n; i++) {
-      while (next < r->n && order[next].pos <= i) {
+   for (size_t i = 0; i <= t->nevents && next < nwhich; i++) {
+      while (next < nwhich && order[next].pos <= i) {
          cbp_candidate *c = &r->c[order[next++].idx];
+         free(c->prefix);
          c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
          for (uint32_t j = 1; j <= n; j++) {
             int after_ok = held[j].n == 0 && (!prev[j] || cbp_cut_ok(x, prev[j] - 1));
@@ -248,30 +463,59 @@ void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&held[j]);
    free(held); free(cnt); free(le); free(prev); free(order);
 
-   cbp_step *r3 = NULL; size_t nr3 = 0, capr3 = 0;
-   for (size_t k = 0; k < r->n; k++) {
-      cbp_candidate *c = &r->c[k];
+   synth S = {t, x, v, L, bad_cuts(t, x, L), cbp_xcalloc(n + 1, sizeof(uint64_t)),
+              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0};
+   uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
+   for (size_t k = 0; k < nwhich; k++) {
+      cbp_candidate *c = &r->c[which[k]];
+      c->built = 1;
       if (!c->prefix) c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
+      free(c->tail); c->tail = NULL; c->ntail = 0;
+      /* Region I: A up to its cut, B at most to its, a consistent cut. */
       int t1_first = pos_of(c->x1) <= pos_of(c->x2);
       uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
       cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
       c->prefix[A - 1] = xA.count;
       if (c->prefix[B - 1] > xB.count) c->prefix[B - 1] = xB.count;
       make_consistent(v, c->prefix, n);
-      size_t cap = 0;
-      c->ntail = 0;
-      add_step(c, &cap, A, xA.count - c->prefix[A - 1]);
-      add_step(c, &cap, B, xB.count - c->prefix[B - 1]);
-      if (!region3(t, L, c, &r3, &nr3, &capr3)) {
-         c->dropped = 1;
-         c->why = "no lock-valid interleaving reaches e and f";
-         r->dropped_synth++;
-         continue;
+      const char *why = build_tail(&S, c);
+      if (!why) why = close_prefix(x, v, S.bad, c, S.need, S.end);
+      if (why) { drop(r, c, why); continue; }
+      /* The prefix runs its threads in whatever order the scheduler picks,
+       * so what T1 and T2 run there races with the other threads' prefix
+       * (rww.c: T2's read against main's second create), and two replays of
+       * one schedule differ before the tail.  Lower T1 and T2 to the least
+       * cuts the rest of the prefix needs of them and run the remainder
+       * alone in the tail (region II, A then B): the pattern's threads then
+       * replay one sequence.  Keep the first plan if that one fails.  With
+       * one thread in the prefix there is no race to remove. */
+      uint32_t running = 0;
+      for (uint32_t j = 0; j < n; j++) running += c->prefix[j] > 0;
+      if (running < 2) continue;
+      memcpy(saved, c->prefix, n * sizeof *saved);
+      cbp_step *tail = c->tail; uint32_t ntail = c->ntail;
+      c->tail = NULL; c->ntail = 0;
+      lower_tail_threads(&S, c);
+      why = build_tail(&S, c);
+      if (!why) why = close_prefix(x, v, S.bad, c, S.need, S.end);
+      if (why) {
+         memcpy(c->prefix, saved, n * sizeof *saved);
+         free(c->tail);
+         c->tail = tail; c->ntail = ntail;
+      } else {
+         free(tail);
       }
-      for (size_t s = 0; s < nr3; s++) add_step(c, &cap, r3[s].tid, r3[s].count);
-      add_step(c, &cap, c->t2, 1);               /* f */
-      add_step(c, &cap, c->t2, release_after_f(t, L, c));
-      add_step(c, &cap, c->t1, c->ce2 - c->ce);   /* on to e2 */
    }
-   free(r3);
+   free(S.r3); free(S.need); free(S.end); free(saved);
+   bad_cuts_free(S.bad, n);
+}
+
+void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
+                    const cbp_vclock *v, cbp_locks *L, cbp_result *r) {
+   size_t *all = cbp_xcalloc(r->n, sizeof *all);
+   size_t k = 0;
+   for (size_t i = 0; i < r->n; i++)
+      if (!r->c[i].dropped) all[k++] = i;
+   cbp_synthesize_some(t, x, v, L, r, all, k);
+   free(all);
 }

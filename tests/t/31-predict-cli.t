@@ -80,6 +80,54 @@ perl -MJSON::PP -e '
 is "$?" 0 "--json parses, names x and existing schedule files $(cat "$TMP/perr")"
 ok "-o DIR holds s1.pb" test -s "$TMP/sched/s1.pb"
 
+# Two locks taken in opposite orders by two threads: a DLK row, and its
+# schedule; in one order only (nested.c): none.
+dlk_text() { # OUTER INNER of T3
+cat <<T
+T1 start T1
+T1 begin main
+T1 create T2
+T1 create T3
+T2 start T1
+T2 begin forward
+T2 lock a @d.c:1
+T2 lock b @d.c:2
+T2 unlock b
+T2 unlock a
+T2 end forward
+T3 start T1
+T3 begin backward
+T3 lock $1 @d.c:3
+T3 lock $2 @d.c:4
+T3 unlock $2
+T3 unlock $1
+T3 end backward
+T1 join T2
+T1 join T3
+T
+}
+dlk_text b a > "$TMP/dlk.txt"
+$GEN --from-text "$TMP/dlk.txt" -o "$TMP/dlk.pb"
+out=$(cbpredict -o "$TMP/dlk.s" "$TMP/dlk.pb"); is "$?" 0 "lock-order inversion: exit 0"
+like "$out" '^s1 +DLK +b +d\.c:1 +d\.c:3 +d\.c:2 +T2/T3' "DLK row: lock b, T2 takes a, T3 takes b, T2 asks for b"
+like "$out" ' 1 lock-order inversions' "summary counts the inversion"
+ok "DLK schedule written" test -s "$TMP/dlk.s/s1.pb"
+cbpredict --json -o "$TMP/dlk.s" "$TMP/dlk.pb" > "$TMP/dj"
+perl -MJSON::PP -e '
+  local $/; open my $f, "<", $ARGV[0] or die; my $j = decode_json(<$f>);
+  my ($v) = grep { $_->{pattern} eq "DLK" } @{$j->{violations}};
+  die "no DLK\n" unless $v && $j->{deadlocks} == 1;
+  die "events\n" unless $v->{e1}{kind} eq "lock" && $v->{f}{kind} eq "lock" &&
+                        $v->{e2}{kind} eq "lock" && $v->{variable} eq "b";
+  die "tail must end after T3 takes b\n"
+     unless $v->{tail}[-1][0] == 3 && $v->{tail}[0][0] == 2;
+' "$TMP/dj" 2>"$TMP/perr"
+is "$?" 0 "--json: the DLK violation, its lock events and its tail $(cat "$TMP/perr")"
+dlk_text a b > "$TMP/nodlk.txt"
+$GEN --from-text "$TMP/nodlk.txt" -o "$TMP/nodlk.pb"
+out=$(cbpredict -o "$TMP/nodlk.s" "$TMP/nodlk.pb")
+unlike "$out" 'DLK' "one lock order: no DLK"
+
 # One thread: zero schedules and a reason.
 printf 'T1 start T1\nT1 begin main\nT1 begin f\nT1 read x @a.c:1\nT1 write x @a.c:2\nT1 end f\n' > "$TMP/one.txt"
 $GEN --from-text "$TMP/one.txt" -o "$TMP/one.pb"

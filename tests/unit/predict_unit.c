@@ -224,12 +224,237 @@ static void test_misc(void) {
       "text form: bad line refused (%s)", err.msg);
 }
 
+/* ---- Replayability: an independent check of a plan ------------------------
+ * Follows a candidate's plan the way the tool does (prefix counts freely
+ * interleaved, then each tail step alone) on the trace's own events: a
+ * thread exists once its create ran, a join needs the joined thread done,
+ * a mutex must be free.  Returns 1 when every step can be taken. */
+typedef struct { const cb_event **ev; size_t n, cap; } tevents;
+
+static int sim_enabled(tevents *th, uint32_t n, const size_t *pos, const uint32_t *owner,
+                       const uint64_t *lockaddr, size_t nlocks, int *created, uint32_t w) {
+   if (!created[w] || pos[w] >= th[w].n) return 0;
+   const cb_event *e = th[w].ev[pos[w]];
+   if (e->kind == CB_EV_THREAD_JOIN)
+      return e->value <= n && pos[e->value] >= th[e->value].n;
+   if (e->kind == CB_EV_LOCK)
+      for (size_t k = 0; k < nlocks; k++)
+         if (lockaddr[k] == e->addr && owner[k] && owner[k] != w) return 0;
+   return 1;
+}
+
+static void sim_step(tevents *th, size_t *pos, uint32_t *owner, uint64_t *lockaddr,
+                     size_t *nlocks, int *created, uint32_t w) {
+   const cb_event *e = th[w].ev[pos[w]++];
+   if (e->kind == CB_EV_THREAD_CREATE) created[e->value] = 1;
+   if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK) {
+      size_t k = 0;
+      while (k < *nlocks && lockaddr[k] != e->addr) k++;
+      if (k == *nlocks) { lockaddr[k] = e->addr; owner[k] = 0; (*nlocks)++; }
+      owner[k] = e->kind == CB_EV_LOCK ? w : 0;
+   }
+}
+
+static int plan_feasible(const cb_trace *t, const cbp_candidate *c, uint32_t n) {
+   tevents *th = calloc(n + 1, sizeof *th);
+   size_t *pos = calloc(n + 1, sizeof *pos);
+   int *created = calloc(n + 1, sizeof *created);
+   uint32_t owner[64]; uint64_t lockaddr[64]; size_t nlocks = 0;
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid == 0 || e->tid > n || !CB_IS_COUNTED(e->kind)) continue;
+      tevents *v = &th[e->tid];
+      if (v->n == v->cap) { v->cap = v->cap ? 2 * v->cap : 16; v->ev = realloc(v->ev, v->cap * sizeof *v->ev); }
+      v->ev[v->n++] = e;
+   }
+   created[1] = 1;
+   int ok = 1;
+   for (int progress = 1; progress;) { /* the prefix, in any order */
+      progress = 0;
+      for (uint32_t w = 1; w <= n; w++)
+         while (pos[w] < c->prefix[w - 1] &&
+                sim_enabled(th, n, pos, owner, lockaddr, nlocks, created, w)) {
+            sim_step(th, pos, owner, lockaddr, &nlocks, created, w);
+            progress = 1;
+         }
+   }
+   for (uint32_t w = 1; w <= n; w++) if (pos[w] != c->prefix[w - 1]) ok = 0;
+   for (uint32_t s = 0; s < c->ntail && ok; s++)
+      for (uint64_t k = 0; k < c->tail[s].count && ok; k++) {
+         uint32_t w = c->tail[s].tid;
+         if (!sim_enabled(th, n, pos, owner, lockaddr, nlocks, created, w)) ok = 0;
+         else sim_step(th, pos, owner, lockaddr, &nlocks, created, w);
+      }
+   for (uint32_t w = 0; w <= n; w++) free(th[w].ev);
+   free(th); free(pos); free(created);
+   return ok;
+}
+
+static const char *plan_str(const cbp_candidate *c, uint32_t n) {
+   static char b[512];
+   size_t k = (size_t)snprintf(b, sizeof b, "prefix [");
+   for (uint32_t j = 0; j < n && k < sizeof b; j++)
+      k += (size_t)snprintf(b + k, sizeof b - k, "%s%llu", j ? "," : "",
+                            (unsigned long long)(c->prefix ? c->prefix[j] : 0));
+   k += (size_t)snprintf(b + k, sizeof b - k, "] tail");
+   for (uint32_t j = 0; j < c->ntail && k < sizeof b; j++)
+      k += (size_t)snprintf(b + k, sizeof b - k, " (T%u,%llu)", c->tail[j].tid,
+                            (unsigned long long)c->tail[j].count);
+   return b;
+}
+
+/* rww.c as recorded: main creates T2, T2 runs its whole deposit, and only
+ * then main creates T3.  The pattern is between T2 and T3. */
+static const char *three_threads =
+   "T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\nT2 begin teller\n"
+   "T2 begin deposit\nT2 read x =100 @r.c:28\nT2 write x =110 @r.c:29\nT2 end deposit\n"
+   "T2 end teller\nT1 create T3\nT3 start T1\nT2 exit\nT3 begin teller\nT3 begin deposit\n"
+   "T3 read x =110 @r.c:28\nT3 write x =130 @r.c:29\nT3 end deposit\nT3 end teller\n"
+   "T3 exit\nT1 join T2 @r.c:43\nT1 join T3 @r.c:44\nT1 read x @r.c:45\nT1 end main\n";
+
+static void test_prefix_closure(void) {
+   run(three_threads);
+   ok(A.r.n == 2, "3 threads: two RWW candidates (T2/T3 and T3/T2)");
+   for (size_t i = 0; i < A.r.n; i++) {
+      cbp_candidate *c = &A.r.c[i];
+      ok(!c->dropped && c->prefix && c->prefix[0] == 2,
+         "T%u/T%u: main's prefix holds both creates and no join (%s)", c->t1, c->t2,
+         plan_str(c, A.x.nthreads));
+      ok(!c->dropped && plan_feasible(&T, c, A.x.nthreads),
+         "T%u/T%u: the plan can be followed (%s)", c->t1, c->t2, plan_str(c, A.x.nthreads));
+      /* Main was raised past T2's read, so T2 and T3 run everything alone
+       * in the tail: a replay is one sequence, not a race in the prefix. */
+      ok(!c->dropped && c->prefix[1] == 0 && c->prefix[2] == 0,
+         "T%u/T%u: only main runs in the prefix", c->t1, c->t2);
+      if (c->t1 == 2)
+         ok(c->ntail == 3 && c->tail[0].tid == 2 && c->tail[0].count == 1 &&
+            c->tail[1].tid == 3 && c->tail[1].count == 2 && c->tail[2].tid == 2 &&
+            c->tail[2].count == 1, "T2/T3: T2 through e1, then T3's read and f, then e2");
+   }
+   /* Main creates T3 while holding a lock: it stops after the unlock. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\nT2 begin th\nT2 begin op\n"
+       "T2 read x @l.c:1\nT2 write x @l.c:2\nT2 end op\nT1 lock m\nT1 create T3\n"
+       "T1 unlock m\nT3 start T1\nT3 begin th\nT3 begin op\nT3 read x @l.c:1\n"
+       "T3 write x @l.c:2\nT3 end op\nT1 join T2\nT1 join T3\n");
+   int seen = 0;
+   for (size_t i = 0; i < A.r.n; i++) {
+      cbp_candidate *c = &A.r.c[i];
+      if (c->t1 != 2 || c->t2 != 3) continue;
+      seen = 1;
+      ok(!c->dropped && c->prefix[0] == 4 && plan_feasible(&T, c, A.x.nthreads),
+         "create under a lock: main stops at its empty lockset after the create (%s)",
+         plan_str(c, A.x.nthreads));
+   }
+   ok(seen, "create under a lock: the T2/T3 candidate exists");
+   /* Every candidate of the paper-style traces above stays replayable. */
+   char buf[2048];
+   pattern_trace(buf, sizeof buf, "read", "write", "write", 0);
+   run(buf);
+   ok(A.r.n == 1 && plan_feasible(&T, &A.r.c[0], A.x.nthreads),
+      "two threads: the plan can be followed");
+}
+
+static int keep_odd(void *ctx, const cb_trace *t, cbp_analysis *a, cbp_candidate *c) {
+   (void)t;
+   int *asked = ctx;
+   (*asked)++;
+   return (size_t)(c - a->r.c) % 2 == 1;
+}
+
+static void test_build_cap(void) {
+   cb_error err;
+   if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); loaded = 0; }
+   if (cb_trace_from_text(three_threads, &T, &err)) { ok(0, "text: %s", err.msg); return; }
+   cbp_options o = {CBP_BLOCKS_AUTO, 0};
+   cbp_analyze_candidates(&T, &o, &A);
+   loaded = 1;
+   ok(A.r.n == 2 && !A.r.c[0].prefix && !A.r.c[1].prefix,
+      "candidates alone: no schedule built yet");
+   ok(cbp_build_schedules(&T, &A, 1, NULL, NULL) == 1 && A.r.c[0].built &&
+      A.r.c[0].prefix && !A.r.c[1].built && !A.r.c[1].prefix,
+      "--max 1: only the first candidate's schedule is built");
+   cbp_analysis_free(&A);
+   cbp_analyze_candidates(&T, &o, &A);
+   int asked = 0;
+   size_t got = cbp_build_schedules(&T, &A, 1, keep_odd, &asked);
+   ok(got == 1 && A.r.c[0].dropped && !A.r.c[0].prefix && A.r.dropped_filter == 1 &&
+      A.r.c[1].built && !A.r.c[1].dropped && asked == 2,
+      "keep hook: a dropped candidate gets no schedule, the next is built instead");
+   cbp_analysis_free(&A);
+   cbp_analyze_candidates(&T, &o, &A);
+   ok(cbp_build_schedules(&T, &A, 0, NULL, NULL) == 0 && !A.r.c[0].built,
+      "--max 0: nothing built");
+}
+
+/* Lock-order inversions. */
+static size_t count_dlk(void) {
+   size_t k = 0;
+   for (size_t i = 0; i < A.r.n; i++) k += A.r.c[i].pattern == CBP_DLK;
+   return k;
+}
+
+static void dlk_trace(char *buf, size_t len, const char *t3_outer, const char *t3_inner,
+                      const char *gate, const char *middle, const char *inner_kw) {
+   char g2[32] = "", gu2[32] = "", g3[32] = "", gu3[32] = "";
+   if (gate) {
+      snprintf(g2, sizeof g2, "T2 lock %s\n", gate); snprintf(gu2, sizeof gu2, "T2 unlock %s\n", gate);
+      snprintf(g3, sizeof g3, "T3 lock %s\n", gate); snprintf(gu3, sizeof gu3, "T3 unlock %s\n", gate);
+   }
+   snprintf(buf, len,
+            "T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n%s"
+            "T2 begin fwd\n%sT2 lock a @d.c:1\nT2 lock b @d.c:2\nT2 unlock b\nT2 unlock a\n%s"
+            "T2 end fwd\nT2 exit\n%sT1 create T3\nT3 start T1\nT3 begin bwd\n%s"
+            "T3 lock %s @d.c:3\nT3 %s %s @d.c:4\nT3 unlock %s\nT3 unlock %s\n%sT3 end bwd\n"
+            "T1 join T2\nT1 join T3\n",
+            "", g2, gu2, middle, g3, t3_outer, inner_kw, t3_inner, t3_inner, t3_outer, gu3);
+}
+
+static void test_deadlocks(void) {
+   char buf[2048];
+   dlk_trace(buf, sizeof buf, "b", "a", NULL, "", "lock");
+   run(buf);
+   ok(count_dlk() == 1, "opposite lock orders: one DLK candidate (%zu)", count_dlk());
+   for (size_t i = 0; i < A.r.n; i++) {
+      cbp_candidate *c = &A.r.c[i];
+      if (c->pattern != CBP_DLK) continue;
+      const cb_event *e1 = &T.events[c->e1], *f = &T.events[c->f], *e2 = &T.events[c->e2];
+      char v[64];
+      ok(c->t1 == 2 && c->t2 == 3 && e1->tid == 2 && e1->kind == CB_EV_LOCK &&
+         f->tid == 3 && f->kind == CB_EV_LOCK && e2->tid == 2 && e2->kind == CB_EV_LOCK &&
+         e2->addr == f->addr && e1->addr != f->addr && c->addr == f->addr &&
+         !strcmp(cb_variable_str_at(&T, c->addr, c->e1, v, sizeof v), "b"),
+         "DLK: e1 = T2 takes a, f = T3 takes b, e2 = T2 takes b; variable b");
+      ok(!c->dropped && c->prefix[1] == 0 && c->prefix[2] == 0 && c->ntail == 2 &&
+         c->tail[0].tid == 2 && c->tail[0].count == 1 && c->tail[1].tid == 3 &&
+         c->tail[1].count == 1, "DLK: the tail ends after T2 takes a and T3 takes b (%s)",
+         plan_str(c, A.x.nthreads));
+      ok(c->prefix[0] == 2 && plan_feasible(&T, c, A.x.nthreads),
+         "DLK: main has created both, the plan can be followed (%s)", plan_str(c, A.x.nthreads));
+      ok(!strcmp(cbp_pattern_name[c->pattern], "DLK"), "DLK: the pattern's name");
+   }
+   dlk_trace(buf, sizeof buf, "a", "b", NULL, "", "lock");
+   run(buf);
+   ok(count_dlk() == 0, "one lock order (nested.c): no DLK");
+   dlk_trace(buf, sizeof buf, "b", "a", "g", "", "lock");
+   run(buf);
+   ok(count_dlk() == 0, "a common gate lock around both: no DLK");
+   dlk_trace(buf, sizeof buf, "b", "a", NULL, "", "trylock");
+   run(buf);
+   ok(count_dlk() == 0, "the inner acquisition is a trylock: no DLK");
+   dlk_trace(buf, sizeof buf, "b", "a", NULL, "T1 join T2\n", "lock");
+   run(buf);
+   ok(count_dlk() == 0 && A.r.dropped_vc > 0, "T2 joined before T3 is created: no DLK");
+}
+
 int main(void) {
    test_section_3_2();
    test_patterns();
    test_schedule_simple();
    test_ordered();
    test_misc();
+   test_prefix_closure();
+   test_build_cap();
+   test_deadlocks();
    if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
    printf("1..%d\n", ntest);
    return nfail != 0;

@@ -1,0 +1,223 @@
+/* deadlocks.c: pass B', lock-order inversions (pattern DLK).
+ *
+ * The acquisition histories of section 3.2 already say when two nested
+ * sections cannot be interleaved; here that is the bug itself.  One pass
+ * keeps, per thread, the locks it holds and where each was taken.  A first
+ * acquisition of B while A is held leaves a nested witness (A, B): where A
+ * was taken (trace and counted index, the lock state before it, the last
+ * empty-lockset cut before it) and where B was requested (index, the lock
+ * state then, the clock segment).  Witnesses are deduplicated by (A, B,
+ * thread, both locations, both lock states, segment).  Then each (A, B) of
+ * T1 meets each (B, A) of another thread T2, and is a candidate when
+ *   - no gate lock: the locksets at the two inner requests are disjoint (a
+ *     lock both hold around their nested sections serialises them);
+ *   - T1 just past taking A and T2 just past taking B can coexist: their
+ *     lock states before those acquisitions are compatible (disjoint
+ *     locksets, compatible acquisition histories);
+ *   - the vector clocks do not order the sections: T1's request of B needs
+ *     no event of T2 after T2 took B, nor T2's request of A one of T1 after
+ *     T1 took A (create, join, barriers and signals can order them).
+ * Every inversion is seen from both sides; T1 is the thread whose outer
+ * acquisition comes first in the trace.  A trylock never blocks, so an
+ * inner trylock makes no witness.  One representative is kept per (lock B,
+ * three locations, thread pair).
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+
+#define NONE UINT64_MAX
+
+typedef struct {            /* a held lock and where it was taken */
+   uint32_t lock, ls_before;
+   uint64_t tidx, cidx;
+   cbp_point le;
+} acq;
+
+typedef struct {            /* a nested acquisition: inner while outer held */
+   uint32_t outer, inner, o_ls, i_ls, i_seg, o_loc, i_loc;
+   uint16_t tid;
+   uint64_t o_tidx, o_cidx, i_tidx, i_cidx;
+   cbp_point o_le;
+} nest;
+
+typedef struct {
+   cbp_held held;
+   acq *stk; size_t n, cap;
+   uint32_t ls;
+   uint64_t cidx;
+   cbp_point le;
+} thr;
+
+typedef struct { nest *v; size_t n, cap; cbp_map map; } nests;
+
+static uint64_t nhash(const nest *w) {
+   return cbp_mix(((uint64_t)w->outer << 32 | w->inner) ^
+                  cbp_mix(((uint64_t)w->o_loc << 32 | w->i_loc) ^
+                          cbp_mix(((uint64_t)w->o_ls << 32 | w->i_ls) ^
+                                  ((uint64_t)w->i_seg << 16 | w->tid))));
+}
+static int neq(const void *c, uint32_t i, const void *k) {
+   const nest *a = &((const nests *)c)->v[i], *b = k;
+   return a->outer == b->outer && a->inner == b->inner && a->o_loc == b->o_loc &&
+          a->i_loc == b->i_loc && a->o_ls == b->o_ls && a->i_ls == b->i_ls &&
+          a->i_seg == b->i_seg && a->tid == b->tid;
+}
+static uint64_t nhash_i(const void *c, uint32_t i) { return nhash(&((const nests *)c)->v[i]); }
+
+static void add_nest(nests *ns, const nest *w) {
+   uint32_t *s = cbp_map_probe(&ns->map, nhash(w), neq, ns, w);
+   if (*s) return; /* keep the first */
+   ns->v = cbp_grow(ns->v, &ns->cap, ns->n, sizeof *ns->v);
+   ns->v[ns->n] = *w;
+   *s = (uint32_t)++ns->n;
+   cbp_map_added(&ns->map, nhash_i, ns);
+}
+
+static int cmp_nest(const void *a, const void *b) {
+   const nest *x = a, *y = b;
+   if (x->outer != y->outer) return x->outer < y->outer ? -1 : 1;
+   if (x->inner != y->inner) return x->inner < y->inner ? -1 : 1;
+   return x->o_tidx < y->o_tidx ? -1 : x->o_tidx > y->o_tidx;
+}
+
+/* No lock held by both at their inner requests. */
+static int no_gate(const cbp_locks *L, uint32_t s1, uint32_t s2) {
+   uint32_t n1 = cbp_locks_nheld(L, s1), n2 = cbp_locks_nheld(L, s2);
+   for (uint32_t i = 0; i < n1; i++) {
+      const uint32_t *ah; uint32_t nah;
+      uint32_t a = cbp_locks_held(L, s1, i, &ah, &nah);
+      for (uint32_t j = 0; j < n2; j++)
+         if (cbp_locks_held(L, s2, j, &ah, &nah) == a) return 0;
+   }
+   return 1;
+}
+
+/* Representatives: one per (lock B, three locations, thread pair). */
+static void rep_key(const cb_trace *t, const cbp_candidate *c, uint64_t k[6]) {
+   k[0] = c->addr; k[1] = t->events[c->e1].loc; k[2] = t->events[c->f].loc;
+   k[3] = t->events[c->e2].loc; k[4] = c->t1; k[5] = c->t2;
+}
+static int cmp_rep(const void *a, const void *b, void *ctx) {
+   const cbp_candidate *x = a, *y = b;
+   uint64_t kx[6], ky[6];
+   rep_key(ctx, x, kx);
+   rep_key(ctx, y, ky);
+   for (int i = 0; i < 6; i++)
+      if (kx[i] != ky[i]) return kx[i] < ky[i] ? -1 : 1;
+   return x->e1 < y->e1 ? -1 : x->e1 > y->e1;
+}
+static int same_rep(const cb_trace *t, const cbp_candidate *x, const cbp_candidate *y) {
+   uint64_t kx[6], ky[6];
+   rep_key(t, x, kx);
+   rep_key(t, y, ky);
+   return !memcmp(kx, ky, sizeof kx);
+}
+
+static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
+                    cbp_locks *L, nests *ns) {
+   uint32_t n = x->nthreads;
+   thr *th = cbp_xcalloc(n + 1, sizeof *th);
+   for (uint32_t j = 0; j <= n; j++) th[j].le = (cbp_point){0, NONE};
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
+         continue;
+      thr *h = &th[e->tid];
+      uint64_t c = h->cidx++;
+      /* The last empty-lockset cut before this event (as in cutpoints.c). */
+      if (h->ls == 0 && !((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
+                          (e->size & CB_SIZE_SAME_INSN)))
+         h->le = (cbp_point){c, i - 1};
+      if (e->kind == CB_EV_LOCK) {
+         uint32_t l = cbp_lock_id(L, e->addr);
+         if (!cbp_held_acquire(&h->held, l)) continue; /* re-entrant */
+         if (e->value != 1) { /* a trylock does not wait */
+            uint32_t seg = cbp_vc_seg_at(v, e->tid, c);
+            for (size_t k = 0; k < h->n; k++) {
+               const acq *a = &h->stk[k];
+               nest w = {a->lock, l, a->ls_before, h->ls, seg,
+                         t->events[a->tidx].loc, e->loc, (uint16_t)e->tid,
+                         a->tidx, a->cidx, i, c, a->le};
+               add_nest(ns, &w);
+            }
+         }
+         h->stk = cbp_grow(h->stk, &h->cap, h->n, sizeof *h->stk);
+         h->stk[h->n++] = (acq){l, h->ls, i, c, h->le};
+         h->ls = cbp_locks_acquire(L, h->ls, l);
+      } else if (e->kind == CB_EV_UNLOCK) {
+         uint32_t l = cbp_lock_id(L, e->addr);
+         if (!cbp_held_release(&h->held, l)) continue;
+         for (size_t k = 0; k < h->n; k++)
+            if (h->stk[k].lock == l) {
+               memmove(&h->stk[k], &h->stk[k + 1], (h->n - k - 1) * sizeof *h->stk);
+               h->n--;
+               break;
+            }
+         h->ls = cbp_locks_release(L, h->ls, l);
+      }
+   }
+   for (uint32_t j = 0; j <= n; j++) { cbp_held_free(&th[j].held); free(th[j].stk); }
+   free(th);
+}
+
+void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
+                   cbp_locks *L, cbp_result *r) {
+   nests ns;
+   memset(&ns, 0, sizeof ns);
+   cbp_map_init(&ns.map, 64);
+   collect(t, x, v, L, &ns);
+   if (ns.n > 1) qsort(ns.v, ns.n, sizeof *ns.v, cmp_nest);
+   cbp_candidate *found = NULL; size_t nfound = 0, capfound = 0;
+   for (size_t a = 0; a < ns.n; a++) {
+      const nest *w1 = &ns.v[a];
+      /* The witnesses (B, A): first index with (outer, inner) >= (B, A). */
+      size_t lo = 0, hi = ns.n;
+      while (lo < hi) {
+         size_t m = (lo + hi) / 2;
+         const nest *y = &ns.v[m];
+         if (y->outer < w1->inner || (y->outer == w1->inner && y->inner < w1->outer))
+            lo = m + 1;
+         else
+            hi = m;
+      }
+      for (size_t b = lo; b < ns.n && ns.v[b].outer == w1->inner &&
+                          ns.v[b].inner == w1->outer; b++) {
+         const nest *w2 = &ns.v[b];
+         if (w2->tid == w1->tid || w2->o_tidx < w1->o_tidx) continue;
+         if (!no_gate(L, w1->i_ls, w2->i_ls)) continue;
+         if (!cbp_locks_compatible(L, w1->o_ls, w2->o_ls)) continue;
+         const uint64_t *v1 = cbp_vc_seg(v, w1->i_seg), *v2 = cbp_vc_seg(v, w2->i_seg);
+         if (v1[w2->tid] > w2->o_cidx + 1 || v2[w1->tid] > w1->o_cidx + 1) {
+            r->dropped_vc++;
+            continue;
+         }
+         cbp_candidate c;
+         memset(&c, 0, sizeof c);
+         c.pattern = CBP_DLK;
+         c.addr = cbp_lock_addr(L, w1->inner);
+         c.t1 = w1->tid; c.t2 = w2->tid;
+         c.e1 = c.e = w1->o_tidx; c.ce1 = c.ce = w1->o_cidx;
+         c.e2 = w1->i_tidx; c.ce2 = w1->i_cidx;
+         c.f = w2->o_tidx; c.cf = w2->o_cidx;
+         c.ls_e = w1->o_ls; c.ls_f = w2->o_ls;
+         c.seg_e = cbp_vc_seg_at(v, c.t1, c.ce1);
+         c.seg_f = cbp_vc_seg_at(v, c.t2, c.cf);
+         c.x1 = w1->o_le; c.x2 = w2->o_le;
+         found = cbp_grow(found, &capfound, nfound, sizeof *found);
+         found[nfound++] = c;
+      }
+   }
+   if (nfound > 1) qsort_r(found, nfound, sizeof *found, cmp_rep, (void *)t);
+   for (size_t k = 0; k < nfound; k++) {
+      if (k && same_rep(t, &found[k - 1], &found[k])) continue; /* first kept */
+      r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
+      r->c[r->n++] = found[k];
+      r->deadlocks++;
+   }
+   free(found);
+   free(ns.v);
+   cbp_map_free(&ns.map);
+   if (r->deadlocks && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
+}
