@@ -243,6 +243,11 @@ int cmd_record(int argc, char **argv)
       unlink(out);
       return CBTRACE_EXIT_USAGE;
    }
+   /* A 1 MiB pipe (the default is 64 KiB, one write of the tool): the
+    * tool blocks only when cbtrace falls that far behind, not whenever it
+    * is descheduled for a moment.  Best effort: the limit is
+    * /proc/sys/fs/pipe-max-size. */
+   fcntl(data[0], F_SETPIPE_SZ, 1 << 20);
    char fdopt[32], instopt[64];
    snprintf(fdopt, sizeof fdopt, "--cb-out-fd=%d", data[1]);
    snprintf(instopt, sizeof instopt, "--cb-instrument=%s", instrument);
@@ -270,7 +275,9 @@ int cmd_record(int argc, char **argv)
 
    cb_wire_decoder d;
    cb_wire_init(&d, w);
-   static unsigned char buf[1 << 16];
+   /* Large reads: fewer system calls, and long runs of records for the
+    * writer's loop. */
+   static unsigned char buf[1 << 20];
    int status = 0, reaped = 0;
    double last_flush = now_s();
    for (;;) {
@@ -386,7 +393,7 @@ int cmd_encode(int argc, char **argv)
    }
    cb_wire_decoder d;
    cb_wire_init(&d, w);
-   static unsigned char buf[1 << 16];
+   static unsigned char buf[1 << 20];
    int rc = CBTRACE_EXIT_OK;
    for (;;) {
       ssize_t n = read(fd, buf, sizeof buf);

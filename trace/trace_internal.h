@@ -23,10 +23,19 @@ extern const unsigned char cb_sched_magic[CB_MAGIC_LEN]; /* "CBSCHED\x01" */
 #define CB_FRAME_MAX (256u << 20)
 
 uint32_t cb_crc32(const void *data, size_t len);
+/* The same over pieces: crc = cb_crc32_update(crc, piece, len) from 0. */
+uint32_t cb_crc32_update(uint32_t crc, const void *data, size_t len);
+/* The same without the carry-less multiply, for tests of the fast path. */
+uint32_t cb_crc32_portable(uint32_t crc, const void *data, size_t len);
 int cb_write_all(int fd, const void *data, size_t len, cb_error *err);
 /* Writes header and payload with one writev, so a reader of a file being
  * written sees either nothing of the frame or (usually) all of it. */
 int cb_frame_write(int fd, const void *payload, size_t len, cb_error *err);
+/* The same with the payload in pieces (no copy to join them). */
+#define CB_FRAME_MAX_PARTS 32
+struct iovec;
+int cb_frame_writev(int fd, const struct iovec *parts, int nparts,
+                    cb_error *err);
 
 typedef struct {
    const uint8_t *data;
@@ -94,5 +103,20 @@ static inline uint64_t cb_zigzag64(int64_t v)
 {
    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
+
+/* ---- writer.c: the tool's raw records (cb_wire.h) straight into a writer,
+ * for `cbtrace record` (one call per run of records, not per event). */
+typedef struct {
+   uint64_t events;  /* written */
+   uint64_t dropped; /* without a thread id: not written */
+   uint64_t bad_loc; /* named an undefined location: written with location 0 */
+} cb_wire_counts;
+/* Takes consecutive 24-byte event records (cb_wire_event) from recs, up to
+ * nrec, and stops before the first whose kind is not an event kind (a
+ * LOCDEF, SYMDEF, END, HELLO or garbage: the caller's business).  Returns
+ * how many records it took (counts added to *counts), or -1 when writing a
+ * chunk failed (err; the writer then refuses everything). */
+long cb_writer_wire_events(cb_writer *w, const unsigned char *recs,
+                           size_t nrec, cb_wire_counts *counts, cb_error *err);
 
 #endif /* CB_TRACE_INTERNAL_H */

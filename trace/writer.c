@@ -1,10 +1,19 @@
 /* writer.c: the streaming trace writer.  Events are gathered into columns
- * (trace.proto, message Events): kind|size<<5, thread switches, zig-zag
- * deltas of address and location, and values only for events that carry one.
+ * (trace.proto, message Events): kind|size<<5 through a per-chunk table,
+ * thread switches, zig-zag deltas of address (from the last address of the
+ * same location) and location, and values only for events that carry one.
  * Every CB_CHUNK_EVENTS events (or on flush) the columns become one Chunk in
  * one frame, written straight to the descriptor, so a crash of the writer
  * loses at most the chunk in progress.  Deltas restart at every chunk, so
  * each chunk decodes on its own.
+ *
+ * Speed: `cbtrace record` runs this for every event of the program, beside
+ * Valgrind, so it must cost a few nanoseconds an event.  The columns are
+ * kept as the very varint bytes of trace.proto's packed fields, appended as
+ * events arrive; a chunk is those columns behind hand-written tags and
+ * lengths, written with one writev.  protobuf-c packs only the rare parts
+ * (header, locations, symbols, footer).  The reader decodes with protobuf-c,
+ * and trace_unit checks that protobuf-c re-packs a chunk to the same bytes.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -12,45 +21,114 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "trace.pb-c.h"
 #include "trace_internal.h"
+
+/* ---- protobuf varints (base 128, low groups first) --------------------------
+ * put_varint writes at most 10 bytes. */
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+   while (v >= 0x80) {
+      *p++ = (uint8_t)(v | 0x80);
+      v >>= 7;
+   }
+   *p++ = (uint8_t)v;
+   return p;
+}
+
+/* Bytes of a varint by the count of leading zero bits of its value. */
+static const uint8_t varint_len_by_clz[65] = {
+   10, 9, 9, 9, 9, 9, 9, 9, 8, 8, 8, 8, 8, 8, 8, 7, 7, 7, 7, 7, 7, 7,
+   6,  6, 6, 6, 6, 6, 6, 5, 5, 5, 5, 5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 3,
+   3,  3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1};
+
+/* The same without a loop for values below 2^56 (nearly all): the 7-bit
+ * groups are spread into 8 bytes, stored at once, and p advances by the
+ * varint's length, so a length that varies from event to event costs no
+ * mispredicted branch.  Used for address deltas, whose length does vary (a
+ * loop there cost 1.7 ns an event); values and location deltas are faster
+ * with the loop (mostly one length).  Writes up to 8 bytes from p whatever
+ * the length: the buffer needs that slack. */
+static inline uint8_t *put_varint_wide(uint8_t *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+   if (__builtin_expect(v < (1ull << 56), 1)) {
+      uint64_t x = (v & 0xfffffffull) | (v << 4 & 0x0fffffff00000000ull);
+      x = (x & 0x00003fff00003fffull) | (x << 2 & 0x3fff00003fff0000ull);
+      x = (x & 0x007f007f007f007full) | (x << 1 & 0x7f007f007f007f00ull);
+      unsigned len = varint_len_by_clz[__builtin_clzll(v | 1)];
+      x |= 0x8080808080808080ull & ((1ull << (8 * len - 8)) - 1);
+      memcpy(p, &x, 8);
+      return p + len;
+   }
+#endif
+   return put_varint(p, v);
+}
+
+static inline size_t varint_len(uint64_t v)
+{
+   size_t n = 1;
+   while (v >= 0x80) {
+      v >>= 7;
+      n++;
+   }
+   return n;
+}
+
+/* The packed columns of Events, in field order, and the worst-case bytes of
+ * one event in each (varints of their types): a kind index < 8192; a switch
+ * offset delta <= 65536 and a thread id <= 65535; a zig-zag 64-bit address
+ * delta; a zig-zag 32-bit location delta; a 64-bit value. */
+enum { COL_KS, COL_SW_AT, COL_SW_TID, COL_ADDR, COL_LOC, COL_VALUE, NCOLS };
+static const uint8_t col_field[NCOLS] = {2, 3, 4, 5, 6, 7};
+static const size_t col_max[NCOLS] = {2, 3, 3, 10, 5, 10};
+#define COL_SLACK 16 /* for put_varint_wide's wide stores */
+
+#define KIND_ABSENT 0xffffu  /* kind_index: not in this chunk's table yet */
+#define KIND_VALUE 0x8000u   /* kind_index: the event carries a value */
+#define KS_COUNT 8192        /* kind | size << 5 */
+
+typedef struct {
+   uint64_t addr;
+   uint32_t gen;
+} loc_slot;
 
 struct cb_writer {
    int fd;
    int failed;               /* a write failed: refuse everything after */
    uint64_t first_index;     /* index of the first event of this chunk */
    uint32_t max_loc;         /* highest location id defined */
-   /* Columns of the chunk in progress. */
-   size_t n;
-   uint32_t *kind_size;
-   int64_t *addr_delta;
-   int32_t *loc_delta;
-   uint64_t *values;
-   size_t nvalues;
-   uint32_t *switch_at, *switch_tid;
-   size_t nswitch, switch_cap;
+   /* The chunk in progress, already in its final form: each column holds
+    * the varint bytes of its packed field, with room for a whole chunk's
+    * worst case, so appending needs no check. */
+   size_t n;                 /* events */
+   uint8_t *col_base[NCOLS];
+   uint8_t *col_end[NCOLS];
    size_t last_switch;       /* offset of the last switch in the chunk */
    uint32_t prev_loc;
-   /* Denser forms (trace.proto): kind|size<<5 through a per-chunk table,
-    * and addresses as deltas from the last address of the same location.
-    * Entries stamped with an older chunk generation count as absent. */
-   uint32_t gen;
-   uint32_t ks_gen[8192], ks_table[8192];
-   uint16_t ks_index[8192];
+   uint32_t cur_tid;         /* 0 at the start of a chunk */
+   /* kind|size<<5 -> index into ks_table | KIND_VALUE, or KIND_ABSENT;
+    * the entries of the table are reset at each chunk. */
+   uint16_t kind_index[KS_COUNT];
+   uint32_t ks_table[KS_COUNT];
    size_t nks;
-   uint64_t *loc_addr;
-   uint32_t *loc_gen;
+   /* Last address per location; slots of an older generation count as 0. */
+   uint32_t gen;
+   loc_slot *loc;
    size_t loc_cap;
-   uint32_t cur_tid;
    /* Locations and symbols defined since the last chunk. */
    Cbtools__Location **locs;
    size_t nlocs, cap_locs;
    Cbtools__Symbol **syms;
    size_t nsyms, cap_syms;
-   uint8_t *buf;
-   size_t buf_cap;
+   /* Chunk assembly: protobuf-c's parts, and the hand-written small bytes
+    * (tags, lengths, the kind table). */
+   uint8_t *head_buf, *tail_buf;
+   size_t head_cap, tail_cap;
+   uint8_t small[KS_COUNT * 2 + 256];
 };
 
 int cb_event_carries_value(unsigned kind, unsigned size)
@@ -63,20 +141,85 @@ static char *dup_or_empty(const char *s)
    return strdup(s ? s : "");
 }
 
-static int write_chunk(cb_writer *w, Cbtools__Chunk *c, cb_error *err)
+/* Packs c with protobuf-c into *buf (grown as needed); its length, or
+ * SIZE_MAX when out of memory. */
+static size_t pack_into(const Cbtools__Chunk *c, uint8_t **buf, size_t *cap)
+{
+   size_t len = protobuf_c_message_get_packed_size(&c->base);
+   if (len > *cap) {
+      uint8_t *nb = realloc(*buf, len);
+      if (!nb)
+         return SIZE_MAX;
+      *buf = nb;
+      *cap = len;
+   }
+   protobuf_c_message_pack(&c->base, *buf);
+   return len;
+}
+
+/* Writes one frame: `head` packed by protobuf-c (Chunk fields 1 and 2:
+ * header, locations), then the Events message (field 3) from the columns,
+ * then `tail` (fields 4 and 5: footer, symbols).  A message may arrive in
+ * pieces (protobuf's merge rule), so protobuf-c reads them as one Chunk;
+ * being in field order, it is the very bytes protobuf-c would write. */
+static int write_chunk(cb_writer *w, const Cbtools__Chunk *head,
+                       const Cbtools__Chunk *tail, cb_error *err)
 {
    if (w->failed)
       return cb_fail(err, "an earlier write failed");
-   size_t len = protobuf_c_message_get_packed_size(&c->base);
-   if (len > w->buf_cap) {
-      uint8_t *nb = realloc(w->buf, len);
-      if (!nb)
-         return cb_fail(err, "out of memory");
-      w->buf = nb;
-      w->buf_cap = len;
+   struct iovec iov[CB_FRAME_MAX_PARTS];
+   int niov = 0;
+   size_t len = head ? pack_into(head, &w->head_buf, &w->head_cap) : 0;
+   if (len == SIZE_MAX)
+      return cb_fail(err, "out of memory");
+   if (len)
+      iov[niov++] = (struct iovec){w->head_buf, len};
+   if (w->n > 0) {
+      /* The kind table first, at the end of `small`: its length counts. */
+      uint8_t *table = w->small + 128, *t = table;
+      for (size_t k = 0; k < w->nks; k++)
+         t = put_varint(t, w->ks_table[k]);
+      size_t table_len = (size_t)(t - table);
+      size_t col_len[NCOLS], body = 0;
+      for (int c = 0; c < NCOLS; c++) {
+         col_len[c] = (size_t)(w->col_end[c] - w->col_base[c]);
+         if (col_len[c])
+            body += 1 + varint_len(col_len[c]) + col_len[c];
+      }
+      body += 1 + varint_len(w->first_index);       /* first_index */
+      body += 1 + varint_len(table_len) + table_len; /* kind_size_table */
+      body += 2;                                     /* addr_by_location */
+      /* Tags and lengths go to small[0..127], each run of them flushed
+       * into the iovec before the column it introduces. */
+      uint8_t *s = w->small, *from = s;
+      *s++ = 3 << 3 | 2; /* Chunk.events, length-delimited */
+      s = put_varint(s, body);
+      *s++ = 1 << 3 | 0; /* Events.first_index, varint */
+      s = put_varint(s, w->first_index);
+      for (int c = 0; c < NCOLS; c++) {
+         if (!col_len[c])
+            continue;
+         *s++ = (uint8_t)(col_field[c] << 3 | 2);
+         s = put_varint(s, col_len[c]);
+         iov[niov++] = (struct iovec){from, (size_t)(s - from)};
+         from = s;
+         iov[niov++] = (struct iovec){w->col_base[c], col_len[c]};
+      }
+      *s++ = 8 << 3 | 2; /* Events.kind_size_table, packed */
+      s = put_varint(s, table_len);
+      iov[niov++] = (struct iovec){from, (size_t)(s - from)};
+      iov[niov++] = (struct iovec){table, table_len};
+      /* Events.addr_by_location = true, after the table. */
+      t[0] = 9 << 3 | 0;
+      t[1] = 1;
+      iov[niov - 1].iov_len += 2;
    }
-   protobuf_c_message_pack(&c->base, w->buf);
-   if (cb_frame_write(w->fd, w->buf, len, err) < 0) {
+   len = tail ? pack_into(tail, &w->tail_buf, &w->tail_cap) : 0;
+   if (len == SIZE_MAX)
+      return cb_fail(err, "out of memory");
+   if (len)
+      iov[niov++] = (struct iovec){w->tail_buf, len};
+   if (cb_frame_writev(w->fd, iov, niov, err) < 0) {
       w->failed = 1;
       return -1;
    }
@@ -99,49 +242,49 @@ static void free_pending(cb_writer *w)
    w->nsyms = 0;
 }
 
-/* Builds the chunk of everything pending, plus the footer if f != NULL. */
+static void start_chunk(cb_writer *w)
+{
+   for (int c = 0; c < NCOLS; c++)
+      w->col_end[c] = w->col_base[c];
+   for (size_t k = 0; k < w->nks; k++)
+      w->kind_index[w->ks_table[k]] = KIND_ABSENT;
+   w->nks = 0;
+   w->n = 0;
+   w->last_switch = 0;
+   w->prev_loc = 0;
+   w->cur_tid = 0;
+   w->gen++;
+}
+
+/* Writes the chunk of everything pending, plus the footer if f != NULL. */
 static int emit(cb_writer *w, Cbtools__Footer *f, cb_error *err)
 {
    if (w->n == 0 && w->nlocs == 0 && w->nsyms == 0 && !f)
       return 0;
-   Cbtools__Chunk c = CBTOOLS__CHUNK__INIT;
-   Cbtools__Events ev = CBTOOLS__EVENTS__INIT;
-   c.locations = w->locs;
-   c.n_locations = w->nlocs;
-   c.symbols = w->syms;
-   c.n_symbols = w->nsyms;
-   if (w->n > 0) {
-      ev.has_first_index = 1;
-      ev.first_index = w->first_index;
-      ev.n_kind_size = w->n;
-      ev.kind_size = w->kind_size;
-      ev.n_addr_delta = w->n;
-      ev.addr_delta = w->addr_delta;
-      ev.n_loc_delta = w->n;
-      ev.loc_delta = w->loc_delta;
-      ev.n_value = w->nvalues;
-      ev.value = w->values;
-      ev.n_kind_size_table = w->nks;
-      ev.kind_size_table = w->ks_table;
-      ev.has_addr_by_location = 1;
-      ev.addr_by_location = 1;
-      ev.n_switch_at = ev.n_switch_tid = w->nswitch;
-      ev.switch_at = w->switch_at;
-      ev.switch_tid = w->switch_tid;
-      c.events = &ev;
-   }
-   c.footer = f;
-   int r = write_chunk(w, &c, err);
+   Cbtools__Chunk head = CBTOOLS__CHUNK__INIT;
+   head.locations = w->locs;
+   head.n_locations = w->nlocs;
+   Cbtools__Chunk tail = CBTOOLS__CHUNK__INIT;
+   tail.footer = f;
+   tail.symbols = w->syms;
+   tail.n_symbols = w->nsyms;
+   int r = write_chunk(w, &head, &tail, err);
    free_pending(w);
    w->first_index += w->n;
-   w->n = 0;
-   w->nvalues = 0;
-   w->nswitch = 0;
-   w->prev_loc = 0;
-   w->cur_tid = 0;
-   w->nks = 0;
-   w->gen++;
+   start_chunk(w);
    return r;
+}
+
+static void writer_free(cb_writer *w)
+{
+   free_pending(w);
+   free(w->locs);
+   free(w->syms);
+   free(w->col_base[0]);
+   free(w->loc);
+   free(w->head_buf);
+   free(w->tail_buf);
+   free(w);
 }
 
 cb_writer *cb_writer_open(const char *path, const cb_header *h, cb_error *err)
@@ -152,19 +295,23 @@ cb_writer *cb_writer_open(const char *path, const cb_header *h, cb_error *err)
       return NULL;
    }
    w->fd = -1;
-   w->gen = 1;
-   w->kind_size = malloc(CB_CHUNK_EVENTS * sizeof *w->kind_size);
-   w->addr_delta = malloc(CB_CHUNK_EVENTS * sizeof *w->addr_delta);
-   w->loc_delta = malloc(CB_CHUNK_EVENTS * sizeof *w->loc_delta);
-   w->values = malloc(CB_CHUNK_EVENTS * sizeof *w->values);
+   size_t total = 0;
+   for (int c = 0; c < NCOLS; c++)
+      total += col_max[c] * CB_CHUNK_EVENTS + COL_SLACK;
+   uint8_t *cols = malloc(total);
    w->loc_cap = 1024;
-   w->loc_addr = malloc(w->loc_cap * sizeof *w->loc_addr);
-   w->loc_gen = calloc(w->loc_cap, sizeof *w->loc_gen);
-   if (!w->kind_size || !w->addr_delta || !w->loc_delta || !w->values ||
-       !w->loc_addr || !w->loc_gen) {
+   w->loc = calloc(w->loc_cap, sizeof *w->loc);
+   if (!cols || !w->loc) {
+      free(cols);
       cb_fail(err, "out of memory");
       goto fail;
    }
+   for (int c = 0; c < NCOLS; c++) {
+      w->col_base[c] = cols;
+      cols += col_max[c] * CB_CHUNK_EVENTS + COL_SLACK;
+   }
+   memset(w->kind_index, 0xff, sizeof w->kind_index);
+   start_chunk(w);
    w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
    if (w->fd < 0) {
       cb_fail(err, "%s", strerror(errno));
@@ -191,19 +338,13 @@ cb_writer *cb_writer_open(const char *path, const cb_header *h, cb_error *err)
       }
    Cbtools__Chunk c = CBTOOLS__CHUNK__INIT;
    c.header = &ph;
-   if (write_chunk(w, &c, err) < 0)
+   if (write_chunk(w, &c, NULL, err) < 0)
       goto fail;
    return w;
 fail:
    if (w->fd >= 0)
       close(w->fd);
-   free(w->kind_size);
-   free(w->addr_delta);
-   free(w->loc_delta);
-   free(w->values);
-   free(w->loc_addr);
-   free(w->loc_gen);
-   free(w);
+   writer_free(w);
    return NULL;
 }
 
@@ -234,23 +375,19 @@ int cb_writer_location(cb_writer *w, uint32_t id, const cb_location *loc,
    w->locs[w->nlocs++] = l;
    if (!l->object || !l->function || !l->file)
       return cb_fail(err, "out of memory");
-   if (id > w->max_loc)
-      w->max_loc = id;
    if (id >= w->loc_cap) {
-      size_t nc = w->loc_cap ? w->loc_cap : 1024;
+      size_t nc = w->loc_cap;
       while (nc <= id)
          nc *= 2;
-      uint64_t *a = realloc(w->loc_addr, nc * sizeof *a);
+      loc_slot *a = realloc(w->loc, nc * sizeof *a);
       if (!a)
          return cb_fail(err, "out of memory");
-      w->loc_addr = a;
-      uint32_t *g = realloc(w->loc_gen, nc * sizeof *g);
-      if (!g)
-         return cb_fail(err, "out of memory");
-      memset(g + w->loc_cap, 0, (nc - w->loc_cap) * sizeof *g);
-      w->loc_gen = g;
+      memset(a + w->loc_cap, 0, (nc - w->loc_cap) * sizeof *a);
+      w->loc = a;
       w->loc_cap = nc;
    }
+   if (id > w->max_loc)
+      w->max_loc = id;
    return 0;
 }
 
@@ -276,6 +413,88 @@ int cb_writer_symbol(cb_writer *w, const cb_symbol *s, cb_error *err)
    return p->name ? 0 : cb_fail(err, "out of memory");
 }
 
+/* ---- The hot path ---------------------------------------------------------
+ * The column ends and per-chunk state live in a local `cursor` while a run
+ * of events is appended, so the compiler keeps them in registers. */
+typedef struct {
+   uint8_t *ks, *sw_at, *sw_tid, *addr, *loc, *value;
+   size_t n, last_switch;
+   uint32_t prev_loc, cur_tid;
+} cursor;
+
+static inline void cursor_load(const cb_writer *w, cursor *c)
+{
+   c->ks = w->col_end[COL_KS];
+   c->sw_at = w->col_end[COL_SW_AT];
+   c->sw_tid = w->col_end[COL_SW_TID];
+   c->addr = w->col_end[COL_ADDR];
+   c->loc = w->col_end[COL_LOC];
+   c->value = w->col_end[COL_VALUE];
+   c->n = w->n;
+   c->last_switch = w->last_switch;
+   c->prev_loc = w->prev_loc;
+   c->cur_tid = w->cur_tid;
+}
+
+static inline void cursor_store(cb_writer *w, const cursor *c)
+{
+   w->col_end[COL_KS] = c->ks;
+   w->col_end[COL_SW_AT] = c->sw_at;
+   w->col_end[COL_SW_TID] = c->sw_tid;
+   w->col_end[COL_ADDR] = c->addr;
+   w->col_end[COL_LOC] = c->loc;
+   w->col_end[COL_VALUE] = c->value;
+   w->n = c->n;
+   w->last_switch = c->last_switch;
+   w->prev_loc = c->prev_loc;
+   w->cur_tid = c->cur_tid;
+}
+
+/* A new entry of the kind table; rare (a few per chunk). */
+static __attribute__((noinline)) unsigned add_kind(cb_writer *w, unsigned ks)
+{
+   unsigned idx = (unsigned)w->nks;
+   w->ks_table[w->nks++] = ks;
+   if (cb_event_has_value(ks & 31, ks >> 5))
+      idx |= KIND_VALUE;
+   w->kind_index[ks] = (uint16_t)idx;
+   return idx;
+}
+
+/* Appends one event that is known to be sound: kind 1..18, tid != 0,
+ * loc <= max_loc; the chunk is not full. */
+static inline __attribute__((always_inline)) void
+put_event(cb_writer *w, cursor *c, unsigned kind, unsigned size, unsigned tid,
+          uint32_t loc, uint64_t addr, uint64_t value)
+{
+   if (__builtin_expect(tid != c->cur_tid, 0)) {
+      c->sw_at = put_varint(c->sw_at, c->n - c->last_switch);
+      c->sw_tid = put_varint(c->sw_tid, tid);
+      c->last_switch = c->n;
+      c->cur_tid = tid;
+   }
+   unsigned ks = kind | size << 5;
+   unsigned idx = w->kind_index[ks];
+   if (__builtin_expect(idx == KIND_ABSENT, 0))
+      idx = add_kind(w, ks);
+   unsigned ki = idx & ~KIND_VALUE;
+   if (__builtin_expect(ki < 128, 1))
+      *c->ks++ = (uint8_t)ki;
+   else
+      c->ks = put_varint(c->ks, ki);
+   loc_slot *s = &w->loc[loc];
+   uint64_t prev = s->gen == w->gen ? s->addr : 0;
+   s->gen = w->gen;
+   s->addr = addr;
+   c->addr = put_varint_wide(c->addr, cb_zigzag64((int64_t)(addr - prev)));
+   int32_t dl = (int32_t)(loc - c->prev_loc);
+   c->prev_loc = loc;
+   c->loc = put_varint(c->loc, ((uint32_t)dl << 1) ^ (uint32_t)(dl >> 31));
+   if (idx & KIND_VALUE)
+      c->value = put_varint(c->value, value);
+   c->n++;
+}
+
 int cb_writer_event(cb_writer *w, const cb_event *e, cb_error *err)
 {
    if (e->kind == CB_EV_NONE || e->kind >= CB_EV_KIND_COUNT)
@@ -287,46 +506,66 @@ int cb_writer_event(cb_writer *w, const cb_event *e, cb_error *err)
    if (e->loc > w->max_loc)
       return cb_fail(err, "event %llu: location %u was never defined",
                      (unsigned long long)(w->first_index + w->n), e->loc);
-   size_t i = w->n;
-   if (e->tid != w->cur_tid) {
-      if (w->nswitch == w->switch_cap) {
-         size_t nc = w->switch_cap ? w->switch_cap * 2 : 1024;
-         uint32_t *a = realloc(w->switch_at, nc * sizeof *a);
-         if (!a)
-            return cb_fail(err, "out of memory");
-         w->switch_at = a;
-         uint32_t *b = realloc(w->switch_tid, nc * sizeof *b);
-         if (!b)
-            return cb_fail(err, "out of memory");
-         w->switch_tid = b;
-         w->switch_cap = nc;
-      }
-      w->switch_at[w->nswitch] = (uint32_t)(i - (w->nswitch ? w->last_switch : 0));
-      w->switch_tid[w->nswitch] = e->tid;
-      w->nswitch++;
-      w->last_switch = i;
-      w->cur_tid = e->tid;
-   }
-   uint32_t ks = (uint32_t)e->kind | (uint32_t)e->size << 5;
-   if (w->ks_gen[ks] != w->gen) {
-      w->ks_gen[ks] = w->gen;
-      w->ks_index[ks] = (uint16_t)w->nks;
-      w->ks_table[w->nks++] = ks;
-   }
-   w->kind_size[i] = w->ks_index[ks];
-   /* loc <= max_loc < loc_cap: checked above, grown by cb_writer_location. */
-   uint64_t prev = w->loc_gen[e->loc] == w->gen ? w->loc_addr[e->loc] : 0;
-   w->loc_gen[e->loc] = w->gen;
-   w->loc_addr[e->loc] = e->addr;
-   w->addr_delta[i] = (int64_t)(e->addr - prev);
-   w->loc_delta[i] = (int32_t)(e->loc - w->prev_loc);
-   w->prev_loc = e->loc;
-   if (cb_event_has_value(e->kind, e->size))
-      w->values[w->nvalues++] = e->value;
-   w->n = i + 1;
+   cursor c;
+   cursor_load(w, &c);
+   put_event(w, &c, e->kind, e->size, e->tid, e->loc, e->addr, e->value);
+   cursor_store(w, &c);
    if (w->n == CB_CHUNK_EVENTS)
       return emit(w, NULL, err);
    return 0;
+}
+
+long cb_writer_wire_events(cb_writer *w, const unsigned char *recs,
+                           size_t nrec, cb_wire_counts *counts, cb_error *err)
+{
+   size_t i = 0;
+   uint64_t dropped = 0, bad_loc = 0, events = 0;
+   uint32_t max_loc = w->max_loc;
+   int stop = 0;
+   while (i < nrec && !stop) {
+      cursor c;
+      cursor_load(w, &c);
+      size_t room = CB_CHUNK_EVENTS - c.n;
+      size_t end = nrec - i < room ? nrec : i + room;
+      for (; i < end; i++) {
+         /* The fields of a cb_wire_event, loaded one by one (memcpy: the
+          * bytes have no declared type and may be unaligned). */
+         const unsigned char *r = recs + i * sizeof(cb_wire_event);
+         unsigned kind = r[0], size = r[1];
+         uint16_t tid;
+         uint32_t loc;
+         uint64_t addr, value;
+         memcpy(&tid, r + 2, 2);
+         memcpy(&loc, r + 4, 4);
+         memcpy(&addr, r + 8, 8);
+         memcpy(&value, r + 16, 8);
+         if (__builtin_expect(kind - 1u >= CB_EV_KIND_COUNT - 1u, 0)) {
+            stop = 1; /* not an event: the caller's business */
+            break;
+         }
+         if (__builtin_expect(tid == 0, 0)) {
+            dropped++;
+            continue;
+         }
+         if (__builtin_expect(loc > max_loc, 0)) {
+            loc = 0;
+            bad_loc++;
+         }
+         put_event(w, &c, kind, size, tid, loc, addr, value);
+      }
+      events += c.n - w->n;
+      cursor_store(w, &c);
+      if (w->n == CB_CHUNK_EVENTS && emit(w, NULL, err) < 0) {
+         counts->events += events;
+         counts->dropped += dropped;
+         counts->bad_loc += bad_loc;
+         return -1;
+      }
+   }
+   counts->events += events;
+   counts->dropped += dropped;
+   counts->bad_loc += bad_loc;
+   return (long)i;
 }
 
 int cb_writer_flush(cb_writer *w, cb_error *err)
@@ -352,19 +591,7 @@ int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err)
    }
    if (close(w->fd) < 0 && r == 0)
       r = cb_fail(err, "close: %s", strerror(errno));
-   free_pending(w);
-   free(w->locs);
-   free(w->syms);
-   free(w->kind_size);
-   free(w->addr_delta);
-   free(w->loc_delta);
-   free(w->values);
-   free(w->switch_at);
-   free(w->switch_tid);
-   free(w->loc_addr);
-   free(w->loc_gen);
-   free(w->buf);
-   free(w);
+   writer_free(w);
    return r;
 }
 

@@ -138,6 +138,25 @@ run cbtrace encode -o "$TMP/nohello.pb" "$TMP/nohello.raw"
 is "$rc" 3 "encode of a stream without HELLO: exit 3"
 like "$err" 'HELLO' "and says why"
 
+# Events without a thread are dropped, undefined locations kept as unknown;
+# both are counted in warnings.  A stream fed through a pipe arrives in
+# pieces that split records: the same trace.
+raw H L 1 401136 14 /t/a f a.c V 2 4 0 1 404040 1 V 2 4 1 7 404040 2 \
+    V 1 4 2 1 404048 3 E >"$TMP/odd.raw"
+run cbtrace encode -o "$TMP/odd.pb" "$TMP/odd.raw"
+is "$rc" 0 "encode of a stream with odd events: exit 0"
+like "$err" '1 events without a thread id were dropped' "warns of the dropped event"
+like "$err" '1 events named an undefined location' "warns of the undefined location"
+run cbtrace dump "$TMP/odd.pb"
+is "$out" "0 T1 write 0x404040 size 4 = 2
+1 T2 read 0x404048 size 4 = 3 @ a.c:14 in f" "the other events are kept, the location unknown"
+(cat "$TMP/odd.raw" | perl -e 'binmode STDIN; binmode STDOUT; $| = 1;
+    while (read(STDIN, $b, 7)) { print $b; select(undef, undef, undef, 0.001) }') |
+    cbtrace encode -o "$TMP/odd2.pb" - 2>/dev/null
+run cbtrace dump "$TMP/odd2.pb"
+is "$out" "0 T1 write 0x404040 size 4 = 2
+1 T2 read 0x404048 size 4 = 3 @ a.c:14 in f" "records split across reads decode the same"
+
 # ---- truncated traces: several chunks, cut in the middle ----------------------
 raw H L 1 401136 14 /t/a f a.c N 70000 E >"$TMP/big.raw"
 run cbtrace encode -o "$TMP/big.pb" "$TMP/big.raw"

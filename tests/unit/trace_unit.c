@@ -722,6 +722,325 @@ static void test_digest(void)
       "digest of a missing file fails");
 }
 
+/* Appends one framed chunk, packed by protobuf-c, to file at *len. */
+static void append_frame(uint8_t *file, size_t *len, const Cbtools__Chunk *c)
+{
+   size_t n = protobuf_c_message_get_packed_size(&c->base);
+   protobuf_c_message_pack(&c->base, file + *len + 8);
+   uint32_t crc = cb_crc32(file + *len + 8, n);
+   for (int b = 0; b < 4; b++) {
+      file[*len + b] = (uint8_t)(n >> (8 * b));
+      file[*len + 4 + b] = (uint8_t)(crc >> (8 * b));
+   }
+   *len += 8 + n;
+}
+
+/* The reader decodes Events by hand; every check it makes must still be
+ * made, and Events in a shape cbtools does not write (legal protobuf: a
+ * message in two pieces) must still read, through protobuf-c. */
+static void test_reader_checks(void)
+{
+   enum { GOOD, SPLIT, BAD_INDEX, BAD_KIND, BAD_LOC, FEW_VALUES, MANY_VALUES,
+          NO_THREAD, BAD_SWITCH, SHORT_COLUMN, WRONG_FIRST, NCASES };
+   static const char *const expect[NCASES] = {
+       "", "", "bad kind index", "bad kind or size", "undefined location",
+       "value", "values for", "no thread", "bad thread switch",
+       "different lengths", "events start at"};
+   int fails = 0;
+   char failed[1024] = "";
+   for (int k = 0; k < NCASES; k++) {
+      uint8_t *file = malloc(1 << 16);
+      size_t len = 8;
+      memcpy(file, "CBTRACE\x01", 8);
+      Cbtools__Chunk c = CBTOOLS__CHUNK__INIT;
+      Cbtools__Header h = CBTOOLS__HEADER__INIT;
+      Cbtools__Location loc = CBTOOLS__LOCATION__INIT;
+      Cbtools__Location *locs[1] = {&loc};
+      h.has_format_version = 1;
+      h.format_version = 1;
+      loc.has_id = 1;
+      loc.id = 1;
+      c.header = &h;
+      c.locations = locs;
+      c.n_locations = 1;
+      append_frame(file, &len, &c);
+      uint32_t table[2] = {CB_EV_READ | 4 << 5, CB_EV_ALLOC};
+      uint32_t ks[3] = {0, 1, 0};
+      uint32_t sw_at[2] = {0, 2}, sw_tid[2] = {1, 2};
+      int64_t ad[3] = {0x404040, 64, 8};
+      int32_t ld[3] = {1, -1, 1};
+      uint64_t val[3] = {7, 4096, 9};
+      Cbtools__Events ev = CBTOOLS__EVENTS__INIT;
+      ev.has_first_index = 1;
+      ev.n_kind_size = ev.n_addr_delta = ev.n_loc_delta = 3;
+      ev.kind_size = ks;
+      ev.addr_delta = ad;
+      ev.loc_delta = ld;
+      ev.n_value = 3;
+      ev.value = val;
+      ev.n_kind_size_table = 2;
+      ev.kind_size_table = table;
+      ev.has_addr_by_location = ev.addr_by_location = 1;
+      ev.n_switch_at = ev.n_switch_tid = 2;
+      ev.switch_at = sw_at;
+      ev.switch_tid = sw_tid;
+      switch (k) {
+      case BAD_INDEX: ks[2] = 2; break;
+      case BAD_KIND: table[1] = 0; break;
+      case BAD_LOC: ld[2] = 5; break;
+      case FEW_VALUES: ev.n_value = 2; break;
+      case MANY_VALUES: table[1] = CB_EV_FREE; break;
+      case NO_THREAD: sw_at[0] = 1; break;
+      case BAD_SWITCH: sw_at[1] = 3; break;
+      case SHORT_COLUMN: ev.n_loc_delta = 2; break;
+      case WRONG_FIRST: ev.first_index = 5; break;
+      default: break;
+      }
+      Cbtools__Chunk e = CBTOOLS__CHUNK__INIT;
+      Cbtools__Footer f = CBTOOLS__FOOTER__INIT;
+      f.has_event_count = f.has_tool_ended = 1;
+      f.event_count = 3;
+      f.tool_ended = 1;
+      if (k == SPLIT) {
+         /* The Events message in two pieces, columns in each. */
+         Cbtools__Events a = ev, b = CBTOOLS__EVENTS__INIT;
+         a.n_value = 0;
+         a.n_switch_at = a.n_switch_tid = 0;
+         b.n_value = 3;
+         b.value = val;
+         b.n_switch_at = b.n_switch_tid = 2;
+         b.switch_at = sw_at;
+         b.switch_tid = sw_tid;
+         Cbtools__Chunk pa = CBTOOLS__CHUNK__INIT, pb = CBTOOLS__CHUNK__INIT;
+         pa.events = &a;
+         pb.events = &b;
+         pb.footer = &f;
+         size_t before = len;
+         uint8_t tmp[4096];
+         size_t la = protobuf_c_message_pack(&pa.base, tmp);
+         size_t lb = protobuf_c_message_pack(&pb.base, tmp + la);
+         memcpy(file + len + 8, tmp, la + lb);
+         uint32_t crc = cb_crc32(tmp, la + lb);
+         for (int i = 0; i < 4; i++) {
+            file[before + i] = (uint8_t)((la + lb) >> (8 * i));
+            file[before + 4 + i] = (uint8_t)(crc >> (8 * i));
+         }
+         len += 8 + la + lb;
+      } else {
+         e.events = &ev;
+         e.footer = &f;
+         append_frame(file, &len, &e);
+      }
+      cb_trace t;
+      cb_error err;
+      int r = cb_trace_read_mem(file, len, &t, &err);
+      int good;
+      if (k == GOOD || k == SPLIT)
+         good = r == 0 && !t.truncated && t.nevents == 3 &&
+                t.events[0].addr == 0x404040 && t.events[1].addr == 64 &&
+                t.events[1].kind == CB_EV_ALLOC && t.events[1].value == 4096 &&
+                t.events[2].addr == 0x404048 && t.events[2].tid == 2 &&
+                t.events[2].value == 9 && t.events[0].tid == 1 &&
+                t.events[1].loc == 0 && t.events[2].loc == 1 &&
+                t.nthreads == 2;
+      else
+         good = r == 0 && t.truncated && t.nevents == 0 &&
+                strstr(t.truncation, expect[k]) != NULL;
+      if (!good) {
+         fails++;
+         snprintf(failed + strlen(failed), sizeof failed - strlen(failed),
+                  " case %d (%.60s)", k, r ? err.msg : t.truncation);
+      }
+      if (r == 0)
+         cb_trace_free(&t);
+      free(file);
+   }
+   ok(fails == 0, "the reader takes good chunks, whole or in pieces, and "
+                  "refuses each kind of bad one%s", failed);
+}
+
+/* CRC-32: the known check value, and the carry-less-multiply path (long
+ * pieces) agrees with the portable tables at every length, offset and
+ * starting value, whole or in pieces. */
+static void test_crc(void)
+{
+   ok(cb_crc32("123456789", 9) == 0xCBF43926u, "CRC-32 of \"123456789\"");
+   ok(cb_crc32("", 0) == 0, "CRC-32 of nothing");
+   size_t n = 1 << 16;
+   uint8_t *b = malloc(n + 64);
+   for (size_t i = 0; i < n + 64; i++)
+      b[i] = (uint8_t)next_rand();
+   int bad = 0;
+   for (int k = 0; k < 3000; k++) {
+      size_t off = next_rand() % 64;
+      size_t len = k < 2000 ? next_rand() % 600 : next_rand() % n;
+      uint32_t seed = (uint32_t)next_rand();
+      bad += cb_crc32_update(seed, b + off, len) !=
+             cb_crc32_portable(seed, b + off, len);
+      size_t cut = len ? next_rand() % len : 0;
+      bad += cb_crc32_update(cb_crc32_update(0, b + off, cut), b + off + cut,
+                             len - cut) != cb_crc32(b + off, len);
+   }
+   ok(bad == 0, "fast and portable CRC-32 agree, whole and in pieces (%d "
+                "differ)", bad);
+   free(b);
+}
+
+/* The writer encodes the Events columns by hand.  protobuf-c's generated
+ * code is the judge: every frame must unpack, re-pack to the very same
+ * bytes, and its columns, decoded here straight from trace.proto's
+ * definitions, must give back the events written. */
+static void test_hand_encoding(void)
+{
+   const char *p = path_of("hand.pb");
+   cb_error err;
+   cb_header h = test_header();
+   cb_writer *w = cb_writer_open(p, &h, &err);
+   const uint32_t nlocs = 300;
+   for (uint32_t id = 1; id <= nlocs; id++) {
+      cb_location l = {0x400000 + id, "o", "f", "a.c", id};
+      cb_writer_location(w, id, &l, &err);
+   }
+   cb_symbol s = {0x404040, 8, "counter"};
+   cb_writer_symbol(w, &s, &err);
+   /* Over 128 distinct kind|size pairs (two-byte kind indexes), huge
+    * address jumps and values, every thread id shape. */
+   size_t n = 2 * CB_CHUNK_EVENTS + 1234;
+   cb_event *evs = malloc(n * sizeof *evs);
+   for (size_t i = 0; i < n; i++) {
+      evs[i] = make_event(i, nlocs);
+      if (i % 3 == 0 && evs[i].kind != CB_EV_READ &&
+          evs[i].kind != CB_EV_WRITE)
+         evs[i].size = (uint8_t)(i / 3);
+      cb_writer_event(w, &evs[i], &err);
+      if (i == 1000) /* a location defined mid-chunk */
+         cb_writer_location(w, nlocs + 1, &(cb_location){1, "", "", "", 0},
+                            &err);
+   }
+   cb_footer f = {1, 0, 0, 0, 1};
+   cb_writer_close(w, &f, &err);
+
+   size_t len;
+   uint8_t *file = slurp(p, &len);
+   cb_frame_reader r;
+   const uint8_t *pl;
+   size_t plen;
+   int frames = 0, same_bytes = 1, decoded = 1, saw_wide_kind = 0;
+   size_t next = 0;
+   uint64_t *last = calloc(nlocs + 2, sizeof *last);
+   uint32_t *last_gen = calloc(nlocs + 2, sizeof *last_gen);
+   cb_frame_begin(&r, file, len, cb_trace_magic, "trace", &err);
+   while (cb_frame_next(&r, &pl, &plen, &err) == 1) {
+      frames++;
+      Cbtools__Chunk *c = cbtools__chunk__unpack(NULL, plen, pl);
+      if (!c) {
+         same_bytes = decoded = 0;
+         break;
+      }
+      uint8_t *again = malloc(plen + 1);
+      size_t alen = protobuf_c_message_pack(&c->base, again);
+      same_bytes &= alen == plen && memcmp(again, pl, plen) == 0;
+      free(again);
+      const Cbtools__Events *ev = c->events;
+      if (ev) {
+         size_t m = ev->n_kind_size;
+         decoded &= ev->has_first_index && ev->first_index == next &&
+                    ev->n_addr_delta == m && ev->n_loc_delta == m &&
+                    ev->addr_by_location && ev->n_kind_size_table > 0;
+         saw_wide_kind |= ev->n_kind_size_table > 128;
+         size_t sw = 0, next_sw = 0, vi = 0;
+         uint32_t tid = 0, loc = 0;
+         for (size_t i = 0; i < m && decoded && next + i < n; i++) {
+            if (i == next_sw && sw < ev->n_switch_at) {
+               tid = ev->switch_tid[sw++];
+               next_sw = sw < ev->n_switch_at ? i + ev->switch_at[sw] : m;
+            }
+            uint32_t ks = ev->kind_size_table[ev->kind_size[i]];
+            loc += (uint32_t)ev->loc_delta[i];
+            uint64_t prev = last_gen[loc] == (uint32_t)frames ? last[loc] : 0;
+            uint64_t addr = prev + (uint64_t)ev->addr_delta[i];
+            last[loc] = addr;
+            last_gen[loc] = (uint32_t)frames;
+            const cb_event *e = &evs[next + i];
+            uint64_t value = 0;
+            if (cb_event_carries_value(ks & 31, ks >> 5))
+               value = vi < ev->n_value ? ev->value[vi++] : ~e->value;
+            decoded &= (ks & 31) == e->kind && (ks >> 5) == e->size &&
+                       tid == e->tid && loc == e->loc && addr == e->addr &&
+                       value == e->value;
+         }
+         decoded &= vi == ev->n_value;
+         next += m;
+      }
+      cbtools__chunk__free_unpacked(c, NULL);
+   }
+   ok(frames == 4, "header, two full chunks, the rest with the footer (%d)",
+      frames);
+   ok(same_bytes, "protobuf-c re-packs every chunk to the same bytes");
+   ok(decoded && next == n, "protobuf-c's columns give back every event "
+                            "(%zu of %zu)", next, n);
+   ok(saw_wide_kind, "a chunk with over 128 kind|size pairs was among them");
+   free(last);
+   free(last_gen);
+   free(file);
+   free(evs);
+}
+
+/* The raw tool stream straight into the writer: runs of events, stopping
+ * at what is not one; events without a thread are dropped, undefined
+ * locations become location 0. */
+static void test_wire_events(void)
+{
+   const char *p = path_of("wire.pb");
+   cb_error err;
+   cb_header h = test_header();
+   cb_writer *w = cb_writer_open(p, &h, &err);
+   cb_writer_location(w, 1, &(cb_location){0x401000, "o", "f", "a.c", 3},
+                      &err);
+   size_t n = CB_CHUNK_EVENTS + 100;
+   unsigned char *raw = calloc(n, sizeof(cb_wire_event));
+   cb_event *want = malloc(n * sizeof *want);
+   size_t nwant = 0, nbad = 0;
+   for (size_t i = 0; i < n; i++) {
+      cb_wire_event e = {(unsigned char)(1 + i % 18), (unsigned char)(i % 9),
+                         (unsigned short)(1 + i / 5000), (unsigned)(i % 3),
+                         0x404000 + i * 8, i * 1000003};
+      if (i == 77)
+         e.tid = 0;
+      if (i == 78)
+         e.loc = 9;
+      if (i == n - 10)
+         e.kind = CB_WIRE_LOCDEF;
+      memcpy(raw + i * sizeof e, &e, sizeof e);
+      cb_event c = {e.kind, e.size, e.tid, e.loc > 1 ? 0 : e.loc, e.addr,
+                    cb_event_carries_value(e.kind, e.size) ? e.value : 0};
+      if (e.tid && i < n - 10) {
+         want[nwant++] = c;
+         nbad += e.loc > 1;
+      }
+   }
+   cb_wire_counts counts = {0, 0, 0};
+   long took = cb_writer_wire_events(w, raw, n, &counts, &err);
+   ok(took == (long)n - 10, "stops before the first record that is not an "
+                            "event (%ld)", took);
+   ok(counts.events == nwant && counts.dropped == 1 && counts.bad_loc == nbad,
+      "counts: %llu events, %llu dropped, %llu undefined locations",
+      (unsigned long long)counts.events, (unsigned long long)counts.dropped,
+      (unsigned long long)counts.bad_loc);
+   cb_writer_close(w, &(cb_footer){1, 0, 0, 0, 1}, &err);
+   cb_trace t;
+   int r = cb_trace_read(p, &t, &err);
+   int same = r == 0 && t.nevents == nwant;
+   for (size_t i = 0; same && i < nwant; i++)
+      same = same_event(&t.events[i], &want[i]);
+   ok(same, "and the trace holds exactly the events taken (%s)",
+      r ? err.msg : t.truncation);
+   if (r == 0)
+      cb_trace_free(&t);
+   free(raw);
+   free(want);
+}
+
 int main(int argc, char **argv)
 {
    if (argc != 2) {
@@ -738,6 +1057,10 @@ int main(int argc, char **argv)
    test_names();
    test_plain_form();
    test_digest();
+   test_crc();
+   test_hand_encoding();
+   test_wire_events();
+   test_reader_checks();
    printf("1..%d\n", n_test);
    return n_failed ? 1 : 0;
 }
