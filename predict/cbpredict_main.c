@@ -14,7 +14,8 @@
 #include "predict.h"
 
 static const char usage[] =
-   "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--partial] TRACE\n"
+   "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--partial]\n"
+   "                 [--z3 [--z3-timeout MS] [--z3-window N]] TRACE\n"
    "\n"
    "Finds every way two threads and one variable can break the atomicity of a\n"
    "block in the recorded run TRACE (patterns RWR, RWW, WRW, WWR, WWW), and\n"
@@ -35,19 +36,43 @@ static const char usage[] =
    "                     outermost CB_ATOMIC_BEGIN/END region), or auto\n"
    "                     (default: markup if the trace has any, else functions)\n"
    "  --partial          predict from the readable part of a truncated trace\n"
+   "  --z3               prove each atomicity candidate possible before writing\n"
+   "                     its schedule: Z3 looks for an execution consistent with\n"
+   "                     the recorded one (same locks, creates and joins, every\n"
+   "                     read before the violation reading the value it read)\n"
+   "                     that runs e1, f, e2 in that order.  Unsatisfiable: the\n"
+   "                     candidate is dropped (a flag or a counter orders the\n"
+   "                     threads) and counted; undecided (time limit): kept;\n"
+   "                     satisfiable: kept, and the model's order becomes the\n"
+   "                     schedule when replay can follow it.  Deadlocks (DLK)\n"
+   "                     are not asked.  The table and --json say how many were\n"
+   "                     found, dropped, undecided and kept, and the time per\n"
+   "                     query; each schedule's z3 field says sat or unknown\n"
+   "  --z3-timeout MS    time limit of one query (default 2000; 0: none)\n"
+   "  --z3-window N      at most N events of the trace per query (default 1000;\n"
+   "                     0: no limit); events before the window keep their\n"
+   "                     recorded order\n"
    "  -h, --help         this text\n"
    "\n"
    "Reader/writer locks are treated as exclusive locks (a violation between\n"
    "two readers of one rwlock is not predicted).\n"
    "\n"
    "exit status: 0 success (also when nothing is predicted); 1 the schedules\n"
-   "could not be written; 2 bad usage, or a trace that is missing, truncated,\n"
+   "could not be written, or Z3 could not start; 2 bad usage, or a trace that is missing, truncated,\n"
    "corrupt, empty or without threads.\n";
 
 static int bad_usage(const char *what) {
    fprintf(stderr, "cbpredict: %s\nusage: cbpredict [-o DIR] [--json] [--max N] "
-                   "[--blocks=MODE] TRACE (see --help)\n", what);
+                   "[--blocks=MODE] [--z3] TRACE (see --help)\n", what);
    return 2;
+}
+
+/* A non-negative decimal number, whole: 0, else -1. */
+static int parse_count(const char *s, unsigned long long *v) {
+   char *end;
+   errno = 0;
+   *v = strtoull(s, &end, 10);
+   return errno || *end || !*s || s[0] == '-' || s[0] == '+' || s[0] == ' ' ? -1 : 0;
 }
 
 static double now(void) {
@@ -95,10 +120,16 @@ int main(int argc, char **argv) {
       {"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
       {"max", required_argument, 0, 'm'},    {"blocks", required_argument, 0, 'b'},
       {"partial", no_argument, 0, 'p'},      {"help", no_argument, 0, 'h'},
+      {"z3", no_argument, 0, 'z'},           {"z3-timeout", required_argument, 0, 'T'},
+      {"z3-window", required_argument, 0, 'W'},
       {0, 0, 0, 0}};
    cbp_options o = {CBP_BLOCKS_AUTO, 0};
    const char *dir = NULL;
-   int json = 0, partial = 0, ch;
+   int json = 0, partial = 0, z3 = 0, ch;
+   cbp_z3_summary z3s;
+   memset(&z3s, 0, sizeof z3s);
+   z3s.timeout_ms = 2000;
+   z3s.window = 1000;
    size_t limit = (size_t)-1;
    opterr = 0;
    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -107,13 +138,24 @@ int main(int argc, char **argv) {
       case 'j': json = 1; break;
       case 'p': partial = 1; break;
       case 'h': fputs(usage, stdout); return 0;
+      case 'z': z3 = 1; break;
       case 'm': {
-         char *end;
-         errno = 0;
-         unsigned long long v = strtoull(optarg, &end, 10);
-         if (errno || *end || !*optarg || optarg[0] == '-')
-            return bad_usage("--max wants a number of schedules");
+         unsigned long long v;
+         if (parse_count(optarg, &v)) return bad_usage("--max wants a number of schedules");
          limit = (size_t)v; /* 0: write none, only report */
+         break;
+      }
+      case 'T': {
+         unsigned long long v;
+         if (parse_count(optarg, &v) || v > 86400000ull)
+            return bad_usage("--z3-timeout wants milliseconds (0: no limit)");
+         z3s.timeout_ms = (unsigned)v;
+         break;
+      }
+      case 'W': {
+         unsigned long long v;
+         if (parse_count(optarg, &v)) return bad_usage("--z3-window wants a number of events");
+         z3s.window = (size_t)v;
          break;
       }
       case 'b':
@@ -155,9 +197,16 @@ int main(int argc, char **argv) {
    }
    cbp_analysis a;
    cbp_analyze_candidates(&t, &o, &a);
-   /* Schedules are built only for the candidates that will be written (a
-    * keep hook, such as a feasibility check, goes here). */
-   cbp_build_schedules(&t, &a, limit, NULL, NULL);
+   /* Schedules are built only for the candidates that will be written;
+    * with --z3 each is first asked of Z3 (z3_predict.c). */
+   size_t built;
+   if (z3 && cbp_z3_build_schedules(&t, &a, limit, &z3s, &built)) {
+      fprintf(stderr, "cbpredict: cannot start Z3: out of memory\n");
+      cbp_analysis_free(&a);
+      cb_trace_free(&t);
+      return 1;
+   }
+   if (!z3) cbp_build_schedules(&t, &a, limit, NULL, NULL);
    if (a.x.active_threads == 0) {
       fprintf(stderr, "cbpredict: %s: the trace has no threads\n", path);
       cbp_analysis_free(&a);
@@ -196,7 +245,7 @@ int main(int argc, char **argv) {
       }
       written++;
    }
-   cbp_report_info info = {path, dir, now() - t0, written, NULL};
+   cbp_report_info info = {path, dir, now() - t0, written, NULL, z3 ? &z3s : NULL};
    char note[256];
    if (a.x.active_threads == 1) {
       snprintf(note, sizeof note,

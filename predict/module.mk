@@ -3,15 +3,18 @@
 PREDICT_SRCS := predict/util.c predict/escape.c predict/lockset.c \
                 predict/vclock.c predict/transactions.c predict/cutpoints.c predict/deadlocks.c \
                 predict/synthesis.c predict/analyze.c predict/schedule_out.c \
-                predict/report.c
+                predict/report.c predict/plan_check.c
 PREDICT_OBJS := $(PREDICT_SRCS:%.c=$(BUILD)/host/%.o)
 PREDICT_SAN_OBJS := $(PREDICT_SRCS:%.c=$(BUILD)/san/%.o)
 
 all: $(BIN)/cbpredict $(BUILD)/tools/cb-gen-trace
 
-$(BIN)/cbpredict: $(BUILD)/host/predict/cbpredict_main.o $(PREDICT_OBJS) $(LIBCBTRACE)
+# cbpredict links the Z3 check (--z3): its objects are added as prerequisites
+# in predict/z3.mk, which defines them and is included after this file.
+$(BIN)/cbpredict: $(BUILD)/host/predict/cbpredict_main.o $(BUILD)/host/predict/z3_predict.o \
+                  $(PREDICT_OBJS) $(LIBCBTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(HOST_LDLIBS)
+	$(CC) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(Z3_LDLIBS) $(HOST_LDLIBS)
 
 $(BUILD)/tools/cb-gen-trace: $(BUILD)/host/predict/gen_trace.o $(LIBCBTRACE)
 	@mkdir -p $(dir $@)

@@ -194,6 +194,11 @@ typedef struct {
    int dropped;         /* dropped by the keep hook or synthesis (why) */
    const char *why;
    uint32_t id;         /* schedule number sN, 0 if not written */
+   /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" or
+    * "unknown" (kept candidates only), and whether the schedule written is
+    * the model's order rather than synthesis' own. */
+   const char *z3;
+   int z3_order;
 } cbp_candidate;
 
 typedef struct {
@@ -258,6 +263,42 @@ size_t cbp_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
 void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a);
 void cbp_analysis_free(cbp_analysis *a);
 
+/* ---- Can replay follow a plan? (plan_check.c) ----------------------------
+ * Replay runs every thread freely up to its prefix count, then each tail
+ * step with all other threads stopped.  NULL when that works for the
+ * recorded events, else why not: a count past a thread's end; a prefix that
+ * waits for events outside it (vector clocks: create, join, barrier,
+ * consumed signal); a thread stopped inside one instruction (the prefix
+ * stops and every tail switch but the last); a thread stopped in the prefix
+ * holding a lock another thread may take in its own prefix first; a tail
+ * step that needs events not yet run or a lock another thread holds.
+ * Synthesis builds plans that pass by construction; this checks plans from
+ * elsewhere (the Z3 model's order). */
+const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
+                           const cbp_vclock *v, cbp_locks *L,
+                           const uint64_t *prefix, const cbp_step *tail,
+                           uint32_t ntail);
+
+/* ---- --z3 (z3_predict.c, linked only into cbpredict) ----------------------
+ * What the Z3 check did, for the table and --json. */
+typedef struct {
+   unsigned timeout_ms;
+   size_t window;            /* max events of one query's window */
+   uint64_t candidates;      /* found by the lockset pass (r.n) */
+   uint64_t asked;           /* atomicity candidates asked (DLK never are) */
+   uint64_t sat, dropped, undecided;
+   uint64_t model_orders;    /* SAT schedules written in the model's order */
+   uint64_t model_rejected;  /* SAT models replay could not follow: the
+                                synthesised schedule was kept instead */
+   double solver_ms;         /* total, encoding and solving */
+} cbp_z3_summary;
+/* cbp_build_schedules with the Z3 check as its keep hook, then the model's
+ * order as the schedule of each SAT candidate replay can follow.  s->
+ * timeout_ms and s->window set by the caller; the counts are filled.  *built
+ * as cbp_build_schedules returns.  -1 when Z3 cannot start, else 0. */
+int cbp_z3_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
+                           cbp_z3_summary *s, size_t *built);
+
 /* ---- Output (schedule_out.c, report.c) ----------------------------------- */
 int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
                        const cbp_candidate *c, const char *path,
@@ -267,6 +308,7 @@ typedef struct {
    double seconds;
    uint64_t written;
    const char *note; /* a sentence about why nothing was predicted, or NULL */
+   const cbp_z3_summary *z3; /* with --z3, else NULL */
 } cbp_report_info;
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info);

@@ -13,6 +13,21 @@ static const char *blocks_name(enum cbp_blocks b) {
    return b == CBP_BLOCKS_MARKUP ? "markup" : "functions";
 }
 
+/* The --z3 line: what the lockset pass found and what Z3 made of it. */
+static void z3_line(FILE *out, const cbp_result *r, const cbp_report_info *info) {
+   const cbp_z3_summary *z = info->z3;
+   fprintf(out, "cbpredict: z3: %llu candidates from the lockset pass, %llu asked "
+                "(deadlocks are not), %llu dropped as impossible, %llu undecided "
+                "(kept), %llu proven possible; %llu schedules kept (%llu in the "
+                "model's order); %.1f ms per query (limit %u ms, window %zu events)\n",
+           (unsigned long long)z->candidates, (unsigned long long)z->asked,
+           (unsigned long long)z->dropped, (unsigned long long)z->undecided,
+           (unsigned long long)z->sat, (unsigned long long)info->written,
+           (unsigned long long)z->model_orders,
+           z->asked ? z->solver_ms / (double)z->asked : 0.0, z->timeout_ms, z->window);
+   (void)r;
+}
+
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info) {
    (void)x;
@@ -47,6 +62,7 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                    "schedule replay can follow, %llu by the check\n",
               (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
               (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter);
+   if (info->z3) z3_line(out, r, info);
 }
 
 static void jstr(FILE *out, const char *s) {
@@ -93,6 +109,19 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter,
            info->seconds);
    if (info->note) { fputs(",\"note\":", out); jstr(out, info->note); }
+   if (info->z3) {
+      const cbp_z3_summary *z = info->z3;
+      fprintf(out, ",\"z3\":{\"candidates\":%llu,\"asked\":%llu,\"dropped\":%llu,"
+                   "\"undecided\":%llu,\"sat\":%llu,\"kept\":%llu,\"model_orders\":%llu,"
+                   "\"model_rejected\":%llu,\"solver_ms\":%.3f,\"ms_per_query\":%.3f,"
+                   "\"timeout_ms\":%u,\"window\":%zu}",
+              (unsigned long long)z->candidates, (unsigned long long)z->asked,
+              (unsigned long long)z->dropped, (unsigned long long)z->undecided,
+              (unsigned long long)z->sat, (unsigned long long)info->written,
+              (unsigned long long)z->model_orders, (unsigned long long)z->model_rejected,
+              z->solver_ms, z->asked ? z->solver_ms / (double)z->asked : 0.0,
+              z->timeout_ms, z->window);
+   }
    fputs(",\"violations\":[", out);
    int first = 1;
    for (size_t i = 0; i < r->n; i++) {
@@ -111,6 +140,9 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
       jevent(out, t, "e1", c->e1, c->ce1); fputc(',', out);
       jevent(out, t, "f", c->f, c->cf); fputc(',', out);
       jevent(out, t, "e2", c->e2, c->ce2);
+      fputs(",\"z3\":", out);
+      jstr(out, c->z3 ? c->z3 : "");
+      fprintf(out, ",\"z3_order\":%s", c->z3_order ? "true" : "false");
       fprintf(out, ",\"cut_index\":%llu,\"prefix\":[", (unsigned long long)c->e);
       for (uint32_t j = 0; j < x->nthreads; j++)
          fprintf(out, "%s%llu", j ? "," : "", (unsigned long long)c->prefix[j]);

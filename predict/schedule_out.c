@@ -61,7 +61,7 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    fill_event(t, c->e2, c->ce2, &pe[2], &loc[2]);
    s.e1 = &pe[0]; s.f = &pe[1]; s.e2 = &pe[2];
    s.has_cut_index = 1; s.cut_index = c->e;
-   s.z3 = (char *)"";
+   s.z3 = (char *)(c->z3 ? c->z3 : "");
    int rc = cb_schedule_write(path, &s, err);
    free(steps); free(sp);
    return rc;

@@ -9,6 +9,9 @@ Z3_CHECK_OBJS     := $(Z3_CHECK_SRCS:%.c=$(BUILD)/host/%.o)
 Z3_CHECK_SAN_OBJS := $(Z3_CHECK_SRCS:%.c=$(BUILD)/san/%.o)
 Z3_LDLIBS         := -lz3
 
+# `cbpredict --z3` (its link rule is in predict/module.mk).
+$(BIN)/cbpredict: $(Z3_CHECK_OBJS)
+
 $(Z3_CHECK_OBJS) $(Z3_CHECK_SAN_OBJS) $(BUILD)/host/tests/unit/z3_%.o $(BUILD)/san/tests/unit/z3_%.o: HOST_CFLAGS += -Ipredict
 
 $(BUILD)/tests/z3_unit: $(BUILD)/host/tests/unit/z3_unit.o $(Z3_CHECK_OBJS)

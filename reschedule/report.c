@@ -223,6 +223,34 @@ void cbr_print_table(FILE *out, const cbr_report *rep)
 
 /* ---- Bug reports ----------------------------------------------------------- */
 
+/* Only reads and writes have a value worth showing: a lock event's value
+ * field is no value of the program's. */
+static int shows_value(const Cbtools__PatternEvent *e)
+{
+   return e->has_value && (!e->has_kind || e->kind == CB_EV_READ ||
+                           e->kind == CB_EV_WRITE);
+}
+
+static int is_lock_event(const Cbtools__PatternEvent *e)
+{
+   return e && e->has_kind && (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK);
+}
+
+/* What an event acts on: the schedule's variable, unless the event is a
+ * lock event on another address (a deadlock's first lock), which the
+ * schedule does not name: then "lock ADDRESS". */
+static const char *object_of(const Cbtools__Schedule *s,
+                             const Cbtools__PatternEvent *e, const char *var,
+                             char *buf, size_t len)
+{
+   if (!is_lock_event(e) || !e->has_address || !s->has_variable ||
+       e->address == s->variable)
+      snprintf(buf, len, "%s", var);
+   else
+      snprintf(buf, len, "lock 0x%llx", (unsigned long long)e->address);
+   return buf;
+}
+
 static void print_event(FILE *out, const char *role,
                         const Cbtools__PatternEvent *e, const char *var)
 {
@@ -233,12 +261,19 @@ static void print_event(FILE *out, const char *role,
    }
    const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
    fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
-   if (e->has_value)
+   if (shows_value(e))
       fprintf(out, " = %llu", (unsigned long long)e->value);
    fprintf(out, "  at %s", event_where(e, 0, where, sizeof where));
    if (e->location && e->location->function && *e->location->function)
       fprintf(out, " in %s()", e->location->function);
    fprintf(out, "  (its counted event %llu)\n", (unsigned long long)e->index);
+}
+
+/* Pattern DLK (cbpredict's deadlocks.c): e1 = T1 takes lock A, f = T2
+ * takes lock B (the schedule's variable), e2 = T1 asks for B. */
+static int is_deadlock(const Cbtools__Schedule *s)
+{
+   return s->pattern && !strcmp(s->pattern, "DLK");
 }
 
 static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
@@ -249,19 +284,35 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    char var[256], vt[128], a[PATH_MAX + 32], b[PATH_MAX + 32],
       c[PATH_MAX + 32], cmd[8192];
 
+   char obj[3][256];
+   int dlk = is_deadlock(s);
    variable_of(s, var, sizeof var);
-   fprintf(out, "\nBUG (%s): %s atomicity violation on %s; the forced run %s",
-           cs->name, pattern_of(s), var, verdict_text(r, vt, sizeof vt));
+   if (dlk)
+      fprintf(out, "\nBUG (%s): DLK lock-order inversion on %s, a deadlock; "
+                   "the forced run %s", cs->name, var,
+              verdict_text(r, vt, sizeof vt));
+   else
+      fprintf(out, "\nBUG (%s): %s atomicity violation on %s; the forced run %s",
+              cs->name, pattern_of(s), var, verdict_text(r, vt, sizeof vt));
    if (r->verdict == CBR_HUNG)
       fprintf(out, ": no end %g s %s, a deadlock or livelock; its process "
                    "group was killed", rep->o->timeout_s,
               r->hung_before_release ? "after the last scheduling step"
                                      : "after the threads were released");
    fputc('\n', out);
-   print_event(out, "e1", s->e1, var);
-   print_event(out, "f", s->f, var);
-   print_event(out, "e2", s->e2, var);
-   if (s->e1 && s->f && s->e2)
+   print_event(out, "e1", s->e1, object_of(s, s->e1, var, obj[0], sizeof obj[0]));
+   print_event(out, "f", s->f, object_of(s, s->f, var, obj[1], sizeof obj[1]));
+   print_event(out, "e2", s->e2, object_of(s, s->e2, var, obj[2], sizeof obj[2]));
+   if (dlk && s->e1 && s->f && s->e2)
+      fprintf(out, "  T%u took %s%s at %s and then asked for lock %s at %s, "
+                   "while T%u held it, taken at %s: the two threads take these locks "
+                   "in opposite orders, and each can wait for the other "
+                   "forever.\n",
+              s->e1->tid, strncmp(obj[0], "lock ", 5) ? "lock " : "", obj[0],
+              event_where(s->e1, 1, a, sizeof a), obj[2],
+              event_where(s->e2, 1, b, sizeof b), s->f->tid,
+              event_where(s->f, 1, c, sizeof c));
+   else if (s->e1 && s->f && s->e2)
       fprintf(out, "  T%u's %s at %s and its %s at %s were not atomic: T%u's "
                    "%s at %s ran between them.\n",
               s->e1->tid, cb_event_kind_name(s->e1->kind),
@@ -325,7 +376,7 @@ static void json_event(FILE *out, const Cbtools__PatternEvent *e)
    fprintf(out, "{\"tid\": %u, \"index\": %llu, \"kind\": ", e->tid,
            (unsigned long long)e->index);
    json_str(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
-   if (e->has_value)
+   if (shows_value(e))
       fprintf(out, ", \"value\": %llu", (unsigned long long)e->value);
    fputs(", \"location\": ", out);
    json_str(out, event_where(e, 0, where, sizeof where));

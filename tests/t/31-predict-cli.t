@@ -141,4 +141,28 @@ head -c $((size / 2)) "$TMP/big.pb" > "$TMP/cut.pb"
 cbpredict --max 0 "$TMP/cut.pb" >/dev/null 2>"$TMP/err"; is "$?" 2 "truncated trace: exit 2"
 like "$(cat "$TMP/err")" 'truncated' "truncated trace: message says so"
 cbpredict --max 0 --partial "$TMP/cut.pb" >/dev/null 2>&1; is "$?" 0 "--partial predicts from the readable part"
+# --z3: options, the summary line, --json, deadlocks kept and not asked.
+like "$(cbpredict --help)" '--z3-timeout MS' "--help documents --z3 and its options"
+cbpredict --z3 --z3-timeout x "$TMP/t.pb" >/dev/null 2>"$TMP/err"; is "$?" 2 "--z3-timeout x: exit 2"
+like "$(cat "$TMP/err")" '^cbpredict: --z3-timeout wants' "--z3-timeout x: message"
+cbpredict --z3 --z3-window -1 "$TMP/t.pb" >/dev/null 2>&1; is "$?" 2 "--z3-window -1: exit 2"
+out=$(cbpredict --z3 -o "$TMP/tz" "$TMP/t.pb"); is "$?" 0 "--z3: exit 0"
+like "$out" '^cbpredict: z3: [0-9]+ candidates from the lockset pass, [0-9]+ asked .* [0-9]+ dropped as impossible, [0-9]+ undecided .* ms per query' \
+   "--z3: the summary says found, dropped, undecided, time per query"
+unlike "$(cbpredict -o "$TMP/tp" "$TMP/t.pb")" 'z3:' "without --z3: no z3 line"
+cbpredict --z3 --json -o "$TMP/dz" "$TMP/dlk.pb" > "$TMP/dzj"
+perl -MJSON::PP -e '
+  local $/; open my $f, "<", $ARGV[0] or die; my $j = decode_json(<$f>);
+  my $z = $j->{z3} or die "no z3 object\n";
+  my @v = @{$j->{violations}};
+  my @atom = grep { $_->{pattern} ne "DLK" } @v;
+  my ($d) = grep { $_->{pattern} eq "DLK" } @v;
+  die "the DLK schedule must stay\n" unless $d && $d->{z3} eq "";
+  die "asked $z->{asked}, not the atomicity candidates\n"
+     unless $z->{asked} == $z->{sat} + $z->{dropped} + $z->{undecided};
+  die "kept\n" unless $z->{kept} == @v;
+  for (@atom) { die "z3 field $_->{z3}\n" unless $_->{z3} =~ /^(sat|unknown)$/ }
+  die "ms per query\n" unless exists $z->{ms_per_query} && $z->{candidates} >= @v;
+' "$TMP/dzj" 2>"$TMP/perr"
+is "$?" 0 "--z3 --json: counts, each schedule's verdict, the DLK kept unasked $(cat "$TMP/perr")"
 done_testing

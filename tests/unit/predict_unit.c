@@ -354,6 +354,88 @@ static void test_prefix_closure(void) {
       "two threads: the plan can be followed");
 }
 
+/* cbp_plan_check: synthesis' plans pass; plans that break a replay rule do
+ * not (a tail thread not created yet, a count past the end, a switch inside
+ * one instruction, a lock another thread holds, a prefix that waits). */
+static int check_plan(const uint64_t *prefix, const cbp_step *tail, uint32_t ntail,
+                      const char **why) {
+   *why = cbp_plan_check(&T, &A.x, &A.v, A.L, prefix, tail, ntail);
+   return *why == NULL;
+}
+
+static void test_plan_check(void) {
+   const char *why = NULL;
+   int r;
+   run(three_threads);
+   for (size_t i = 0; i < A.r.n; i++) {
+      cbp_candidate *c = &A.r.c[i];
+      r = !c->dropped && check_plan(c->prefix, c->tail, c->ntail, &why);
+      ok(r, "plan check: synthesis' plan T%u/T%u passes (%s)", c->t1, c->t2, why ? why : "ok");
+   }
+   /* main's counted events: create T2, create T3, join, join, read. */
+   uint64_t p1[3] = {1, 0, 0};
+   cbp_step t1[] = {{3, 1}};
+   r = check_plan(p1, t1, 1, &why);
+   ok(!r && why && strstr(why, "needs"),
+      "plan check: T3 in the tail before main created it (%s)", why ? why : "passed");
+   uint64_t p2[3] = {2, 1, 0};
+   cbp_step t2[] = {{3, 2}, {2, 1}};
+   r = check_plan(p2, t2, 2, &why);
+   ok(r, "plan check: both creates in the prefix (%s)",
+      why ? why : "ok");
+   uint64_t p3[3] = {2, 0, 0};
+   cbp_step t3[] = {{2, 9}};
+   r = check_plan(p3, t3, 1, &why);
+   ok(!r && why && strstr(why, "past"),
+      "plan check: a count past the thread's end (%s)", why ? why : "passed");
+   uint64_t p4[3] = {0, 1, 0};
+   r = check_plan(p4, NULL, 0, &why);
+   ok(!r && why && strstr(why, "prefix"),
+      "plan check: a prefix that waits for a create outside it (%s)", why ? why : "passed");
+
+   /* One instruction: T2's read and write of x (addl $1,x). */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\nT2 start T1\n"
+       "T2 begin incr\nT2 read x @i.c:5\nT2 write x @i.c:5 same-insn\nT2 end incr\n"
+       "T3 start T1\nT3 begin incr\nT3 read x @i.c:5\nT3 write x @i.c:5 same-insn\n"
+       "T3 end incr\nT1 join T2\nT1 join T3\n");
+   uint64_t p5[3] = {2, 0, 0};
+   cbp_step t5[] = {{2, 1}, {3, 2}, {2, 1}};
+   r = check_plan(p5, t5, 3, &why);
+   ok(!r && why && strstr(why, "instruction"),
+      "plan check: a switch inside one instruction (%s)", why ? why : "passed");
+   uint64_t p6[3] = {2, 1, 0};
+   r = check_plan(p6, NULL, 0, &why);
+   ok(!r && why && strstr(why, "instruction"),
+      "plan check: a prefix stop inside one instruction (%s)", why ? why : "passed");
+   cbp_step t7[] = {{2, 2}, {3, 2}};
+   r = check_plan(p5, t7, 2, &why);
+   ok(r, "plan check: whole instructions (%s)", why ? why : "ok");
+
+   /* Locks: T2 holds m in the tail when T3 asks for it. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\nT2 start T1\n"
+       "T2 begin op\nT2 lock m\nT2 write x @l.c:1\nT2 unlock m\nT2 end op\n"
+       "T3 start T1\nT3 begin op\nT3 lock m\nT3 write x @l.c:1\nT3 unlock m\n"
+       "T3 end op\nT1 join T2\nT1 join T3\n");
+   cbp_step t8[] = {{2, 2}, {3, 1}, {2, 1}};
+   r = check_plan(p5, t8, 3, &why);
+   ok(!r && why && strstr(why, "lock"),
+      "plan check: the tail takes a lock another thread holds (%s)", why ? why : "passed");
+   uint64_t p9[3] = {2, 2, 0};
+   cbp_step t9[] = {{3, 1}};
+   r = check_plan(p9, t9, 1, &why);
+   ok(!r && why && strstr(why, "lock"),
+      "plan check: a prefix stop holding a lock the tail takes (%s)", why ? why : "passed");
+   uint64_t p10[3] = {2, 2, 3};
+   r = check_plan(p10, NULL, 0, &why);
+   ok(!r && why && strstr(why, "lock"),
+      "plan check: a prefix stop holding a lock another prefix takes (%s)",
+      why ? why : "passed");
+   cbp_step t11[] = {{2, 3}, {3, 3}};
+   r = check_plan(p5, t11, 2, &why);
+   ok(r, "plan check: critical sections one after the other (%s)",
+      why ? why : "ok");
+}
+
 static int keep_odd(void *ctx, const cb_trace *t, cbp_analysis *a, cbp_candidate *c) {
    (void)t;
    int *asked = ctx;
@@ -455,6 +537,7 @@ int main(void) {
    test_prefix_closure();
    test_build_cap();
    test_deadlocks();
+   test_plan_check();
    if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
    printf("1..%d\n", ntest);
    return nfail != 0;

@@ -1,0 +1,175 @@
+/* plan_check.c: can replay follow a plan (prefix counts, then a tail of
+ * single-thread runs)?  See cbp_plan_check in predict.h.
+ *
+ * Why a separate check: synthesis (synthesis.c) builds plans that replay
+ * can follow by construction (consistent cuts at empty locksets, a tail
+ * closed under the vector clocks).  A plan taken from elsewhere, the Z3
+ * model's order, is checked against the same rules before it replaces
+ * synthesis' own; when it fails, the synthesised plan is kept.
+ *
+ * One pass over the trace up to the last event the plan runs: per thread
+ * its lock state at its prefix stop and the trace indices of its tail
+ * events; then the tail is simulated step by step.
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+
+typedef struct { uint64_t addr; uint32_t holder, depth; } lockstate;
+typedef struct { lockstate *v; size_t n, cap; } lockstates;
+
+static lockstate *lock_find(lockstates *ls, uint64_t addr) {
+   for (size_t i = 0; i < ls->n; i++)
+      if (ls->v[i].addr == addr) return &ls->v[i];
+   ls->v = cbp_grow(ls->v, &ls->cap, ls->n, sizeof *ls->v);
+   ls->v[ls->n] = (lockstate){addr, 0, 0};
+   return &ls->v[ls->n++];
+}
+
+static int is_acquire(const cb_event *e) { return e->kind == CB_EV_LOCK; }
+static int is_release(const cb_event *e) { return e->kind == CB_EV_UNLOCK; }
+
+/* Applies a lock event of thread w; 0 when another thread holds the lock.
+ * Reader/writer locks are taken as exclusive, as in the lockset pass. */
+static int lock_step(lockstates *ls, const cb_event *e, uint32_t w) {
+   if (!is_acquire(e) && !is_release(e)) return 1;
+   lockstate *l = lock_find(ls, e->addr);
+   if (is_acquire(e)) {
+      if (l->depth && l->holder != w) return 0;
+      l->holder = w;
+      l->depth++;
+   } else if (l->depth && l->holder == w) {
+      l->depth--;
+   }
+   return 1;
+}
+
+/* Vector-clock needs of thread w's first `count` events, all met by end[]? */
+static int needs_met(const cbp_vclock *v, uint32_t n, uint32_t w, uint64_t count,
+                     const uint64_t *end, uint32_t *missing) {
+   if (!count) return 1;
+   const uint64_t *vc = cbp_vc_seg(v, cbp_vc_seg_at(v, w, count - 1));
+   for (uint32_t j = 1; j <= n; j++)
+      if (j != w && vc[j] > end[j]) { *missing = j; return 0; }
+   return 1;
+}
+
+const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
+                           const cbp_vclock *v, cbp_locks *L,
+                           const uint64_t *prefix, const cbp_step *tail,
+                           uint32_t ntail) {
+   (void)L;
+   static char why[160];
+   const char *bad = NULL;
+   uint32_t n = x->nthreads;
+   uint64_t *pre = cbp_xcalloc(n + 1, sizeof *pre), *fin = cbp_xcalloc(n + 1, sizeof *fin);
+   uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt), *end = cbp_xcalloc(n + 1, sizeof *end);
+   size_t **tev = cbp_xcalloc(n + 1, sizeof *tev); /* per thread: tail events */
+   size_t *ntev = cbp_xcalloc(n + 1, sizeof *ntev), *captev = cbp_xcalloc(n + 1, sizeof *captev);
+   lockstates locks = {0}, prefix_takers = {0};
+
+   for (uint32_t j = 1; j <= n; j++) fin[j] = pre[j] = prefix[j - 1];
+   for (uint32_t s = 0; s < ntail; s++) {
+      if (tail[s].tid == 0 || tail[s].tid > n) {
+         snprintf(why, sizeof why, "the tail names T%u, which never ran", tail[s].tid);
+         bad = why; goto out;
+      }
+      fin[tail[s].tid] += tail[s].count;
+   }
+   for (uint32_t j = 1; j <= n; j++)
+      if (fin[j] > x->counted[j]) {
+         snprintf(why, sizeof why, "the plan runs T%u past its last event", j);
+         bad = why; goto out;
+      }
+   /* The prefix runs freely: it must not wait for events outside it. */
+   for (uint32_t j = 1; j <= n; j++) {
+      uint32_t k;
+      if (!needs_met(v, n, j, pre[j], pre, &k)) {
+         snprintf(why, sizeof why, "the prefix of T%u waits for T%u past its cut", j, k);
+         bad = why; goto out;
+      }
+   }
+
+   /* One pass: lock states at the prefix stops, who takes which lock in
+    * its prefix (prefix_takers: holder = the one thread, or UINT32_MAX for
+    * several), the tail's events per thread. */
+   uint32_t left = 0;
+   for (uint32_t j = 1; j <= n; j++) left += fin[j] > 0;
+   for (size_t i = 0; i < t->nevents && left; i++) {
+      const cb_event *e = &t->events[i];
+      uint32_t w = e->tid;
+      if (w == 0 || w > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      if (cnt[w] >= fin[w]) continue;
+      if (cnt[w] < pre[w]) {
+         lock_step(&locks, e, w); /* recorded order: never refused */
+         if (is_acquire(e)) {
+            lockstate *l = lock_find(&prefix_takers, e->addr);
+            if (!l->depth) { l->holder = w; l->depth = 1; }
+            else if (l->holder != w) l->holder = UINT32_MAX;
+         }
+         if (cnt[w] + 1 == pre[w] && pre[w] < x->counted[w] && !cbp_cut_ok(x, i)) {
+            snprintf(why, sizeof why, "the prefix stops T%u inside one instruction", w);
+            bad = why; goto out;
+         }
+      } else {
+         tev[w] = cbp_grow(tev[w], &captev[w], ntev[w], sizeof *tev[w]);
+         tev[w][ntev[w]++] = i;
+      }
+      if (++cnt[w] == fin[w]) left--;
+   }
+
+   /* A thread stopped in the prefix holding a lock that another thread
+    * takes in its prefix: replay may run that other acquisition after this
+    * one, and it then waits forever.  Fine only when the other thread's
+    * whole prefix happens before the stop. */
+   for (size_t k = 0; k < locks.n; k++) {
+      lockstate *l = &locks.v[k];
+      if (!l->depth) continue;
+      lockstate *p = lock_find(&prefix_takers, l->addr);
+      if (!p->depth || p->holder == l->holder) continue;
+      const uint64_t *vc = cbp_vc_seg(v, cbp_vc_seg_at(v, l->holder, pre[l->holder] - 1));
+      for (uint32_t j = 1; j <= n; j++) {
+         if (j == l->holder || !pre[j] || vc[j] >= pre[j]) continue;
+         snprintf(why, sizeof why, "T%u stops in the prefix holding a lock "
+                  "another thread takes in its own prefix", l->holder);
+         bad = why; goto out;
+      }
+   }
+
+   /* The tail, step by step, every other thread stopped. */
+   for (uint32_t j = 1; j <= n; j++) end[j] = pre[j];
+   uint64_t *used = cnt; /* reuse: tail events run so far per thread */
+   memset(used, 0, (n + 1) * sizeof *used);
+   for (uint32_t s = 0; s < ntail; s++) {
+      uint32_t w = tail[s].tid, k;
+      if (!tail[s].count) continue;
+      if (!needs_met(v, n, w, end[w] + tail[s].count, end, &k)) {
+         snprintf(why, sizeof why, "tail step %u runs T%u before events of T%u it needs",
+                  s + 1, w, k);
+         bad = why; goto out;
+      }
+      for (uint64_t c = 0; c < tail[s].count; c++) {
+         const cb_event *e = &t->events[tev[w][used[w] + c]];
+         if (!lock_step(&locks, e, w)) {
+            snprintf(why, sizeof why, "tail step %u runs T%u into a lock another "
+                     "thread holds", s + 1, w);
+            bad = why; goto out;
+         }
+      }
+      used[w] += tail[s].count;
+      end[w] += tail[s].count;
+      if (s + 1 < ntail && !cbp_cut_ok(x, tev[w][used[w] - 1])) {
+         snprintf(why, sizeof why, "tail step %u switches away from T%u inside one "
+                  "instruction", s + 1, w);
+         bad = why; goto out;
+      }
+   }
+out:
+   for (uint32_t j = 0; j <= n; j++) free(tev[j]);
+   free(tev); free(ntev); free(captev);
+   free(pre); free(fin); free(cnt); free(end);
+   free(locks.v); free(prefix_takers.v);
+   return bad;
+}

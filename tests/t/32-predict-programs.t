@@ -1,0 +1,94 @@
+#!/bin/sh
+# cbpredict on every program of tests/programs/, recorded by the real tool
+# (issue 3's end-to-end test).  What each must give comes from its markers
+# (tests/lib/README.md):
+#   bug PATTERN VAR  a predicted violation of that pattern on that variable
+#                    whose e1, f and e2 are the source's [e1], [f], [e2] lines;
+#   NAME_locked      (correct, the lock-protected NAME.c) no violation names
+#                    the variable NAME.c's marker says is buggy.
+# Every table row must also have a schedule file.
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/lib/programs.sh"
+
+if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || ! command -v cbpredict >/dev/null; then
+   echo "1..0 # SKIP the tool or cbpredict is not built"; exit 0
+fi
+
+# rows TABLE PATTERN VAR: the table's rows of that pattern and variable, as
+# "E1-LINE F-LINE E2-LINE" (file name dropped).
+rows() {
+   awk -v pat="$2" -v var="$3" '
+      function ln(x) { sub(/^.*:/, "", x); return x }
+      /^s[0-9]+ / && $2 == pat && $3 == var { print ln($4), ln($5), ln($6) }' "$1"
+}
+
+# in_list WORD LIST: WORD is one of the words of LIST.
+in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+
+for src in "$CB_PROGRAM_SRC"/*.c; do
+   name=$(basename "$src" .c)
+   expect=$(cb_marker "$src" expect)
+   case $name in
+   *_locked) buggy=$CB_PROGRAM_SRC/${name%_locked}.c ;;
+   *) buggy= ;;
+   esac
+   case $expect in bug*) ;; *) [ -n "$buggy" ] || continue ;; esac
+   if [ ! -x "$CB_PROGRAM_BIN/$name" ]; then
+      ok "$name: built (make programs)" false
+      continue
+   fi
+   d=$TMP/$name
+   mkdir -p "$d"
+   cb_record "$name" "$d/trace.pb"
+   rc=0
+   cbpredict -o "$d/s" "$d/trace.pb" >"$d/table" 2>"$d/err" || rc=$?
+   is "$rc" 0 "$name: cbpredict exits 0"
+   nrows=$(grep -c '^s[0-9]* ' "$d/table")
+   nfiles=$(ls "$d/s" 2>/dev/null | grep -c '^s[0-9]*\.pb$')
+   is "$nfiles" "$nrows" "$name: one schedule file per row ($nrows)"
+   case $expect in
+   bug*)
+      set -- $expect
+      pat=$2 var=$3
+      e1=$(cb_role_lines "$src" e1 | tr '\n' ' ')
+      f=$(cb_role_lines "$src" f | tr '\n' ' ')
+      e2=$(cb_role_lines "$src" e2 | tr '\n' ' ')
+      found=0
+      while read -r l1 lf l2; do
+         in_list "$l1" "$e1" && in_list "$lf" "$f" && in_list "$l2" "$e2" && found=1
+      done <<ROWS
+$(rows "$d/table" "$pat" "$var")
+ROWS
+      ok "$name: a $pat on $var at e1 line $(echo $e1), f line $(echo $f), e2 line $(echo $e2)" \
+         test "$found" = 1
+      [ "$found" = 1 ] || sed 's/^/#   /' "$d/table"
+      ;;
+   *)
+      set -- $(cb_marker "$buggy" expect)
+      var=$3
+      n=$(awk -v var="$var" '/^s[0-9]+ / && $3 == var' "$d/table" | wc -l)
+      is "$n" 0 "$name: no violation names $var, which the lock protects"
+      [ "$n" = 0 ] || sed 's/^/#   /' "$d/table"
+      ;;
+   esac
+done
+
+# The deadlock program: a lock-order inversion (DLK) is predicted, and its
+# forced run's bug report speaks of locks, not of an atomicity violation.
+if [ -x "$CB_PROGRAM_BIN/deadlock" ]; then
+   d=$TMP/deadlock
+   mkdir -p "$d"
+   cb_record deadlock "$d/trace.pb"
+   cbpredict -o "$d/s" "$d/trace.pb" >"$d/table" 2>&1
+   s=$(awk '/^s[0-9]+ / && $2 == "DLK" { print $1; exit }' "$d/table")
+   ok "deadlock: a DLK is predicted" test -n "$s"
+   out=$(cd "$d" && cbreplay --timeout 3 --schedule "$d/s/$s.pb" -- "$CB_PROGRAM_BIN/deadlock" 2>&1)
+   like "$out" "BUG \($s\): DLK lock-order inversion on [a-z]+, a deadlock" \
+      "deadlock: the report says lock-order inversion"
+   unlike "$out" "atomicity|not atomic" "deadlock: and no atomicity violation"
+   unlike "$out" " lock .* = [0-9]" "deadlock: no values for lock events"
+   like "$out" "e1 +T[0-9]+ lock +lock 0x[0-9a-f]+ +at deadlock.c:" \
+      "deadlock: e1 names its own lock, not the variable"
+fi
+
+done_testing

@@ -1,0 +1,90 @@
+#!/bin/sh
+# cbpredict --z3 end to end, on the programs of tests/programs/ recorded by
+# the real tool (issue 5).  Each program is recorded once; both predictions
+# and the replays use that one trace.
+#   flag.c   the lockset pass predicts an RWR on `data` that the flag makes
+#            impossible: without --z3 its schedule exists and its replay ends
+#            infeasible (exit 3); with --z3 it is gone, counted as dropped.
+#   every program: the schedules --z3 keeps are a subset of the candidates
+#            (pattern, variable, e1/f/e2 lines, threads); each atomicity
+#            schedule says sat or unknown; `cbreplay --all` on them finds
+#            every buggy program (exit 1) and never ends infeasible.
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/lib/programs.sh"
+TIMEOUT=5   # seconds after the release before a run counts as hung
+
+if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || ! command -v cbpredict >/dev/null; then
+   echo "1..0 # SKIP the tool or cbpredict is not built"; exit 0
+fi
+if ! cbpredict --help | grep -q -- '--z3'; then
+   echo "1..0 # SKIP cbpredict has no --z3"; exit 0
+fi
+
+# rows TABLE: a predicted violation a line, "PATTERN VAR E1 F E2 THREADS".
+rows() { awk '/^s[0-9]+ / { print $2, $3, $4, $5, $6, $7 }' "$1" | sort; }
+# z3_count TABLE WHAT: a count of the --z3 summary line ("dropped as
+# impossible", "undecided", "candidates from the lockset pass").
+z3_count() { sed -n "s/^cbpredict: z3: .*[ ,]\([0-9][0-9]*\) $2.*/\1/p" "$1"; }
+# replay_counts OUT: "FAILED HUNG PASSED INFEASIBLE" of cbreplay's summary.
+replay_counts() {
+   sed -n 's/^\([0-9]*\) forced runs*: \([0-9]*\) failed, \([0-9]*\) hung, \([0-9]*\) passed, \([0-9]*\) infeasible.*/\2 \3 \4 \5/p' "$1"
+}
+
+for name in rww rwr wrw wwr www markup rww_locked rwr_locked wrw_locked \
+            wwr_locked www_locked condvar barrier nested flag; do
+   src=$CB_PROGRAM_SRC/$name.c
+   if [ ! -x "$CB_PROGRAM_BIN/$name" ]; then
+      ok "$name: built (make programs)" false
+      continue
+   fi
+   d=$TMP/$name
+   mkdir -p "$d"
+   cb_record "$name" "$d/trace.pb"
+   cbpredict -o "$d/plain" "$d/trace.pb" >"$d/plain.table" 2>&1
+   rc=0
+   cbpredict --z3 -o "$d/z3" "$d/trace.pb" >"$d/z3.table" 2>"$d/z3.err" || rc=$?
+   is "$rc" 0 "$name: cbpredict --z3 exits 0"
+   like "$(cat "$d/z3.table")" '^cbpredict: z3: [0-9]+ candidates from the lockset pass' \
+      "$name: the table says what Z3 did"
+
+   rows "$d/plain.table" >"$d/plain.rows"
+   extra=$(rows "$d/z3.table" | comm -23 - "$d/plain.rows")
+   is "$extra" "" "$name: the schedules kept by --z3 are among the candidates"
+
+   # Every atomicity schedule carries Z3's verdict; deadlocks are not asked.
+   cbpredict --z3 --json -o "$d/z3j" "$d/trace.pb" >"$d/z3.json" 2>/dev/null
+   natom=$(grep -o '"pattern":"[A-Z]*"' "$d/z3.json" | grep -vc DLK)
+   nverdict=$(grep -o '"z3":"\(sat\|unknown\)"' "$d/z3.json" | wc -l)
+   is "$nverdict" "$natom" "$name: each of the $natom atomicity schedules says sat or unknown"
+
+   nz=$(grep -c '^s[0-9]* ' "$d/z3.table")
+   if [ "$nz" -gt 0 ]; then
+      out=$d/replay.out
+      (cd "$d" && cbreplay --schedules "$d/z3" --all --timeout $TIMEOUT \
+          -- "$CB_PROGRAM_BIN/$name" >"$out" 2>"$d/replay.err")
+      rc=$?
+      set -- $(replay_counts "$out")
+      is "${4:-?}" 0 "$name: no schedule kept by --z3 ends infeasible ($nz forced)"
+      [ "${4:-?}" = 0 ] || sed 's/^/#   /' "$out" | head -20
+   else
+      rc=0
+   fi
+   case $(cb_marker "$src" expect) in
+   bug*) is "$rc" 1 "$name: cbreplay --all finds the bug with the --z3 schedules" ;;
+   correct) is "$rc" 0 "$name: no forced run of a --z3 schedule fails" ;;
+   esac
+
+   if [ "$name" = flag ]; then
+      like "$(rows "$d/plain.table")" '^RWR data ' "flag: without --z3, an RWR on data is predicted"
+      s=$(awk '/^s[0-9]+ / && $2 == "RWR" && $3 == "data" { print $1; exit }' "$d/plain.table")
+      rc=0
+      (cd "$d" && cbreplay --schedule "$d/plain/$s.pb" --timeout $TIMEOUT \
+          -- "$CB_PROGRAM_BIN/flag" >"$d/flag.replay" 2>&1) || rc=$?
+      is "$rc" 3 "flag: without --z3, its replay ends infeasible (exit 3)"
+      unlike "$(rows "$d/z3.table")" '^RWR data ' "flag: with --z3, the RWR on data is gone"
+      is "$(z3_count "$d/z3.table" 'dropped as impossible')" 1 "flag: counted as dropped by Z3"
+      like "$(cat "$d/z3.table")" '1 by the check' "flag: and in the dropped line"
+   fi
+done
+
+done_testing
