@@ -293,6 +293,24 @@ static episode_rec *episode_get(scratch *s, uint64_t barrier, size_t episode)
    return e;
 }
 
+/* A thread entering a barrier: the episode is the enter's rank among all
+ * enters of that barrier divided by the barrier's count.  Both passes keep
+ * the same bookkeeping; NULL when out of memory. */
+static episode_rec *barrier_enter(scratch *s, thread_st *th, const cb_event *e)
+{
+   addr_rec *r = map_get(&s->sync, e->addr);
+   if (!r)
+      return NULL;
+   size_t ep = r->enters++ / (e->value ? e->value : 1);
+   episode_rec *er = episode_get(s, e->addr, ep);
+   if (!er)
+      return NULL;
+   er->seen++;
+   th->barrier = e->addr;
+   th->episode = ep;
+   return er;
+}
+
 /* Lock bookkeeping shared by the passes; sec_of_new is called when a
  * thread takes a lock it did not hold (depth 0 -> 1). */
 static int lock_acquire(thread_st *th, uint64_t lock, uint8_t shared,
@@ -519,17 +537,10 @@ int z3w_build(z3w_window *w, const cb_trace *t, size_t e1, size_t f,
          lock_release(th, e->addr, &closed);
          break;
       case CB_EV_BARRIER_ENTER: {
-         addr_rec *r = map_get(&s.sync, e->addr);
-         if (!r)
-            OOM();
-         size_t ep = r->enters++ / (e->value ? e->value : 1);
-         episode_rec *er = episode_get(&s, e->addr, ep);
+         episode_rec *er = barrier_enter(&s, th, e);
          if (!er)
             OOM();
-         er->seen++;
          er->counted++;
-         th->barrier = e->addr;
-         th->episode = ep;
          break;
       }
       case CB_EV_THREAD_CREATE:
@@ -671,21 +682,14 @@ int z3w_build(z3w_window *w, const cb_trace *t, size_t e1, size_t f,
          }
          break;
       case CB_EV_BARRIER_ENTER: {
-         addr_rec *r = map_get(&s.sync, e->addr);
-         if (!r)
-            OOM();
-         size_t ep = r->enters++ / (e->value ? e->value : 1);
-         episode_rec *er = episode_get(&s, e->addr, ep);
+         episode_rec *er = barrier_enter(&s, th, e);
          if (!er)
             OOM();
-         er->seen++;
          if (in) {
             er->counted++;
             if (pv_push(&er->enters, pos) < 0)
                OOM();
          }
-         th->barrier = e->addr;
-         th->episode = ep;
          break;
       }
       case CB_EV_BARRIER_LEAVE:
