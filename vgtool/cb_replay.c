@@ -17,9 +17,13 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
+#include "pub_tool_vkiscnums.h"
 #include "cb_global.h"
 
 extern Int VG_(safe_fd)(Int oldfd);
+/* Not in the tool headers (pub_core_syscall.h, Valgrind 3.19). */
+extern SysRes VG_(do_syscall)(UWord sysno, UWord, UWord, UWord, UWord, UWord,
+                              UWord, UWord, UWord);
 
 const HChar *cb_plan_path;
 Int cb_status_fd = -1;
@@ -220,10 +224,32 @@ static Bool cb_allowed(CbThread *t)
    }
 }
 
+/* A denied thread gives the CPU away when nothing ran since the previous
+ * denial.  A denial makes the scheduler release the big lock and take it
+ * again at once; the fair (ticket) lock hands it to whichever thread is
+ * queued.  But when both threads share one CPU, releasing the lock wakes
+ * the queued thread, which preempts the releaser inside that futex wake,
+ * before it has queued again.  The woken thread runs its turn, is denied,
+ * finds nobody queued and gets the lock straight back, and would spin
+ * through denials for the rest of its kernel time slice (milliseconds)
+ * while the thread whose turn it is waits on the same CPU's run queue.
+ * sched_yield lets that thread run and queue; the big lock stays held, so
+ * the yield is safe here.  When the threads are on two CPUs a repeated
+ * denial is rare, and the yield returns at once if nothing else waits. */
+static ULong cb_progress_at_denial = ~0ULL;
+
+static void cb_yield_if_nothing_ran(void)
+{
+   if (cb_progress == cb_progress_at_denial)
+      (void)VG_(do_syscall)(__NR_sched_yield, 0, 0, 0, 0, 0, 0, 0, 0);
+   cb_progress_at_denial = cb_progress;
+}
+
 Bool cb_replay_may_run(CbThread *t)
 {
    if (cb_allowed(t))
       return True;
+   cb_yield_if_nothing_ran();
    if (++cb_denials % CB_STALL_SAMPLE != 0)
       return False;
    if (cb_progress != cb_progress_sampled) {
