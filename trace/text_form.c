@@ -149,33 +149,44 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
       long id = -1, id2 = -1;
       uint16_t other = 0;
 #define NAME(i, var) (id = name_id(&s, w[i], var))
-      if (!strcmp(kw, "read") || !strcmp(kw, "write")) {
-         need = 1; e.kind = !strcmp(kw, "read") ? CB_EV_READ : CB_EV_WRITE;
+      /* Kind names are cb_event_kind_from_name's (the one table, names.c);
+       * the lock modes and "broadcast" add only the size or value byte. */
+      int kind = cb_event_kind_from_name(kw);
+      int lock_word = !strcmp(kw, "rdlock") || !strcmp(kw, "wrlock") ||
+                      !strcmp(kw, "trylock");
+      if (lock_word)
+         kind = CB_EV_LOCK;
+      if (kind <= CB_EV_NONE) {
+         rc = cb_fail(err, "line %zu: unknown kind '%s'", lineno, kw);
+         break;
+      }
+      e.kind = (uint8_t)kind;
+      switch (e.kind) {
+      case CB_EV_READ: case CB_EV_WRITE:
+         need = 1;
          e.size = (uint8_t)(size | (same ? CB_SIZE_SAME_INSN : 0));
          if (has_value) e.value = value;
-      } else if (!strcmp(kw, "lock") || !strcmp(kw, "rdlock") || !strcmp(kw, "wrlock") ||
-                 !strcmp(kw, "trylock")) {
-         need = 1; e.kind = CB_EV_LOCK;
+         break;
+      case CB_EV_LOCK:
+         need = 1;
          e.size = kw[0] == 'r' ? CB_LOCK_RD : kw[0] == 'w' ? CB_LOCK_WR : CB_LOCK_MUTEX;
          e.value = kw[0] == 't';
-      } else if (!strcmp(kw, "unlock")) { need = 1; e.kind = CB_EV_UNLOCK; }
-      else if (!strcmp(kw, "wait")) { need = 2; e.kind = CB_EV_COND_WAIT; }
-      else if (!strcmp(kw, "signal") || !strcmp(kw, "broadcast")) {
-         need = 1; e.kind = CB_EV_COND_SIGNAL; e.size = kw[0] == 'b';
-      } else if (!strcmp(kw, "barrier-enter") || !strcmp(kw, "barrier-leave")) {
-         need = 2; e.kind = kw[8] == 'e' ? CB_EV_BARRIER_ENTER : CB_EV_BARRIER_LEAVE;
-      } else if (!strcmp(kw, "create") || !strcmp(kw, "join") || !strcmp(kw, "start")) {
+         break;
+      case CB_EV_COND_SIGNAL:
          need = 1;
-         e.kind = kw[0] == 'c' ? CB_EV_THREAD_CREATE : kw[0] == 'j' ? CB_EV_THREAD_JOIN
-                                                                  : CB_EV_THREAD_START;
-      } else if (!strcmp(kw, "exit")) { e.kind = CB_EV_THREAD_EXIT; }
-      else if (!strcmp(kw, "begin") || !strcmp(kw, "end")) {
-         need = 1; e.kind = kw[0] == 'b' ? CB_EV_BLOCK_BEGIN : CB_EV_BLOCK_END;
-      } else if (!strcmp(kw, "atomic-begin")) e.kind = CB_EV_ATOMIC_BEGIN;
-      else if (!strcmp(kw, "atomic-end")) e.kind = CB_EV_ATOMIC_END;
-      else if (!strcmp(kw, "alloc")) { need = 2; e.kind = CB_EV_ALLOC; }
-      else if (!strcmp(kw, "free")) { need = 1; e.kind = CB_EV_FREE; }
-      else { rc = cb_fail(err, "line %zu: unknown kind '%s'", lineno, kw); break; }
+         e.size = kw[0] == 'b';
+         break;
+      case CB_EV_COND_WAIT: case CB_EV_BARRIER_ENTER: case CB_EV_BARRIER_LEAVE:
+      case CB_EV_ALLOC:
+         need = 2;
+         break;
+      case CB_EV_THREAD_EXIT: case CB_EV_ATOMIC_BEGIN: case CB_EV_ATOMIC_END:
+         need = 0;
+         break;
+      default: /* unlock, create, join, start, begin, end, free */
+         need = 1;
+         break;
+      }
       if (nw != 2 + need) {
          rc = cb_fail(err, "line %zu: '%s' wants %d operand%s", lineno, kw, need,
                       need == 1 ? "" : "s");
