@@ -4,8 +4,10 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launch.h"
 #include "replay.h"
@@ -46,6 +48,40 @@ static int exit_code_of(const cbr_options *o, const cbr_result *r, size_t n)
          code = CBR_EXIT_USAGE;
    }
    return code;
+}
+
+/* cbpredict writes the schedules of TRACE into TRACE.schedules/.  When that
+ * trace is still beside the folder, a schedule must come from it: a trace
+ * recorded again after cbpredict ran makes the folder stale.  Returns 1 and
+ * the trace's id when there is such a trace; the last one read is kept, as
+ * every schedule of a run usually sits in one folder. */
+static int sibling_trace_id(const char *schedule_path, uint64_t *id)
+{
+   static char cached[PATH_MAX];
+   static uint64_t cached_id;
+   char trace[PATH_MAX];
+   const char *slash = strrchr(schedule_path, '/');
+   const char *suffix = ".schedules";
+   size_t dirlen = slash ? (size_t)(slash - schedule_path) : 0;
+   size_t sl = strlen(suffix);
+   if (dirlen <= sl || dirlen - sl >= sizeof trace ||
+       memcmp(schedule_path + dirlen - sl, suffix, sl) != 0)
+      return 0;
+   memcpy(trace, schedule_path, dirlen - sl);
+   trace[dirlen - sl] = 0;
+   if (access(trace, R_OK) != 0)
+      return 0;
+   if (strcmp(trace, cached) != 0) {
+      cb_trace t;
+      cb_error err;
+      if (cb_trace_read(trace, &t, &err) != 0)
+         return 0; /* not a readable trace: nothing to compare with */
+      cached_id = t.header.trace_id;
+      cb_trace_free(&t);
+      snprintf(cached, sizeof cached, "%s", trace);
+   }
+   *id = cached_id;
+   return 1;
 }
 
 int main(int argc, char **argv)
@@ -107,10 +143,14 @@ int main(int argc, char **argv)
       return fail("", &(cb_error){"out of memory"});
    /* Every schedule is checked before any runs: a foreign or corrupt one
     * means the command was given the wrong input. */
-   for (size_t i = 0; i < n; i++)
-      if (cbr_load_schedule(paths[i], digest, o.trace != NULL, trace_id,
-                            &cs[i], &err) != 0)
+   for (size_t i = 0; i < n; i++) {
+      int id_known = o.trace != NULL;
+      uint64_t id = trace_id;
+      if (!id_known)
+         id_known = sibling_trace_id(paths[i], &id);
+      if (cbr_load_schedule(paths[i], digest, id_known, id, &cs[i], &err) != 0)
          return fail("", &err);
+   }
 
    if (o.all) {
       if (n > 0 && cbr_run_all(&o, cs, n, results) != 0)

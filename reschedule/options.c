@@ -29,6 +29,8 @@ static const char usage_text[] =
 "Options:\n"
 "  --schedules DIR     the schedule folder (cbpredict -o DIR)\n"
 "  --trace TRACE       also refuse schedules predicted from another trace\n"
+"                      (without it: the trace beside a TRACE.schedules\n"
+"                      folder, when it is still there)\n"
 "  -j, --jobs N        forced runs at once with --all (default: one per core)\n"
 "  --timeout S         a run that has not ended S seconds after the tool\n"
 "                      released its threads (or S seconds after the last\n"

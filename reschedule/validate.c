@@ -71,7 +71,9 @@ int cbr_load_schedule(const char *path, uint64_t program_digest,
    }
    if (trace_id_known && (!s->has_trace_id || s->trace_id != trace_id)) {
       cb_fail(err, "schedule %s was predicted from another trace (trace id "
-                   "%016llx, the given trace's is %016llx) (%s)", nm,
+                   "%016llx; the trace it belongs with, --trace or the one "
+                   "beside its folder, has %016llx): run cbpredict on that "
+                   "trace again (%s)", nm,
               (unsigned long long)s->trace_id, (unsigned long long)trace_id,
               path);
       goto refuse;

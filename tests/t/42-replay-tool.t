@@ -97,4 +97,18 @@ out=$(cbreplay --schedules "$TMP/s" --all -j 2 --stall-ms 500 -- "$RWW")
 is $? 1 "--all: a failure makes exit 1"
 like "$out" "3 forced runs: 1 failed, 0 hung, 1 passed, 1 infeasible" "--all: summary"
 
+# A folder of schedules beside its trace belongs to that trace: recording
+# again without predicting again makes it stale, and cbreplay says so.
+mkdir -p "$TMP/stale" && cd "$TMP/stale" || exit 1
+cbtrace record -o trace.pb -- "$RWW" >/dev/null 2>&1
+cbpredict trace.pb >/dev/null 2>&1
+cbreplay --schedule s1 -- "$RWW" >/dev/null 2>&1
+is $? 1 "schedules beside their own trace: the forced run fails (the bug)"
+cbtrace record -o trace.pb -- "$RWW" >/dev/null 2>&1
+err=$(cbreplay --schedule s1 -- "$RWW" 2>&1 >/dev/null)
+is $? 2 "the trace was recorded again: the stale schedule is refused (exit 2)"
+like "$err" "^cbreplay: schedule s1 was predicted from another trace" \
+     "the refusal says why"
+cd "$TOP" || exit 1
+
 done_testing
