@@ -164,11 +164,13 @@ void cb_trace_finish(cb_trace *t)
 {
    if (t->nsyms > 1)
       qsort(t->syms, t->nsyms, sizeof *t->syms, sym_cmp);
-   uint32_t hi = 0;
-   for (size_t i = 0; i < t->nevents; i++)
-      if (t->events[i].tid > hi)
-         hi = t->events[i].tid;
-   t->nthreads = hi;
+   /* The reader and cb_trace_add_event keep nthreads as they go; only an
+    * event array filled by hand (nthreads still 0) needs the scan, which is
+    * a visible share of reading a large trace. */
+   if (t->nthreads == 0)
+      for (size_t i = 0; i < t->nevents; i++)
+         if (t->events[i].tid > t->nthreads)
+            t->nthreads = t->events[i].tid;
    if (!t->header.program)
       t->header.program = "";
    if (!t->header.tool_version)
