@@ -65,16 +65,6 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
    if (info->z3) z3_line(out, r, info);
 }
 
-static void jstr(FILE *out, const char *s) {
-   fputc('"', out);
-   for (; *s; s++) {
-      unsigned char ch = (unsigned char)*s;
-      if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
-      else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
-      else fputc(ch, out);
-   }
-   fputc('"', out);
-}
 
 static void jevent(FILE *out, const cb_trace *t, const char *name, uint64_t tidx,
                    uint64_t cidx) {
@@ -82,20 +72,20 @@ static void jevent(FILE *out, const cb_trace *t, const char *name, uint64_t tidx
    char b[256];
    fprintf(out, "\"%s\":{\"tid\":%u,\"index\":%llu,\"trace_index\":%llu,\"kind\":",
            name, e->tid, (unsigned long long)cidx, (unsigned long long)tidx);
-   jstr(out, cb_event_kind_name(e->kind));
+   cb_json_write_string(out, cb_event_kind_name(e->kind));
    fputs(",\"location\":", out);
-   jstr(out, loc(t, tidx, b, sizeof b));
+   cb_json_write_string(out, loc(t, tidx, b, sizeof b));
    fputs(",\"function\":", out);
-   jstr(out, e->loc < t->nlocs ? t->locs[e->loc].function : "");
+   cb_json_write_string(out, e->loc < t->nlocs ? t->locs[e->loc].function : "");
    fputc('}', out);
 }
 
 void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
                      const cbp_result *r, const cbp_report_info *info) {
    fputs("{\"trace\":", out);
-   jstr(out, info->trace_path);
+   cb_json_write_string(out, info->trace_path);
    fputs(",\"schedules_dir\":", out);
-   jstr(out, info->dir);
+   cb_json_write_string(out, info->dir);
    fprintf(out, ",\"events\":%zu,\"threads\":%u,\"shared_variables\":%u,\"locks\":%u,"
                 "\"transactions\":%llu,\"blocks\":\"%s\",\"cut_points\":%llu,\"deadlocks\":%llu,"
                 "\"violations_found\":%zu,\"schedules\":%llu,"
@@ -108,7 +98,7 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
            (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter,
            info->seconds);
-   if (info->note) { fputs(",\"note\":", out); jstr(out, info->note); }
+   if (info->note) { fputs(",\"note\":", out); cb_json_write_string(out, info->note); }
    if (info->z3) {
       const cbp_z3_summary *z = info->z3;
       fprintf(out, ",\"z3\":{\"candidates\":%llu,\"asked\":%llu,\"dropped\":%llu,"
@@ -132,16 +122,16 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
       first = 0;
       fprintf(out, "{\"id\":\"s%u\",\"schedule\":", c->id);
       snprintf(path, sizeof path, "%s/s%u.pb", info->dir, c->id);
-      jstr(out, path);
+      cb_json_write_string(out, path);
       fprintf(out, ",\"pattern\":\"%s\",\"variable\":", cbp_pattern_name[c->pattern]);
-      jstr(out, cb_variable_str_at(t, c->addr, c->e1, v, sizeof v));
+      cb_json_write_string(out, cb_variable_str_at(t, c->addr, c->e1, v, sizeof v));
       fprintf(out, ",\"address\":%llu,\"threads\":[%u,%u],",
               (unsigned long long)c->addr, c->t1, c->t2);
       jevent(out, t, "e1", c->e1, c->ce1); fputc(',', out);
       jevent(out, t, "f", c->f, c->cf); fputc(',', out);
       jevent(out, t, "e2", c->e2, c->ce2);
       fputs(",\"z3\":", out);
-      jstr(out, c->z3 ? c->z3 : "");
+      cb_json_write_string(out, c->z3 ? c->z3 : "");
       fprintf(out, ",\"z3_order\":%s", c->z3_order ? "true" : "false");
       fprintf(out, ",\"cut_index\":%llu,\"prefix\":[", (unsigned long long)c->e);
       for (uint32_t j = 0; j < x->nthreads; j++)

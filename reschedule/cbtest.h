@@ -274,8 +274,6 @@ void cbt_json_double(cbt_json *j, const char *key, double v);
 void cbt_json_bool(cbt_json *j, const char *key, int v);
 /* Ends the document with a newline; 0, or -1 when nesting was unbalanced. */
 int cbt_json_finish(cbt_json *j);
-/* The escaped form of s without quotes, for tests and one-off use. */
-void cbt_json_write_escaped(FILE *out, const char *s);
 
 /* One-line descriptions of the five patterns, for the summary and SARIF. */
 const char *cbt_pattern_description(const char *pattern);

@@ -349,21 +349,6 @@ void cbr_print_bug_reports(FILE *out, const cbr_report *rep)
 
 /* ---- JSON ------------------------------------------------------------------- */
 
-static void json_str(FILE *out, const char *s)
-{
-   fputc('"', out);
-   for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-      if (*p == '"' || *p == '\\')
-         fprintf(out, "\\%c", *p);
-      else if (*p == '\n')
-         fputs("\\n", out);
-      else if (*p < 0x20)
-         fprintf(out, "\\u%04x", *p);
-      else
-         fputc(*p, out);
-   }
-   fputc('"', out);
-}
 
 static void json_event(FILE *out, const Cbtools__PatternEvent *e)
 {
@@ -375,15 +360,15 @@ static void json_event(FILE *out, const Cbtools__PatternEvent *e)
    const Cbtools__Location *l = e->location;
    fprintf(out, "{\"tid\": %u, \"index\": %llu, \"kind\": ", e->tid,
            (unsigned long long)e->index);
-   json_str(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
+   cb_json_write_string(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
    if (shows_value(e))
       fprintf(out, ", \"value\": %llu", (unsigned long long)e->value);
    fputs(", \"location\": ", out);
-   json_str(out, event_where(e, 0, where, sizeof where));
+   cb_json_write_string(out, event_where(e, 0, where, sizeof where));
    fputs(", \"file\": ", out);
-   json_str(out, l ? l->file : "");
+   cb_json_write_string(out, l ? l->file : "");
    fprintf(out, ", \"line\": %u, \"function\": ", l ? l->line : 0);
-   json_str(out, l ? l->function : "");
+   cb_json_write_string(out, l ? l->function : "");
    fputc('}', out);
 }
 
@@ -392,12 +377,12 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
    char buf[8192];
    size_t count[CBR_ERROR + 1] = {0};
    fputs("{\"program\": ", out);
-   json_str(out, rep->program);
+   cb_json_write_string(out, rep->program);
    fputs(", \"args\": [", out);
    for (int a = 1; a < rep->o->prog_argc; a++) {
       if (a > 1)
          fputs(", ", out);
-      json_str(out, rep->o->prog_argv[a]);
+      cb_json_write_string(out, rep->o->prog_argv[a]);
    }
    fputs("],\n \"runs\": [", out);
    for (size_t i = 0; i < rep->n; i++) {
@@ -407,13 +392,13 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       count[r->verdict]++;
       fputs(i ? ",\n  {" : "\n  {", out);
       fputs("\"schedule\": ", out);
-      json_str(out, cs->name);
+      cb_json_write_string(out, cs->name);
       fputs(", \"path\": ", out);
-      json_str(out, cs->path);
+      cb_json_write_string(out, cs->path);
       fputs(", \"pattern\": ", out);
-      json_str(out, pattern_of(s));
+      cb_json_write_string(out, pattern_of(s));
       fputs(", \"variable\": ", out);
-      json_str(out, variable_of(s, buf, sizeof buf));
+      cb_json_write_string(out, variable_of(s, buf, sizeof buf));
       fputs(",\n   \"e1\": ", out);
       json_event(out, s->e1);
       fputs(",\n   \"f\": ", out);
@@ -421,7 +406,7 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       fputs(",\n   \"e2\": ", out);
       json_event(out, s->e2);
       fputs(",\n   \"verdict\": ", out);
-      json_str(out, cbr_verdict_name(r->verdict));
+      cb_json_write_string(out, cbr_verdict_name(r->verdict));
       fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",
               r->exit_code, r->signal, r->check_code);
       fprintf(out, ", \"violation\": %s",
@@ -433,10 +418,10 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
          fprintf(out, ", \"diverged\": {\"tid\": %u, \"index\": %llu}",
                  r->status.diverged_tid, r->status.diverged_index);
       fputs(", \"reason\": ", out);
-      json_str(out, r->verdict == CBR_INFEASIBLE ? r->status.reason
+      cb_json_write_string(out, r->verdict == CBR_INFEASIBLE ? r->status.reason
                     : r->verdict == CBR_ERROR   ? r->error : "");
       fputs(",\n   \"reproduce\": ", out);
-      json_str(out, cbr_reproduce_command(rep, i, buf, sizeof buf));
+      cb_json_write_string(out, cbr_reproduce_command(rep, i, buf, sizeof buf));
       fputc('}', out);
    }
    fprintf(out, "],\n \"summary\": {\"runs\": %zu, \"passed\": %zu, "

@@ -196,6 +196,11 @@ int cb_schedule_read(const char *path, struct Cbtools__Schedule **s,
  * single-quoted when the shell would otherwise split or expand it. */
 void cb_append_shell_quoted(char *buf, size_t len, const char *s);
 
+/* JSON strings: the escaped form of s without quotes (control characters
+ * escaped, invalid UTF-8 as U+FFFD), and the quoted form (NULL as ""). */
+void cb_json_write_escaped(FILE *out, const char *s);
+void cb_json_write_string(FILE *out, const char *s);
+
 /* FNV-1a 64 of a file's bytes; 0 and an error if it cannot be read. */
 int cb_file_digest(const char *path, uint64_t *digest, cb_error *err);
 
