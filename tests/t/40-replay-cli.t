@@ -7,7 +7,6 @@
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
-skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
 
 # The unit tests, as part of this script's TAP stream.
 mkdir "$TMP/unit"
@@ -111,8 +110,7 @@ if [ -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] && command -v cbtrace >/dev/nul
    is $? 2 "schedule of another trace: exit 2"
    like "$out" "predicted from another trace" "other trace: clear message"
 else
-   skip "no working cbtrace record yet"
-   skip "no working cbtrace record yet"
+   ok "cbtrace record works, for the other-trace check" false
 fi
 export CBTOOLS_LIB="$TMP/tool"
 out=$(cbreplay --trace "$TMP/nosuch.trace" --schedule "$TMP/scheds/s3.pb" -- "$TMP/a" 2>&1)
