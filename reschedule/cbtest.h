@@ -210,7 +210,6 @@ typedef struct {
    char bindir[PATH_MAX];
    char cbtrace[PATH_MAX], cbpredict[PATH_MAX], cbreplay[PATH_MAX];
    char out_dir[PATH_MAX];  /* absolute */
-   int z3_supported;        /* cbpredict knows --z3 */
    cbt_test *tests;
    size_t ntests;
    cbt_bug *bugs;

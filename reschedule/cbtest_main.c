@@ -67,45 +67,6 @@ static int find_siblings(cbt_suite *s)
    return 0;
 }
 
-/* Whether this cbpredict knows --z3: its --help says so. */
-static int predict_knows_z3(const cbt_suite *s)
-{
-   int p[2];
-   if (pipe(p) != 0)
-      return 0;
-   pid_t pid = fork();
-   if (pid < 0) {
-      close(p[0]);
-      close(p[1]);
-      return 0;
-   }
-   if (pid == 0) {
-      dup2(p[1], 1);
-      int null = open("/dev/null", O_RDWR);
-      if (null >= 0) {
-         dup2(null, 0);
-         dup2(null, 2);
-      }
-      close(p[0]);
-      close(p[1]);
-      execl(s->cbpredict, s->cbpredict, "--help", (char *)NULL);
-      _exit(127);
-   }
-   close(p[1]);
-   char buf[16384];
-   size_t got = 0;
-   ssize_t n;
-   while ((n = read(p[0], buf + got, sizeof buf - 1 - got)) > 0 ||
-          (n < 0 && errno == EINTR))
-      if (n > 0)
-         got += (size_t)n;
-   buf[got] = 0;
-   close(p[0]);
-   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-      ;
-   return strstr(buf, "--z3") != NULL;
-}
-
 static int mkdir_p(const char *path)
 {
    char tmp[PATH_MAX];
@@ -307,13 +268,6 @@ int main(int argc, char **argv)
       return CBT_EXIT_USAGE;
    }
    remove_old_work(tests_dir);
-
-   if (o.z3) {
-      s.z3_supported = predict_knows_z3(&s);
-      if (!s.z3_supported)
-         fprintf(stderr, "cbtest: this cbpredict does not know --z3 yet: "
-                         "predicting without it\n");
-   }
 
    s.ntests = ncmds;
    s.tests = calloc(ncmds, sizeof *s.tests);

@@ -42,7 +42,7 @@ static const char usage_text[] =
 "  --record-timeout S  stop a recorded run after S seconds and report the\n"
 "                      test as failed natively (default 300)\n"
 "  --z3                have cbpredict prove each schedule possible first\n"
-"                      (cbpredict --z3), when this cbpredict knows it\n"
+"                      (cbpredict --z3)\n"
 "  -h, --help          this text\n"
 "\n"
 "Output: a progress line on stderr (kept in place on a terminal), then a\n"

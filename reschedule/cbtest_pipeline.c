@@ -167,7 +167,7 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
       argv[k++] = (char *)s->cbpredict;
       argv[k++] = "-o";
       argv[k++] = (char *)t->schedules;
-      if (s->o->z3 && s->z3_supported)
+      if (s->o->z3)
          argv[k++] = "--z3";
       argv[k++] = (char *)t->trace;
       cbt_fmt(j->out, sizeof j->out, "%s/predict.out", t->dir);

@@ -146,8 +146,7 @@ static void write_json(cbt_json *j, const cbt_suite *s)
    cbt_json_string(j, "output_dir", s->out_dir);
    cbt_json_int(j, "jobs", s->o->jobs);
    cbt_json_double(j, "timeout", s->o->timeout_s);
-   cbt_json_bool(j, "z3_asked", s->o->z3);
-   cbt_json_bool(j, "z3_used", s->o->z3 && s->z3_supported);
+   cbt_json_bool(j, "z3", s->o->z3);
    cbt_json_double(j, "seconds", s->seconds);
    cbt_json_bool(j, "interrupted", s->interrupted);
 

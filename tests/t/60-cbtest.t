@@ -77,15 +77,9 @@ shift 4
 exec "$@"
 EOF
 # cbpredict -o DIR [--z3] TRACE: schedules for programs named buggy*, each
-# with the verdict its forced run will have beside it.  --help mentions --z3
-# only when FAKE_Z3 is set.
+# with the verdict its forced run will have beside it.
 cat >"$FAKE/bin/cbpredict" <<'EOF'
 #!/bin/sh
-if [ "$1" = --help ]; then
-   echo "usage: cbpredict [-o DIR] TRACE"
-   [ -n "$FAKE_Z3" ] && echo "  --z3   prove each schedule possible"
-   exit 0
-fi
 echo "cbpredict $*" >>"$LOG"
 [ "$1" = -o ] || exit 2
 dir=$2; shift 2
@@ -222,16 +216,12 @@ is "$(jget "$FAKE/out-odd/report.json" 'join "|", map { sprintf "%vd", $_ } @{$d
    "report.json: control characters escaped, a bad byte becomes U+FFFD, UTF-8 kept"
 is "$(jget "$FAKE/out-odd/report.sarif" '$d->{version}')" 2.1.0 "report.sarif: valid with odd bytes around"
 
-# A clean suite, more jobs at once, --z3 known and passed on.
+# A clean suite, more jobs at once, --z3 passed on.
 printf '%s\n' "$FAKE/progs/clean" "$FAKE/progs/clean x" >"$FAKE/clean.tests"
 : >"$LOG"
-OUT=$(cd "$FAKE" && FAKE_Z3=1 bin/cbtest --z3 -o out2 --tests clean.tests 2>&1); RC=$?
-is "$RC" 0 "a clean suite: exit 0"
-is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 2 "--z3 reaches cbpredict when it knows it"
-unlike "$OUT" "does not know --z3" "no warning when cbpredict knows --z3"
 OUT=$(cd "$FAKE" && bin/cbtest --z3 -o out2 --tests clean.tests 2>&1); RC=$?
-is "$RC" 0 "--z3 with a cbpredict that does not know it: still runs"
-like "$OUT" "cbtest: this cbpredict does not know --z3 yet" "... and says so"
+is "$RC" 0 "a clean suite: exit 0"
+is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 2 "--z3 reaches cbpredict"
 
 : >"$CONC"
 (cd "$FAKE" && bin/cbtest -j 2 -o out3 -- progs/buggy >/dev/null 2>&1); RC=$?
