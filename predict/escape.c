@@ -155,10 +155,10 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
       if (!v) {
          if (nv >= capv) {
             capv *= 2;
-            vaddr = realloc(vaddr, capv * sizeof *vaddr);
-            vblock = realloc(vblock, capv * sizeof *vblock);
-            vowner = realloc(vowner, capv * sizeof *vowner);
-            vshared = realloc(vshared, capv * sizeof *vshared);
+            vaddr = cbp_xrealloc(vaddr, capv * sizeof *vaddr);
+            vblock = cbp_xrealloc(vblock, capv * sizeof *vblock);
+            vowner = cbp_xrealloc(vowner, capv * sizeof *vowner);
+            vshared = cbp_xrealloc(vshared, capv * sizeof *vshared);
             if (!vaddr || !vblock || !vowner || !vshared) abort();
             kc.keys = vaddr;
          }

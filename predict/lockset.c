@@ -63,7 +63,7 @@ static uint32_t intern(cbp_locks *L, const uint32_t *w, size_t n) {
    if (*s) return *s - 1;
    while (L->npool + n > L->cappool) {
       L->cappool = L->cappool ? L->cappool * 2 : 1024;
-      L->pool = realloc(L->pool, L->cappool * sizeof *L->pool);
+      L->pool = cbp_xrealloc(L->pool, L->cappool * sizeof *L->pool);
       if (!L->pool) abort();
    }
    memcpy(L->pool + L->npool, w, n * sizeof *w);
@@ -139,7 +139,7 @@ static int has(const uint32_t *a, uint32_t n, uint32_t x) {
 static uint32_t *scratch(cbp_locks *L, size_t n) {
    if (n > L->capscratch) {
       L->capscratch = n * 2;
-      L->scratch = realloc(L->scratch, L->capscratch * sizeof *L->scratch);
+      L->scratch = cbp_xrealloc(L->scratch, L->capscratch * sizeof *L->scratch);
       if (!L->scratch) abort();
    }
    return L->scratch;
@@ -238,8 +238,8 @@ int cbp_held_acquire(cbp_held *h, uint32_t lock) {
       if (h->lock[i] == lock) { h->count[i]++; return 0; }
    if (h->n == h->cap) {
       h->cap = h->cap ? h->cap * 2 : 4;
-      h->lock = realloc(h->lock, h->cap * sizeof *h->lock);
-      h->count = realloc(h->count, h->cap * sizeof *h->count);
+      h->lock = cbp_xrealloc(h->lock, h->cap * sizeof *h->lock);
+      h->count = cbp_xrealloc(h->count, h->cap * sizeof *h->count);
       if (!h->lock || !h->count) abort();
    }
    h->lock[h->n] = lock; h->count[h->n] = 1; h->n++;

@@ -55,6 +55,7 @@ static inline uint64_t cbp_mix(uint64_t x) {
  * (running out of memory is not a user error we can report usefully). */
 void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item);
 void *cbp_xcalloc(size_t n, size_t item);
+void *cbp_xrealloc(void *p, size_t bytes); /* realloc that never returns NULL */
 
 /* ---- Options ------------------------------------------------------------ */
 enum cbp_blocks { CBP_BLOCKS_AUTO, CBP_BLOCKS_FUNCTIONS, CBP_BLOCKS_MARKUP };

@@ -21,6 +21,12 @@ void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item) {
    return p;
 }
 
+void *cbp_xrealloc(void *p, size_t bytes) {
+   p = realloc(p, bytes ? bytes : 1);
+   if (!p) oom();
+   return p;
+}
+
 void *cbp_xcalloc(size_t n, size_t item) {
    void *p = calloc(n ? n : 1, item ? item : 1);
    if (!p) oom();

@@ -31,7 +31,7 @@ static void new_segment(cbp_vclock *v, uint32_t tid, uint64_t start,
    uint32_t n = v->nthread_segs[tid];
    if (n == v->capthread_segs[tid]) {
       v->capthread_segs[tid] = n ? n * 2 : 4;
-      v->thread_segs[tid] = realloc(v->thread_segs[tid],
+      v->thread_segs[tid] = cbp_xrealloc(v->thread_segs[tid],
                                     v->capthread_segs[tid] * sizeof(uint32_t));
       if (!v->thread_segs[tid]) abort();
    }
@@ -70,8 +70,8 @@ static uint64_t *sync_clock(cbp_vclock *v, uint64_t addr, uint32_t kind, int cre
    if (!create) return NULL;
    if (v->nsync == v->capsync) {
       v->capsync = v->capsync ? v->capsync * 2 : 16;
-      v->sync_addr = realloc(v->sync_addr, v->capsync * sizeof *v->sync_addr);
-      v->sync_vc = realloc(v->sync_vc, v->capsync * v->width * sizeof *v->sync_vc);
+      v->sync_addr = cbp_xrealloc(v->sync_addr, v->capsync * sizeof *v->sync_addr);
+      v->sync_vc = cbp_xrealloc(v->sync_vc, v->capsync * v->width * sizeof *v->sync_vc);
       if (!v->sync_addr || !v->sync_vc) abort();
    }
    uint32_t id = (uint32_t)v->nsync++;
