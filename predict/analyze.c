@@ -1,4 +1,4 @@
-/* analyze.c: the passes in order (escape, cut-points, deadlocks), then
+/* analyze.c: the passes in order (escape, cut-points, deadlocks, orders), then
  * synthesis for the candidates that will be written, and only those: with
  * --max N a large trace does not pay for schedules nobody writes, and a
  * keep hook (the Z3 check) is asked only about candidates that would be.
@@ -15,7 +15,12 @@ void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysi
    cbp_vc_init(&a->v, a->x.nthreads);
    a->L = cbp_locks_new();
    cbp_cutpoints(t, &a->x, &a->v, a->L, cbp_blocks_resolve(t, o->blocks), &a->r);
-   cbp_deadlocks(t, &a->x, &a->v, a->L, &a->r);
+   if (o->skip & CBP_FAM_ATOMICITY) { /* the pass also feeds the clocks */
+      cbp_result_free(&a->r);
+      a->r.blocks = cbp_blocks_resolve(t, o->blocks);
+   }
+   if (!(o->skip & CBP_FAM_DEADLOCK)) cbp_deadlocks(t, &a->x, &a->v, a->L, &a->r);
+   if (!(o->skip & CBP_FAM_ORDER)) cbp_orders(t, &a->x, &a->v, a->L, &a->r);
 }
 
 void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a) {

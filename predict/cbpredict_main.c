@@ -14,13 +14,18 @@
 #include "predict.h"
 
 static const char usage[] =
-   "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--partial]\n"
+   "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--patterns=LIST]\n"
+   "                 [--partial]\n"
    "                 [--z3 [--z3-timeout MS] [--z3-window N]] TRACE\n"
    "\n"
    "Finds every way two threads and one variable can break the atomicity of a\n"
    "block in the recorded run TRACE (patterns RWR, RWW, WRW, WWR, WWW), and\n"
    "every pair of nested lock acquisitions in opposite orders that can\n"
-   "deadlock (pattern DLK: e1 T1 takes A, f T2 takes B, e2 T1 asks for B), and\n"
+   "deadlock (pattern DLK: e1 T1 takes A, f T2 takes B, e2 T1 asks for B),\n"
+   "every pair of conflicting accesses of two threads that no create, join,\n"
+   "barrier or signal orders, forced the other way round (pattern ORD: e1 = e2\n"
+   "= the access that ran first, f = the other thread's, forced before it: a use\n"
+   "before an initialisation, a check that another thread's act overtakes), and\n"
    "writes one schedule per predicted violation, DIR/s1.pb, DIR/s2.pb, ...,\n"
    "that `cbreplay --schedule sN -- PROG` forces.  Prints a table of the\n"
    "violations (pattern, variable, the three file:line locations, threads)\n"
@@ -35,6 +40,10 @@ static const char usage[] =
    "                     below the thread's root function), markup (the\n"
    "                     outermost CB_ATOMIC_BEGIN/END region), or auto\n"
    "                     (default: markup if the trace has any, else functions)\n"
+   "  --patterns=LIST    which shapes to look for, comma-separated: atomicity\n"
+   "                     (RWR..WWW), deadlock (DLK), order (ORD); default all.\n"
+   "                     Blocks are every function activation and each\n"
+   "                     thread's whole run (its start routine or main)\n"
    "  --partial          predict from the readable part of a truncated trace\n"
    "  --z3               prove each atomicity candidate possible before writing\n"
    "                     its schedule: Z3 looks for an execution consistent with\n"
@@ -115,15 +124,37 @@ static void remove_stale(const char *dir) {
    closedir(d);
 }
 
+/* "atomicity,order" -> the families to skip (the complement). */
+static int parse_patterns(const char *arg, unsigned *skip) {
+   static const struct { const char *name; unsigned fam; } fams[] = {
+      {"atomicity", CBP_FAM_ATOMICITY}, {"deadlock", CBP_FAM_DEADLOCK},
+      {"order", CBP_FAM_ORDER}};
+   unsigned want = 0;
+   const char *p = arg;
+   while (*p) {
+      size_t n = strcspn(p, ",");
+      unsigned f = 0;
+      for (size_t k = 0; k < sizeof fams / sizeof *fams; k++)
+         if (strlen(fams[k].name) == n && !strncmp(p, fams[k].name, n)) f = fams[k].fam;
+      if (!f) return -1;
+      want |= f;
+      p += n;
+      if (*p == ',') p++;
+   }
+   if (!want) return -1;
+   *skip = (CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK | CBP_FAM_ORDER) & ~want;
+   return 0;
+}
+
 int main(int argc, char **argv) {
    static const struct option opts[] = {
       {"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
       {"max", required_argument, 0, 'm'},    {"blocks", required_argument, 0, 'b'},
       {"partial", no_argument, 0, 'p'},      {"help", no_argument, 0, 'h'},
       {"z3", no_argument, 0, 'z'},           {"z3-timeout", required_argument, 0, 'T'},
-      {"z3-window", required_argument, 0, 'W'},
+      {"z3-window", required_argument, 0, 'W'}, {"patterns", required_argument, 0, 'P'},
       {0, 0, 0, 0}};
-   cbp_options o = {CBP_BLOCKS_AUTO, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
    const char *dir = NULL;
    int json = 0, partial = 0, z3 = 0, ch;
    cbp_z3_summary z3s;
@@ -158,6 +189,10 @@ int main(int argc, char **argv) {
          z3s.window = (size_t)v;
          break;
       }
+      case 'P':
+         if (parse_patterns(optarg, &o.skip))
+            return bad_usage("--patterns wants a list of atomicity, deadlock, order");
+         break;
       case 'b':
          if (!strcmp(optarg, "functions")) o.blocks = CBP_BLOCKS_FUNCTIONS;
          else if (!strcmp(optarg, "markup")) o.blocks = CBP_BLOCKS_MARKUP;

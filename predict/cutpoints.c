@@ -30,7 +30,7 @@
 #define E_STATES_PER_PAIR 8   /* distinct lock states tried as e per pair */
 #define E_RUNS_SCANNED 512    /* lock-state runs scanned per pair */
 
-const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW", "DLK"};
+const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW", "DLK", "ORD"};
 
 typedef struct {
    uint32_t ls, seg;
@@ -39,14 +39,27 @@ typedef struct {
    cbp_point le; /* last empty cut before this event */
 } logent;
 
+/* One access site (variable, kind, location) of a block: its first, second
+ * and last instances.  e2 of a pair is the nearest instance after e1 that
+ * these hold, so that in a loop e1 and e2 come from one iteration, not from
+ * the first and the last. */
 typedef struct {
    uint32_t var, loc;
    uint8_t kind;
-   uint32_t first_log, last_log, count;
-   uint64_t first_tidx, first_cidx, last_tidx, last_cidx;
+   uint32_t count;
+   uint32_t first_log, second_log, last_log;
+   uint64_t first_tidx, first_cidx, second_tidx, second_cidx, last_tidx, last_cidx;
    cbp_point first_le;
    uint8_t first_ok;
 } access_class;
+
+/* The lock-state log and access sites of one open block.  A thread has two:
+ * its current function block and its root block (functions mode). */
+typedef struct {
+   logent *log; size_t nlog, caplog;
+   cbp_map cmap; access_class *cls; size_t ncls, capcls;
+   int open;
+} txnbuf;
 
 typedef struct {
    uint32_t ls;
@@ -56,8 +69,8 @@ typedef struct {
                     position is as late as it can be: just before the
                     thread's next event, so region I follows the trace far */
    cbp_txn txn;
-   logent *log; size_t nlog, caplog;
-   cbp_map cmap; access_class *cls; size_t ncls, capcls;
+   txnbuf fn, root;
+   int exited;
 } thr;
 
 typedef struct { /* f witness */
@@ -147,12 +160,20 @@ static void add_f(pass *p, const fwit *w) {
    cbp_map_added(&p->fmap, fhash_i, p);
 }
 
+static void log_push1(txnbuf *b, uint32_t ls, uint32_t seg, uint64_t tidx,
+                      uint64_t cidx, int ok, cbp_point le) {
+   if (!b->open) return;
+   b->log = cbp_grow(b->log, &b->caplog, b->nlog, sizeof *b->log);
+   logent *g = &b->log[b->nlog++];
+   g->ls = ls; g->seg = seg; g->ok = (uint8_t)ok;
+   g->tidx = tidx; g->cidx = cidx; g->le = le;
+}
+
+/* A lock-state or segment change goes into the log of every open block. */
 static void log_push(thr *h, uint32_t seg, uint64_t tidx, uint64_t cidx, int ok,
                      cbp_point le) {
-   h->log = cbp_grow(h->log, &h->caplog, h->nlog, sizeof *h->log);
-   logent *g = &h->log[h->nlog++];
-   g->ls = h->ls; g->seg = seg; g->ok = (uint8_t)ok;
-   g->tidx = tidx; g->cidx = cidx; g->le = le;
+   log_push1(&h->fn, h->ls, seg, tidx, cidx, ok, le);
+   log_push1(&h->root, h->ls, seg, tidx, cidx, ok, le);
 }
 
 static cbp_point after_or(uint32_t ls, int ok, uint64_t tidx, uint64_t cidx,
@@ -168,11 +189,64 @@ static int cmp_cls_var(const void *a, const void *b, void *ctx) {
    return x < y ? -1 : x > y;
 }
 
-/* End of a transaction of thread tid: every pair of access sites of one
- * variable (first e1 of one site, last e2 of the other after it) gives e
- * witnesses, one per distinct (lock state, segment) between them. */
-static void txn_end(pass *p, uint32_t tid) {
-   thr *h = &p->th[tid];
+/* e2 of the pair (a, b): b's nearest recorded instance after a's first. */
+static int pick_e2(const access_class *a, const access_class *b, uint64_t *tidx,
+                   uint64_t *cidx, uint32_t *log) {
+   if (b->first_tidx > a->first_tidx) {
+      *tidx = b->first_tidx; *cidx = b->first_cidx; *log = b->first_log;
+   } else if (b->count > 1 && b->second_tidx > a->first_tidx) {
+      *tidx = b->second_tidx; *cidx = b->second_cidx; *log = b->second_log;
+   } else if (b->last_tidx > a->first_tidx) {
+      *tidx = b->last_tidx; *cidx = b->last_cidx; *log = b->last_log;
+   } else {
+      return 0;
+   }
+   return 1;
+}
+
+/* e witnesses of one pair of sites: one per distinct (lock state, segment)
+ * between e1 and e2, each a place where T1 may be cut.  0 if none. */
+static int pair_witnesses(pass *p, uint32_t tid, const txnbuf *h,
+                          const access_class *a, const access_class *b) {
+   uint64_t e2, ce2; uint32_t j1;
+   if (!pick_e2(a, b, &e2, &ce2, &j1)) return -1;
+   uint32_t picked_ls[E_STATES_PER_PAIR], picked_seg[E_STATES_PER_PAIR];
+   int npicked = 0;
+   uint32_t scanned = 0;
+   for (uint32_t j = a->first_log; j <= j1 && npicked < E_STATES_PER_PAIR &&
+                                   scanned < E_RUNS_SCANNED; j++, scanned++) {
+      const logent *g = &h->log[j];
+      ewit w;
+      if (j == a->first_log) {
+         if (!a->first_ok) continue;
+         w.e = a->first_tidx; w.ce = a->first_cidx;
+         w.x1 = after_or(g->ls, 1, w.e, w.ce, a->first_le);
+      } else {
+         if (!g->ok) continue;
+         w.e = g->tidx; w.ce = g->cidx;
+         w.x1 = after_or(g->ls, 1, w.e, w.ce, g->le);
+      }
+      int dup = 0;
+      for (int k = 0; k < npicked; k++)
+         if (picked_ls[k] == g->ls && picked_seg[k] == g->seg) dup = 1;
+      if (dup) continue;
+      picked_ls[npicked] = g->ls; picked_seg[npicked] = g->seg; npicked++;
+      w.var = a->var; w.loc1 = a->loc; w.loc2 = b->loc;
+      w.ls = g->ls; w.seg = g->seg; w.tid = (uint16_t)tid;
+      w.k1 = a->kind; w.k2 = b->kind;
+      w.e1 = a->first_tidx; w.ce1 = a->first_cidx;
+      w.e2 = e2; w.ce2 = ce2;
+      add_e(p, &w);
+   }
+   return npicked;
+}
+
+/* End of a block of thread tid: every pair of access sites of one variable
+ * (the first e1 of one site, the nearest e2 of the other after it) gives e
+ * witnesses.  The block's buffers are emptied for the next one. */
+static void txn_end(pass *p, uint32_t tid, txnbuf *h) {
+   if (!h->open) return;
+   h->open = 0;
    if (h->ncls) {
       p->tmp = cbp_grow(p->tmp, &p->captmp, h->ncls, sizeof *p->tmp);
       for (size_t i = 0; i < h->ncls; i++) p->tmp[i] = (uint32_t)i;
@@ -182,39 +256,9 @@ static void txn_end(pass *p, uint32_t tid) {
          size_t g1 = g0;
          while (g1 < h->ncls && h->cls[p->tmp[g1]].var == h->cls[p->tmp[g0]].var) g1++;
          for (size_t ia = g0; ia < g1; ia++)
-            for (size_t ib = g0; ib < g1; ib++) {
-               const access_class *a = &h->cls[p->tmp[ia]], *b = &h->cls[p->tmp[ib]];
-               if (!(a->first_tidx < b->last_tidx)) continue;
-               uint32_t picked_ls[E_STATES_PER_PAIR], picked_seg[E_STATES_PER_PAIR];
-               int npicked = 0;
-               uint32_t j1 = b->last_log, scanned = 0;
-               for (uint32_t j = a->first_log; j <= j1 && npicked < E_STATES_PER_PAIR &&
-                                               scanned < E_RUNS_SCANNED; j++, scanned++) {
-                  const logent *g = &h->log[j];
-                  ewit w;
-                  if (j == a->first_log) {
-                     if (!a->first_ok) continue;
-                     w.e = a->first_tidx; w.ce = a->first_cidx;
-                     w.x1 = after_or(g->ls, 1, w.e, w.ce, a->first_le);
-                  } else {
-                     if (!g->ok) continue;
-                     w.e = g->tidx; w.ce = g->cidx;
-                     w.x1 = after_or(g->ls, 1, w.e, w.ce, g->le);
-                  }
-                  int dup = 0;
-                  for (int k = 0; k < npicked; k++)
-                     if (picked_ls[k] == g->ls && picked_seg[k] == g->seg) dup = 1;
-                  if (dup) continue;
-                  picked_ls[npicked] = g->ls; picked_seg[npicked] = g->seg; npicked++;
-                  w.var = a->var; w.loc1 = a->loc; w.loc2 = b->loc;
-                  w.ls = g->ls; w.seg = g->seg; w.tid = (uint16_t)tid;
-                  w.k1 = a->kind; w.k2 = b->kind;
-                  w.e1 = a->first_tidx; w.ce1 = a->first_cidx;
-                  w.e2 = b->last_tidx; w.ce2 = b->last_cidx;
-                  add_e(p, &w);
-               }
-               if (!npicked) p->r->dropped_insn++;
-            }
+            for (size_t ib = g0; ib < g1; ib++)
+               if (pair_witnesses(p, tid, h, &h->cls[p->tmp[ia]], &h->cls[p->tmp[ib]]) == 0)
+                  p->r->dropped_insn++;
          g0 = g1;
       }
       /* Empty the class map: find every slot first, then clear them. */
@@ -232,6 +276,38 @@ static void txn_end(pass *p, uint32_t tid) {
    p->r->transactions++;
 }
 
+static void txn_begin(txnbuf *b, thr *h, uint32_t seg, uint64_t tidx) {
+   b->open = 1;
+   log_push1(b, h->ls, seg, tidx, h->cidx, 0, h->le);
+}
+
+/* One access to a site of an open block. */
+static void class_add(txnbuf *h, uint32_t var, const cb_event *e, size_t i,
+                      uint64_t c, cbp_point le_before, int ok) {
+   if (!h->open) return;
+   ckey k = {var, e->loc, e->kind};
+   clsctx cc = {h->cls};
+   uint64_t hk = chash(var, e->kind, e->loc);
+   uint32_t *s = cbp_map_probe(&h->cmap, hk, ceq, &cc, &k);
+   uint32_t logpos = (uint32_t)h->nlog - 1;
+   if (*s) {
+      access_class *a = &h->cls[*s - 1];
+      if (a->count == 1) { a->second_log = logpos; a->second_tidx = i; a->second_cidx = c; }
+      a->last_log = logpos; a->last_tidx = i; a->last_cidx = c; a->count++;
+      return;
+   }
+   h->cls = cbp_grow(h->cls, &h->capcls, h->ncls, sizeof *h->cls);
+   access_class *a = &h->cls[h->ncls];
+   a->var = var; a->loc = e->loc; a->kind = e->kind;
+   a->first_log = a->second_log = a->last_log = logpos; a->count = 1;
+   a->first_tidx = a->second_tidx = a->last_tidx = i;
+   a->first_cidx = a->second_cidx = a->last_cidx = c;
+   a->first_le = le_before; a->first_ok = (uint8_t)ok;
+   *s = (uint32_t)++h->ncls;
+   cc.cls = h->cls;
+   cbp_map_added(&h->cmap, chash_i, &cc);
+}
+
 static void access(pass *p, uint32_t tid, size_t i, const cb_event *e,
                    uint64_t c, cbp_point le_before) {
    thr *h = &p->th[tid];
@@ -243,26 +319,8 @@ static void access(pass *p, uint32_t tid, size_t i, const cb_event *e,
       fwit w = {var, e->loc, h->ls, seg, (uint16_t)tid, e->kind, i, c, le_before};
       add_f(p, &w);
    }
-   if (!h->txn.serial) return;
-   ckey k = {var, e->loc, e->kind};
-   clsctx cc = {h->cls};
-   uint64_t hk = chash(var, e->kind, e->loc);
-   uint32_t *s = cbp_map_probe(&h->cmap, hk, ceq, &cc, &k);
-   uint32_t logpos = (uint32_t)h->nlog - 1;
-   if (*s) {
-      access_class *a = &h->cls[*s - 1];
-      a->last_log = logpos; a->last_tidx = i; a->last_cidx = c; a->count++;
-      return;
-   }
-   h->cls = cbp_grow(h->cls, &h->capcls, h->ncls, sizeof *h->cls);
-   access_class *a = &h->cls[h->ncls];
-   a->var = var; a->loc = e->loc; a->kind = e->kind;
-   a->first_log = a->last_log = logpos; a->count = 1;
-   a->first_tidx = a->last_tidx = i; a->first_cidx = a->last_cidx = c;
-   a->first_le = le_before; a->first_ok = (uint8_t)ok;
-   *s = (uint32_t)++h->ncls;
-   cc.cls = h->cls;
-   cbp_map_added(&h->cmap, chash_i, &cc);
+   class_add(&h->fn, var, e, i, c, le_before, ok);
+   class_add(&h->root, var, e, i, c, le_before, ok);
 }
 
 /* ---- the decision ---------------------------------------------------------- */
@@ -276,8 +334,13 @@ static int cmp_e(const void *a, const void *b) {
    if (x->var != y->var) return x->var < y->var ? -1 : 1;
    return x->e1 < y->e1 ? -1 : x->e1 > y->e1;
 }
+/* Order violations after the atomicity and deadlock candidates: those have
+ * a block that should have been atomic; an ORD candidate is any reordering
+ * of two conflicting accesses, benign more often. */
 int cbp_candidate_cmp(const void *a, const void *b) {
    const cbp_candidate *x = a, *y = b;
+   int ox = x->pattern == CBP_ORD, oy = y->pattern == CBP_ORD;
+   if (ox != oy) return ox - oy;
    if (x->e1 != y->e1) return x->e1 < y->e1 ? -1 : 1;
    if (x->f != y->f) return x->f < y->f ? -1 : 1;
    return (int)x->pattern - (int)y->pattern;
@@ -374,6 +437,67 @@ static void combine(pass *p) {
    if (r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }
 
+/* The root block (functions mode) is the thread's whole run: the start
+ * routine or main, where most threads do their work, with every call and
+ * inlined helper in it.  Its log holds every lock-state change of the
+ * thread, so a long-running thread's root block is closed and a new one
+ * opened every ROOT_LOG_MAX changes (counted in root_splits). */
+#define ROOT_LOG_MAX 4096
+
+static void block_events(pass *p, uint32_t tid, size_t i, const cb_event *e,
+                         enum cbp_blocks blocks, uint32_t *serial) {
+   thr *h = &p->th[tid];
+   uint32_t seg = p->v->cur_seg[tid];
+   if (blocks == CBP_BLOCKS_FUNCTIONS) {
+      if (e->kind == CB_EV_THREAD_EXIT) txn_end(p, tid, &h->root);
+      else if (h->root.open && h->root.nlog >= ROOT_LOG_MAX) {
+         txn_end(p, tid, &h->root);
+         p->r->root_splits++;
+         txn_begin(&h->root, h, seg, i);
+      } else if (!h->root.open && !h->exited) {
+         txn_begin(&h->root, h, seg, i);
+      }
+      if (e->kind == CB_EV_THREAD_EXIT) h->exited = 1;
+   }
+   int tx = cbp_txn_event(&h->txn, blocks, e, serial);
+   if (tx < 0) txn_end(p, tid, &h->fn);
+   if (tx > 0) txn_begin(&h->fn, h, seg, i);
+}
+
+/* One counted event of thread tid at trace index i. */
+static void counted_event(pass *p, uint32_t tid, size_t i, const cb_event *e) {
+   thr *h = &p->th[tid];
+   cbp_vclock *v = p->v;
+   uint64_t c = h->cidx;
+   /* The last empty-lockset cut before this event. */
+   if (h->ls == 0 && !(e->size & CB_SIZE_SAME_INSN && (e->kind == CB_EV_READ ||
+                                                        e->kind == CB_EV_WRITE)))
+      h->le = (cbp_point){c, i - 1}; /* placed just before this event */
+   cbp_point le_before = h->le;
+   uint32_t ls0 = h->ls, seg0 = v->cur_seg[tid];
+   switch (e->kind) {
+   case CB_EV_READ:
+   case CB_EV_WRITE:
+      access(p, tid, i, e, c, le_before);
+      break;
+   case CB_EV_LOCK:
+      if (cbp_held_acquire(&h->held, cbp_lock_id(p->L, e->addr)))
+         h->ls = cbp_locks_acquire(p->L, h->ls, cbp_lock_id(p->L, e->addr));
+      break;
+   case CB_EV_UNLOCK:
+      if (cbp_held_release(&h->held, cbp_lock_id(p->L, e->addr)))
+         h->ls = cbp_locks_release(p->L, h->ls, cbp_lock_id(p->L, e->addr));
+      break;
+   default:
+      break;
+   }
+   cbp_vc_event(v, e, c, ls0 == 0 ? c : le_before.count);
+   h->cidx++;
+   h->prev_tidx = i;
+   if (h->ls != ls0 || v->cur_seg[tid] != seg0)
+      log_push(h, v->cur_seg[tid], i, c, cbp_cut_ok(p->x, i), le_before);
+}
+
 void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
                    cbp_locks *L, enum cbp_blocks blocks, cbp_result *r) {
    pass p;
@@ -383,7 +507,8 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
    uint32_t n = x->nthreads;
    p.th = cbp_xcalloc(n + 1, sizeof *p.th);
    for (uint32_t i = 0; i <= n; i++) {
-      cbp_map_init(&p.th[i].cmap, 16);
+      cbp_map_init(&p.th[i].fn.cmap, 16);
+      cbp_map_init(&p.th[i].root.cmap, 16);
       p.th[i].le = (cbp_point){0, NONE};
       p.th[i].prev_tidx = NONE;
    }
@@ -395,55 +520,27 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
       uint32_t tid = e->tid;
       if (tid > n || e->kind >= CB_EV_KIND_COUNT) continue;
       thr *h = &p.th[tid];
-      int tx = cbp_txn_event(&h->txn, blocks, e, &serial);
-      if (tx < 0) txn_end(&p, tid);
-      if (tx > 0) log_push(h, v->cur_seg[tid], i, h->cidx, 0, h->le);
-      uint64_t c = h->cidx;
-      if (!CB_IS_COUNTED(e->kind)) {
-         if (e->kind == CB_EV_THREAD_START) {
-            uint32_t seg0 = v->cur_seg[tid];
-            cbp_vc_event(v, e, c, h->ls == 0 ? c : h->le.count);
-            if (h->txn.serial && v->cur_seg[tid] != seg0)
-               log_push(h, v->cur_seg[tid], i, c, 0, h->le);
-         }
-         continue;
+      block_events(&p, tid, i, e, blocks, &serial);
+      if (CB_IS_COUNTED(e->kind)) {
+         counted_event(&p, tid, i, e);
+      } else if (e->kind == CB_EV_THREAD_START) {
+         uint32_t seg0 = v->cur_seg[tid];
+         cbp_vc_event(v, e, h->cidx, h->ls == 0 ? h->cidx : h->le.count);
+         if (v->cur_seg[tid] != seg0)
+            log_push(h, v->cur_seg[tid], i, h->cidx, 0, h->le);
       }
-      /* The last empty-lockset cut before this event. */
-      if (h->ls == 0 && !(e->size & CB_SIZE_SAME_INSN && (e->kind == CB_EV_READ ||
-                                                           e->kind == CB_EV_WRITE)))
-         h->le = (cbp_point){c, i - 1}; /* placed just before this event */
-      cbp_point le_before = h->le;
-      uint32_t ls0 = h->ls, seg0 = v->cur_seg[tid];
-      switch (e->kind) {
-      case CB_EV_READ:
-      case CB_EV_WRITE:
-         access(&p, tid, i, e, c, le_before);
-         break;
-      case CB_EV_LOCK:
-         if (cbp_held_acquire(&h->held, cbp_lock_id(L, e->addr)))
-            h->ls = cbp_locks_acquire(L, h->ls, cbp_lock_id(L, e->addr));
-         break;
-      case CB_EV_UNLOCK:
-         if (cbp_held_release(&h->held, cbp_lock_id(L, e->addr)))
-            h->ls = cbp_locks_release(L, h->ls, cbp_lock_id(L, e->addr));
-         break;
-      default:
-         break;
-      }
-      cbp_vc_event(v, e, c, ls0 == 0 ? c : le_before.count);
-      h->cidx++;
-      h->prev_tidx = i;
-      if (h->txn.serial && (h->ls != ls0 || v->cur_seg[tid] != seg0))
-         log_push(h, v->cur_seg[tid], i, c, cbp_cut_ok(x, i), le_before);
    }
-   for (uint32_t i = 0; i <= n; i++)
-      if (p.th[i].txn.serial) txn_end(&p, i); /* cut short: still a block */
+   for (uint32_t i = 0; i <= n; i++) { /* cut short: still blocks */
+      txn_end(&p, i, &p.th[i].fn);
+      txn_end(&p, i, &p.th[i].root);
+   }
    combine(&p);
    r->nlocks = cbp_locks_nlocks(L);
    r->nstates = cbp_locks_nstates(L);
    for (uint32_t i = 0; i <= n; i++) {
       cbp_held_free(&p.th[i].held);
-      free(p.th[i].log); free(p.th[i].cls); cbp_map_free(&p.th[i].cmap);
+      txnbuf *b[2] = {&p.th[i].fn, &p.th[i].root};
+      for (int k = 0; k < 2; k++) { free(b[k]->log); free(b[k]->cls); cbp_map_free(&b[k]->cmap); }
    }
    free(p.th);
    cbp_map_free(&p.fmap); free(p.fw);

@@ -60,9 +60,13 @@ void *cbp_xrealloc(void *p, size_t bytes); /* realloc that never returns NULL */
 /* ---- Options ------------------------------------------------------------ */
 enum cbp_blocks { CBP_BLOCKS_AUTO, CBP_BLOCKS_FUNCTIONS, CBP_BLOCKS_MARKUP };
 
+/* Families of bug shapes, for cbp_options.skip. */
+enum { CBP_FAM_ATOMICITY = 1u, CBP_FAM_DEADLOCK = 2u, CBP_FAM_ORDER = 4u };
+
 typedef struct {
    enum cbp_blocks blocks;
    size_t max; /* cbp_analyze builds at most this many schedules; 0: no cap */
+   unsigned skip; /* CBP_FAM_* not to look for; 0: every family */
 } cbp_options;
 
 /* ---- Pass A: escape analysis (escape.c) ---------------------------------- */
@@ -166,7 +170,9 @@ enum cbp_blocks cbp_blocks_resolve(const cb_trace *t, enum cbp_blocks b);
 /* DLK: a lock-order inversion (deadlocks.c), not an atomicity pattern:
  * e1 = T1's acquisition of A, f = T2's acquisition of B (while T1 holds A),
  * e2 = T1's acquisition of B as recorded; the variable is the lock B. */
-enum cbp_pattern { CBP_RWR, CBP_RWW, CBP_WRW, CBP_WWR, CBP_WWW, CBP_DLK, CBP_NPAT };
+/* ORD: an order violation (orders.c): e1 = e2 = T1's access a, f = T2's
+ * conflicting access b that ran after a and is forced before it. */
+enum cbp_pattern { CBP_RWR, CBP_RWW, CBP_WRW, CBP_WWR, CBP_WWW, CBP_DLK, CBP_ORD, CBP_NPAT };
 extern const char *const cbp_pattern_name[CBP_NPAT];
 
 typedef struct {
@@ -210,7 +216,9 @@ typedef struct {
    uint64_t dropped_synth;   /* synthesis failed */
    uint64_t dropped_filter;  /* dropped by the keep hook (cbp_options) */
    uint64_t deadlocks;       /* DLK candidates among c */
+   uint64_t orders;          /* ORD candidates among c */
    uint64_t transactions;
+   uint64_t root_splits;     /* long root blocks closed and reopened */
    enum cbp_blocks blocks;
    uint32_t nlocks, nstates;
 } cbp_result;
@@ -226,6 +234,10 @@ int cbp_candidate_cmp(const void *a, const void *b);
  * sorted again.  Needs the vector clocks of pass B. */
 void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                    cbp_locks *L, cbp_result *r);
+/* Pass B'': order violations (pattern ORD), appended to r, which is sorted
+ * again.  Needs the vector clocks of pass B. */
+void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
+                cbp_locks *L, cbp_result *r);
 /* Pass C: builds the schedules (prefix + tail) of the candidates
  * r->c[which[0..n-1]], or of every candidate not dropped; a candidate whose
  * schedule cannot be built is marked dropped with the reason. */

@@ -51,10 +51,11 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
    fprintf(out,
            "cbpredict: %zu events, %u threads, %u shared variables, %u locks, "
            "%llu transactions (%s); %llu cut-points, %llu lock-order inversions, "
-           "%zu violations, %llu schedules written to %s; %.2f s\n",
+           "%llu order violations, %zu violations, %llu schedules written to %s; %.2f s\n",
            t->nevents, x->active_threads, x->nshared, r->nlocks,
            (unsigned long long)r->transactions, blocks_name(r->blocks),
-           (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks, r->n,
+           (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks,
+           (unsigned long long)r->orders, r->n,
            (unsigned long long)info->written, info->dir, info->seconds);
    if (r->dropped_vc || r->dropped_insn || r->dropped_synth || r->dropped_filter)
       fprintf(out, "cbpredict: dropped: %llu ordered by create/join/barrier/signal, "
@@ -88,12 +89,14 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
    cb_json_write_string(out, info->dir);
    fprintf(out, ",\"events\":%zu,\"threads\":%u,\"shared_variables\":%u,\"locks\":%u,"
                 "\"transactions\":%llu,\"blocks\":\"%s\",\"cut_points\":%llu,\"deadlocks\":%llu,"
+                "\"order_violations\":%llu,\"root_splits\":%llu,"
                 "\"violations_found\":%zu,\"schedules\":%llu,"
                 "\"dropped\":{\"ordered\":%llu,\"same_instruction\":%llu,"
                 "\"no_schedule\":%llu,\"check\":%llu},\"seconds\":%.3f",
            t->nevents, x->active_threads, x->nshared, r->nlocks,
            (unsigned long long)r->transactions, blocks_name(r->blocks),
-           (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks, r->n,
+           (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks,
+           (unsigned long long)r->orders, (unsigned long long)r->root_splits, r->n,
            (unsigned long long)info->written,
            (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
            (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter,

@@ -96,7 +96,7 @@ static int lower_pattern_threads(const cb_trace *t, const cbp_analysis *a,
 
 static int keep(void *ctx, const cb_trace *t, cbp_analysis *a, cbp_candidate *c) {
    z3ctx *k = ctx;
-   if (c->pattern == CBP_DLK || k->failed) return 1;
+   if (c->pattern == CBP_DLK || c->pattern == CBP_ORD || k->failed) return 1;
    if (!k->z && !(k->z = cb_z3_new(k->s->timeout_ms, k->s->window))) {
       k->failed = 1;
       return 1;

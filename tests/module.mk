@@ -23,3 +23,8 @@ include tests/bench.mk
 .PHONY: check
 check: all $(CHECK_DEPS)
 	prove -j2 tests/t/
+
+# Builds everything the tests need without running them (for running one
+# test file by hand: make check-deps && prove -v tests/t/NN-x.t).
+.PHONY: check-deps
+check-deps: all $(CHECK_DEPS)

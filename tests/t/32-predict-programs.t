@@ -66,8 +66,10 @@ ROWS
    *)
       set -- $(cb_marker "$buggy" expect)
       var=$3
-      n=$(awk -v var="$var" '/^s[0-9]+ / && $3 == var' "$d/table" | wc -l)
-      is "$n" 0 "$name: no violation names $var, which the lock protects"
+      # ORD rows reorder whole critical sections: a prediction that
+      # replay tests (45-replay-e2e.t), not an atomicity violation.
+      n=$(awk -v var="$var" '/^s[0-9]+ / && $3 == var && $2 != "ORD"' "$d/table" | wc -l)
+      is "$n" 0 "$name: no atomicity violation names $var, which the lock protects"
       [ "$n" = 0 ] || sed 's/^/#   /' "$d/table"
       ;;
    esac

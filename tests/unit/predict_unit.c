@@ -24,8 +24,9 @@ static cb_trace T;
 static cbp_analysis A;
 static int loaded;
 
-/* Parses and analyses a text trace (functions as blocks unless markup). */
-static void run(const char *text) {
+/* Parses and analyses a text trace (functions as blocks unless markup),
+ * looking for the families not in skip. */
+static void run_skip(const char *text, unsigned skip) {
    if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
    cb_error err;
    if (cb_trace_from_text(text, &T, &err)) {
@@ -33,10 +34,13 @@ static void run(const char *text) {
       printf("Bail out! text form rejected\n");
       exit(1);
    }
-   cbp_options o = {CBP_BLOCKS_AUTO, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, skip};
    cbp_analyze(&T, &o, &A);
    loaded = 1;
 }
+
+/* PENELOPE's patterns and deadlocks, as the paper's examples pin them. */
+static void run(const char *text) { run_skip(text, CBP_FAM_ORDER); }
 
 static uint32_t held_ah(cbp_locks *L, uint32_t s, uint32_t lock, uint32_t *ah_out,
                         uint32_t *nah_out) {
@@ -204,10 +208,11 @@ static void test_misc(void) {
        "T1 begin incr\nT1 read x @i.c:5\nT1 write x @i.c:5 same-insn\nT1 end incr\n"
        "T2 begin incr\nT2 write x @i.c:9\nT2 end incr\nT1 join T2\n");
    ok(A.r.n == 0 && A.r.dropped_insn > 0, "same-instruction read/write: refused");
-   /* Events directly in the root function are no transaction. */
+   /* The root activation (main, a start routine) is a block too. */
    run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
        "T1 read x @r.c:1\nT1 read x @r.c:2\nT2 write x @r.c:3\nT1 join T2\n");
-   ok(A.r.n == 0, "accesses in the root activation form no block");
+   ok(A.r.n == 1 && A.r.c[0].pattern == CBP_RWR,
+      "accesses in the root activation form a block (RWR)");
    /* Markup overrides functions. */
    run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
        "T1 atomic-begin\nT1 read x @m.c:1\nT1 read x @m.c:2\nT1 atomic-end\n"
@@ -447,7 +452,7 @@ static void test_build_cap(void) {
    cb_error err;
    if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); loaded = 0; }
    if (cb_trace_from_text(three_threads, &T, &err)) { ok(0, "text: %s", err.msg); return; }
-   cbp_options o = {CBP_BLOCKS_AUTO, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER};
    cbp_analyze_candidates(&T, &o, &A);
    loaded = 1;
    ok(A.r.n == 2 && !A.r.c[0].prefix && !A.r.c[1].prefix,
@@ -528,7 +533,64 @@ static void test_deadlocks(void) {
    ok(count_dlk() == 0 && A.r.dropped_vc > 0, "T2 joined before T3 is created: no DLK");
 }
 
+/* ---- Order violations (orders.c) ----------------------------------------- */
+static const cbp_candidate *only_ord(void) {
+   const cbp_candidate *c = NULL;
+   for (size_t i = 0; i < A.r.n; i++)
+      if (A.r.c[i].pattern == CBP_ORD) { if (c) return NULL; c = &A.r.c[i]; }
+   return c;
+}
+
+static void test_orders(void) {
+   /* Use before init: main creates T2 and then writes cfg; T2 reads it after
+    * in the recorded run.  Forced: T2's read before main's write. */
+   run_skip("T1 start T1\nT1 begin main\nT1 create T2\nT1 write cfg =7 @i.c:10\n"
+            "T2 start T1\nT2 begin worker\nT2 read cfg =7 @i.c:20\nT2 end worker\n"
+            "T1 join T2\nT1 end main\n", CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK);
+   const cbp_candidate *c = only_ord();
+   ok(c && c->t1 == 1 && c->t2 == 2 && c->e1 == c->e2 && c->ce1 == 1 && c->cf == 0,
+      "ORD: a read after an unordered write, forced before it");
+   if (c) ok(c->built && !c->dropped && c->ntail >= 2 && c->tail[0].tid == 2 &&
+             c->tail[c->ntail - 1].tid == 1 && c->tail[c->ntail - 1].count == 1,
+             "ORD schedule: T2 through its read, then T1's write");
+   /* The write before the create orders them: nothing. */
+   run_skip("T1 start T1\nT1 begin main\nT1 write cfg =7 @i.c:10\nT1 create T2\n"
+            "T2 start T1\nT2 begin worker\nT2 read cfg =7 @i.c:20\nT2 end worker\n"
+            "T1 join T2\nT1 end main\n", CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK);
+   ok(A.r.n == 0, "ORD: a write before the create is ordered: none");
+   /* Check-then-act in critical sections: T2's check and act, then T3's
+    * check.  Forced: T3's check before T2's act, which moves whole. */
+   run_skip("T1 start T1\nT1 create T2\nT1 create T3\nT2 start T1\n"
+            "T2 lock m\nT2 read n =1 @p.c:11\nT2 unlock m\n"
+            "T2 lock m\nT2 read n =1 @p.c:15\nT2 write n =0 @p.c:15 same-insn\nT2 unlock m\n"
+            "T3 start T1\nT3 lock m\nT3 read n =0 @p.c:11\nT3 unlock m\n"
+            "T1 join T2\nT1 join T3\n", CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK);
+   int found = 0;
+   for (size_t i = 0; i < A.r.n; i++) {
+      const cbp_candidate *d = &A.r.c[i];
+      if (d->pattern == CBP_ORD && T.events[d->e1].kind == CB_EV_WRITE &&
+          T.events[d->f].kind == CB_EV_READ && d->t1 == 2 && d->t2 == 3 && d->built &&
+          !d->dropped) {
+         /* T2 is cut after its first section: 3 counted events before T3. */
+         uint64_t t2 = d->prefix[1];
+         for (uint32_t k = 0; k < d->ntail && d->tail[k].tid != 3; k++)
+            if (d->tail[k].tid == 2) t2 += d->tail[k].count;
+         found = t2 == 3 && d->tail[d->ntail - 1].tid == 2;
+      }
+   }
+   ok(found, "ORD: the second critical section moves after the other thread's check");
+   if (!found)
+      for (size_t i = 0; i < A.r.n; i++) {
+         const cbp_candidate *d = &A.r.c[i];
+         printf("#   %s e1 %llu f %llu T%u/T%u built %d dropped %d (%s) prefix T2 %llu\n",
+                cbp_pattern_name[d->pattern], (unsigned long long)d->e1,
+                (unsigned long long)d->f, d->t1, d->t2, d->built, d->dropped,
+                d->why ? d->why : "", d->prefix ? (unsigned long long)d->prefix[1] : 0ull);
+      }
+}
+
 int main(void) {
+   test_orders();
    test_section_3_2();
    test_patterns();
    test_schedule_simple();

@@ -1,0 +1,169 @@
+/* orders.c: pass B'', order violations (pattern ORD).  THIS IS WHERE AN
+ * ORDER VIOLATION IS DECIDED (see conflict() below).
+ *
+ * Two conflicting accesses (one a write) of two threads to one shared
+ * variable, a before b in the recorded run, that no happens-before edge
+ * orders (vector clocks: create, join, barrier, consumed signal), can run
+ * in the other order.  That is the shape of a use before an initialisation,
+ * a flag read before it is set, a lazy initialiser that a second thread
+ * enters before the first has published, and of two critical sections on
+ * one lock that may run either way round (check-then-act where the second
+ * thread's check comes first).  No PENELOPE pattern holds them: each needs
+ * the other thread's event *before* the first one, not inside a block.
+ *
+ * As a candidate: T1 = a's thread, cut at its last empty-lockset point
+ * before a (so a whole critical section moves, never half of one); f = b,
+ * T2 runs to it and on until it holds no lock; then T1 runs through a
+ * (e1 = e2 = a).  Synthesis (synthesis.c) builds that tail unchanged: the
+ * cut's counted index is ce + 1, so ce = cut - 1.
+ *
+ * One pass; per shared variable the last access of each recent (thread,
+ * kind) pair is kept (ORD_RECENT of them), so that b meets the nearest
+ * conflicting access of every other thread.  Candidates are deduplicated by
+ * their code sites (a's and b's location and kind), not by threads or
+ * addresses: threads running the same code, or objects allocated by the same
+ * line, give one schedule, and the count grows with code sites.
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+
+#define NONE UINT64_MAX
+#define ORD_RECENT 6
+
+typedef struct {
+   uint32_t tid, loc;
+   uint8_t kind, used;
+   uint64_t tidx, cidx;
+   cbp_point le;          /* T1's last empty-lockset cut before it */
+   uint32_t ls;
+} access_rec;
+
+typedef struct {
+   uint32_t ls;
+   cbp_held held;
+   uint64_t cidx;
+   cbp_point le;
+} othr;
+
+typedef struct { uint32_t la, lb; uint8_t ka, kb; } sitekey;
+
+typedef struct {
+   const cb_trace *t;
+   const cbp_escape *x;
+   const cbp_vclock *v;
+   cbp_locks *L;
+   cbp_result *r;
+   access_rec *recent;     /* ORD_RECENT per variable */
+   cbp_map seen; sitekey *keys; size_t nkeys, capkeys;
+   cbp_candidate *found; size_t nfound, capfound;
+} opass;
+
+static uint64_t khash(const sitekey *k) {
+   return cbp_mix(((uint64_t)k->la << 32 | k->lb) ^ ((uint64_t)k->ka << 8 | k->kb) << 40);
+}
+static int keq(const void *c, uint32_t i, const void *k) {
+   const sitekey *a = &((const opass *)c)->keys[i], *b = k;
+   return a->la == b->la && a->lb == b->lb && a->ka == b->ka && a->kb == b->kb;
+}
+static uint64_t khash_i(const void *c, uint32_t i) { return khash(&((const opass *)c)->keys[i]); }
+
+/* The decision for a (earlier, other thread) and b (this access). */
+static void conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
+                     const cb_event *e, const othr *h, uint32_t var) {
+   sitekey k = {a->loc, e->loc, a->kind, e->kind};
+   uint32_t *s = cbp_map_probe(&p->seen, khash(&k), keq, p, &k);
+   if (*s) return;
+   /* b may not need T1 past the cut (b's clock), nor be half of an
+    * instruction (T2 stops just before it). */
+   const uint64_t *vb = cbp_vc_seg(p->v, cbp_vc_seg_at(p->v, tid, h->cidx));
+   if (vb[a->tid] > a->le.count) { p->r->dropped_vc++; return; }
+   if (!cbp_cut_ok(p->x, i) || (e->size & CB_SIZE_SAME_INSN)) {
+      p->r->dropped_insn++;
+      return;
+   }
+   p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
+   p->keys[p->nkeys] = k;
+   *s = (uint32_t)++p->nkeys;
+   cbp_map_added(&p->seen, khash_i, p);
+   cbp_candidate c;
+   memset(&c, 0, sizeof c);
+   c.pattern = CBP_ORD;
+   c.var = var; c.addr = p->x->var_addr[var];
+   c.t1 = a->tid; c.t2 = tid;
+   c.e1 = c.e2 = a->tidx; c.ce1 = c.ce2 = a->cidx;
+   c.e = a->le.tidx == NONE ? a->tidx : a->le.tidx;
+   c.ce = a->le.count - 1; /* wraps for a cut at 0: ce + 1 is the cut */
+   c.f = i; c.cf = h->cidx;
+   c.ls_e = 0; c.ls_f = h->ls;
+   c.seg_e = cbp_vc_seg_at(p->v, a->tid, a->cidx);
+   c.seg_f = cbp_vc_seg_at(p->v, tid, h->cidx);
+   c.x1 = a->le; c.x2 = h->le;
+   p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
+   p->found[p->nfound++] = c;
+   p->r->cutpoints++;
+}
+
+/* b meets every recent conflicting access of another thread, then takes
+ * the slot of its own (thread, kind), or the oldest one. */
+static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
+                         const othr *h) {
+   uint32_t var = p->x->var_of[i];
+   if (!var || !p->x->var_shared[var]) return;
+   access_rec *rv = &p->recent[(size_t)var * ORD_RECENT];
+   int mine = -1, oldest = 0;
+   for (int k = 0; k < ORD_RECENT; k++) {
+      const access_rec *a = &rv[k];
+      if (!a->used) { if (mine < 0) mine = k; continue; }
+      if (a->tid == tid) { if (a->kind == e->kind) mine = k; continue; }
+      if (rv[k].tidx < rv[oldest].tidx) oldest = k;
+      if (a->kind == CB_EV_WRITE || e->kind == CB_EV_WRITE)
+         conflict(p, a, tid, i, e, h, var);
+   }
+   if (mine < 0) mine = oldest;
+   rv[mine] = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+}
+
+static void lock_event(opass *p, othr *h, const cb_event *e) {
+   uint32_t l = cbp_lock_id(p->L, e->addr);
+   if (e->kind == CB_EV_LOCK && cbp_held_acquire(&h->held, l))
+      h->ls = cbp_locks_acquire(p->L, h->ls, l);
+   if (e->kind == CB_EV_UNLOCK && cbp_held_release(&h->held, l))
+      h->ls = cbp_locks_release(p->L, h->ls, l);
+}
+
+void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
+                cbp_locks *L, cbp_result *r) {
+   opass p;
+   memset(&p, 0, sizeof p);
+   p.t = t; p.x = x; p.v = v; p.L = L; p.r = r;
+   uint32_t n = x->nthreads;
+   othr *th = cbp_xcalloc(n + 1, sizeof *th);
+   for (uint32_t j = 0; j <= n; j++) th[j].le = (cbp_point){0, NONE};
+   p.recent = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent);
+   cbp_map_init(&p.seen, 256);
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
+         continue;
+      othr *h = &th[e->tid];
+      if (h->ls == 0 && !((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
+                          (e->size & CB_SIZE_SAME_INSN)))
+         h->le = (cbp_point){h->cidx, i - 1}; /* just before this event */
+      if (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE)
+         access_event(&p, e->tid, i, e, h);
+      else if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK)
+         lock_event(&p, h, e);
+      h->cidx++;
+   }
+   for (size_t k = 0; k < p.nfound; k++) {
+      r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
+      r->c[r->n++] = p.found[k];
+      r->orders++;
+   }
+   for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
+   free(th); free(p.recent); free(p.keys); free(p.found);
+   cbp_map_free(&p.seen);
+   if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
+}
