@@ -180,7 +180,18 @@ typedef struct {
    uint64_t tidx;  /* trace index of the last of them (UINT64_MAX: none) */
 } cbp_point;
 
+/* A tail step: thread tid runs count counted events alone.  CBP_RUN_OUT:
+ * it runs alone until it exits or blocks (replay then takes the next step);
+ * its path may leave the recorded one, so it is only a thread's last step. */
 typedef struct { uint32_t tid; uint64_t count; } cbp_step;
+#define CBP_RUN_OUT UINT64_MAX
+
+/* Alternate tails of a candidate, forced when the main tail's run passes
+ * (issue: one interleaving per candidate loses bugs that need f's thread to
+ * finish its block first, or e2's thread to run on alone). */
+enum { CBP_ALT_F_FIRST, CBP_ALT_E2_ON, CBP_NALT };
+extern const char *const cbp_alt_name[CBP_NALT];
+extern const char *const cbp_main_tail_name;
 
 typedef struct {
    enum cbp_pattern pattern;
@@ -196,6 +207,8 @@ typedef struct {
    /* Filled by synthesis: */
    uint64_t *prefix;    /* nthreads entries, thread 1..n at [0..n-1] */
    cbp_step *tail; uint32_t ntail;
+   cbp_step *alt[CBP_NALT]; uint32_t nalt[CBP_NALT]; /* 0 steps: none */
+   uint32_t through_f;  /* main tail steps up to f and T2's release */
    int built;           /* synthesis ran on it (prefix and tail are set
                            unless dropped) */
    int dropped;         /* dropped by the keep hook or synthesis (why) */

@@ -37,6 +37,11 @@
 
 #define NONE UINT64_MAX
 
+const char *const cbp_main_tail_name = "T2 through f, then T1 through e2, then everyone";
+const char *const cbp_alt_name[CBP_NALT] = {
+   "T2 through f and on alone, then T1 through e2, then everyone",
+   "T2 through f, then T1 through e2 and on alone, then everyone"};
+
 static uint64_t pos_of(cbp_point p) { return p.tidx == NONE ? 0 : p.tidx + 1; }
 
 static void add_step(cbp_candidate *c, size_t *cap, uint32_t tid, uint64_t n) {
@@ -369,6 +374,35 @@ typedef struct {
    cbp_step *r3; size_t nr3, capr3;
 } synth;
 
+static void clear_alternates(cbp_candidate *c) {
+   for (int k = 0; k < CBP_NALT; k++) { free(c->alt[k]); c->alt[k] = NULL; c->nalt[k] = 0; }
+}
+
+/* steps[0..n) followed by (tid, count); a run-out absorbs the count step of
+ * the same thread before it. */
+static cbp_step *alt_of(const cbp_step *steps, uint32_t n, uint32_t tid, uint64_t count,
+                        uint32_t *nout) {
+   cbp_step *a = cbp_xcalloc(n + 1, sizeof *a);
+   memcpy(a, steps, n * sizeof *a);
+   if (n && a[n - 1].tid == tid && count == CBP_RUN_OUT) a[n - 1].count = CBP_RUN_OUT;
+   else a[n++] = (cbp_step){tid, count};
+   *nout = n;
+   return a;
+}
+
+/* The alternates of a main tail whose first through_f steps end with f and
+ * T2's release of its locks: T2 running on alone before e2, and T1 running
+ * on alone after it. */
+static void build_alternates(cbp_candidate *c, uint32_t through_f) {
+   clear_alternates(c);
+   uint32_t n;
+   cbp_step *a = alt_of(c->tail, through_f, c->t2, CBP_RUN_OUT, &n);
+   c->alt[CBP_ALT_F_FIRST] = alt_of(a, n, c->t1, c->ce2 - c->ce, &c->nalt[CBP_ALT_F_FIRST]);
+   free(a);
+   c->alt[CBP_ALT_E2_ON] = alt_of(c->tail, c->ntail, c->t1, CBP_RUN_OUT,
+                                  &c->nalt[CBP_ALT_E2_ON]);
+}
+
 /* The tail from the current prefix: regions II and III, f, T2 on until it
  * holds no lock, T1 on to e2.  A deadlock's tail is T1 through its
  * acquisition of A, then T2 through its acquisition of B, and ends there:
@@ -376,6 +410,8 @@ typedef struct {
 static const char *build_tail(synth *S, cbp_candidate *c) {
    size_t cap = 0;
    c->ntail = 0;
+   c->through_f = 0;
+   clear_alternates(c);
    if (c->pattern == CBP_DLK) {
       add_step(c, &cap, c->t1, c->ce1 + 1 - c->prefix[c->t1 - 1]);
       add_step(c, &cap, c->t2, c->cf + 1 - c->prefix[c->t2 - 1]);
@@ -391,6 +427,7 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
    for (size_t s = 0; s < S->nr3; s++) add_step(c, &cap, S->r3[s].tid, S->r3[s].count);
    add_step(c, &cap, c->t2, 1);               /* f */
    add_step(c, &cap, c->t2, release_after_f(S->t, S->L, c));
+   c->through_f = c->ntail;
    add_step(c, &cap, c->t1, c->ce2 - c->ce);   /* on to e2 */
    return NULL;
 }
@@ -419,6 +456,49 @@ static void drop(cbp_result *r, cbp_candidate *c, const char *why) {
    c->dropped = 1;
    c->why = why;
    r->dropped_synth++;
+}
+
+/* One candidate's schedule from its region I prefix; NULL, or why not. */
+static const char *synth_one(synth *S, cbp_candidate *c, uint64_t *saved) {
+   uint32_t n = S->x->nthreads;
+   c->built = 1;
+   if (!c->prefix) c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
+   free(c->tail); c->tail = NULL; c->ntail = 0;
+   /* Region I: A up to its cut, B at most to its, a consistent cut. */
+   int t1_first = pos_of(c->x1) <= pos_of(c->x2);
+   uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
+   cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
+   c->prefix[A - 1] = xA.count;
+   if (c->prefix[B - 1] > xB.count) c->prefix[B - 1] = xB.count;
+   make_consistent(S->v, c->prefix, n);
+   const char *why = build_tail(S, c);
+   if (!why) why = close_prefix(S->x, S->v, S->bad, c, S->need, S->end);
+   if (why) return why;
+   /* The prefix runs its threads in whatever order the scheduler picks,
+    * so what T1 and T2 run there races with the other threads' prefix
+    * (rww.c: T2's read against main's second create), and two replays of
+    * one schedule differ before the tail.  Lower T1 and T2 to the least
+    * cuts the rest of the prefix needs of them and run the remainder
+    * alone in the tail (region II, A then B): the pattern's threads then
+    * replay one sequence.  Keep the first plan if that one fails.  With
+    * one thread in the prefix there is no race to remove. */
+   uint32_t running = 0;
+   for (uint32_t j = 0; j < n; j++) running += c->prefix[j] > 0;
+   if (running < 2) return NULL;
+   memcpy(saved, c->prefix, n * sizeof *saved);
+   cbp_step *tail = c->tail; uint32_t ntail = c->ntail, through_f = c->through_f;
+   c->tail = NULL; c->ntail = 0;
+   lower_tail_threads(S, c);
+   why = build_tail(S, c);
+   if (!why) why = close_prefix(S->x, S->v, S->bad, c, S->need, S->end);
+   if (why) {
+      memcpy(c->prefix, saved, n * sizeof *saved);
+      free(c->tail);
+      c->tail = tail; c->ntail = ntail; c->through_f = through_f;
+   } else {
+      free(tail);
+   }
+   return NULL;
 }
 
 void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
@@ -468,43 +548,9 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
    for (size_t k = 0; k < nwhich; k++) {
       cbp_candidate *c = &r->c[which[k]];
-      c->built = 1;
-      if (!c->prefix) c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
-      free(c->tail); c->tail = NULL; c->ntail = 0;
-      /* Region I: A up to its cut, B at most to its, a consistent cut. */
-      int t1_first = pos_of(c->x1) <= pos_of(c->x2);
-      uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
-      cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
-      c->prefix[A - 1] = xA.count;
-      if (c->prefix[B - 1] > xB.count) c->prefix[B - 1] = xB.count;
-      make_consistent(v, c->prefix, n);
-      const char *why = build_tail(&S, c);
-      if (!why) why = close_prefix(x, v, S.bad, c, S.need, S.end);
-      if (why) { drop(r, c, why); continue; }
-      /* The prefix runs its threads in whatever order the scheduler picks,
-       * so what T1 and T2 run there races with the other threads' prefix
-       * (rww.c: T2's read against main's second create), and two replays of
-       * one schedule differ before the tail.  Lower T1 and T2 to the least
-       * cuts the rest of the prefix needs of them and run the remainder
-       * alone in the tail (region II, A then B): the pattern's threads then
-       * replay one sequence.  Keep the first plan if that one fails.  With
-       * one thread in the prefix there is no race to remove. */
-      uint32_t running = 0;
-      for (uint32_t j = 0; j < n; j++) running += c->prefix[j] > 0;
-      if (running < 2) continue;
-      memcpy(saved, c->prefix, n * sizeof *saved);
-      cbp_step *tail = c->tail; uint32_t ntail = c->ntail;
-      c->tail = NULL; c->ntail = 0;
-      lower_tail_threads(&S, c);
-      why = build_tail(&S, c);
-      if (!why) why = close_prefix(x, v, S.bad, c, S.need, S.end);
-      if (why) {
-         memcpy(c->prefix, saved, n * sizeof *saved);
-         free(c->tail);
-         c->tail = tail; c->ntail = ntail;
-      } else {
-         free(tail);
-      }
+      const char *why = synth_one(&S, c, saved);
+      if (why) drop(r, c, why);
+      else if (c->pattern != CBP_DLK) build_alternates(c, c->through_f);
    }
    free(S.r3); free(S.need); free(S.end); free(saved);
    bad_cuts_free(S.bad, n);

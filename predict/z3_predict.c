@@ -162,6 +162,8 @@ int cbp_z3_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
       }
       free(c->prefix); free(c->tail);
       c->prefix = k.prefix[i]; c->tail = k.tail[i]; c->ntail = k.ntail[i];
+      /* The alternates were built on synthesis' prefix, not the model's. */
+      for (int j = 0; j < CBP_NALT; j++) { free(c->alt[j]); c->alt[j] = NULL; c->nalt[j] = 0; }
       k.prefix[i] = NULL; k.tail[i] = NULL;
       c->z3_order = 1;
       s->model_orders++;

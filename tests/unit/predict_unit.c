@@ -553,6 +553,16 @@ static void test_orders(void) {
    if (c) ok(c->built && !c->dropped && c->ntail >= 2 && c->tail[0].tid == 2 &&
              c->tail[c->ntail - 1].tid == 1 && c->tail[c->ntail - 1].count == 1,
              "ORD schedule: T2 through its read, then T1's write");
+   if (c) {
+      const cbp_step *a = c->alt[CBP_ALT_F_FIRST], *b = c->alt[CBP_ALT_E2_ON];
+      uint32_t na = c->nalt[CBP_ALT_F_FIRST], nb = c->nalt[CBP_ALT_E2_ON];
+      ok(na >= 2 && a[na - 2].tid == 2 && a[na - 2].count == CBP_RUN_OUT &&
+         a[na - 1].tid == 1 && a[na - 1].count == 1,
+         "alternate tail: T2 runs on alone after f, then T1 through e2");
+      ok(nb == c->ntail && b[nb - 1].tid == 1 && b[nb - 1].count == CBP_RUN_OUT &&
+         !memcmp(b, c->tail, (nb - 1) * sizeof *b),
+         "alternate tail: the main tail, with T1 running on alone after e2");
+   }
    /* The write before the create orders them: nothing. */
    run_skip("T1 start T1\nT1 begin main\nT1 write cfg =7 @i.c:10\nT1 create T2\n"
             "T2 start T1\nT2 begin worker\nT2 read cfg =7 @i.c:20\nT2 end worker\n"
