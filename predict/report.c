@@ -57,6 +57,10 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks,
            (unsigned long long)r->orders, r->n,
            (unsigned long long)info->written, info->dir, info->seconds);
+   if (r->symmetric)
+      fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
+                   "were not kept (threads running the same code: two pairs per site)\n",
+              (unsigned long long)r->symmetric);
    if (r->dropped_vc || r->dropped_insn || r->dropped_synth || r->dropped_filter)
       fprintf(out, "cbpredict: dropped: %llu ordered by create/join/barrier/signal, "
                    "%llu needing a cut inside one instruction, %llu without a "
@@ -89,14 +93,15 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
    cb_json_write_string(out, info->dir);
    fprintf(out, ",\"events\":%zu,\"threads\":%u,\"shared_variables\":%u,\"locks\":%u,"
                 "\"transactions\":%llu,\"blocks\":\"%s\",\"cut_points\":%llu,\"deadlocks\":%llu,"
-                "\"order_violations\":%llu,\"root_splits\":%llu,"
+                "\"order_violations\":%llu,\"root_splits\":%llu,\"symmetric_not_kept\":%llu,"
                 "\"violations_found\":%zu,\"schedules\":%llu,"
                 "\"dropped\":{\"ordered\":%llu,\"same_instruction\":%llu,"
                 "\"no_schedule\":%llu,\"check\":%llu},\"seconds\":%.3f",
            t->nevents, x->active_threads, x->nshared, r->nlocks,
            (unsigned long long)r->transactions, blocks_name(r->blocks),
            (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks,
-           (unsigned long long)r->orders, (unsigned long long)r->root_splits, r->n,
+           (unsigned long long)r->orders, (unsigned long long)r->root_splits,
+           (unsigned long long)r->symmetric, r->n,
            (unsigned long long)info->written,
            (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
            (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter,
