@@ -32,8 +32,12 @@
 
 const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW", "DLK", "ORD"};
 
+/* A point of a block where T1 may be cut as e: where its lock state or
+ * clock segment changed, or just after it was the source of a
+ * happens-before edge (a create, a signal: epoch counts them), since f may
+ * need that edge and e cannot come before it. */
 typedef struct {
-   uint32_t ls, seg;
+   uint32_t ls, seg, epoch;
    uint8_t ok;
    uint64_t tidx, cidx;
    cbp_point le; /* last empty cut before this event */
@@ -71,6 +75,7 @@ typedef struct {
    cbp_txn txn;
    txnbuf fn, root;
    int exited;
+   uint32_t epoch; /* happens-before sources (create, signal) so far */
 } thr;
 
 typedef struct { /* f witness */
@@ -81,7 +86,7 @@ typedef struct { /* f witness */
 } fwit;
 
 typedef struct { /* e witness */
-   uint32_t var, loc1, loc2, ls, seg;
+   uint32_t var, loc1, loc2, ls, seg, epoch;
    uint16_t tid; uint8_t k1, k2;
    uint64_t e1, ce1, e, ce, e2, ce2;
    cbp_point x1;
@@ -116,13 +121,14 @@ static uint64_t ehash(const ewit *w) {
    return cbp_mix(((uint64_t)w->var << 32 | w->loc1) ^
                   cbp_mix(((uint64_t)w->loc2 << 32 | w->ls) ^
                           cbp_mix((uint64_t)w->seg << 24 | (uint64_t)w->tid << 8 |
-                                  (uint64_t)w->k1 << 4 | w->k2)));
+                                  (uint64_t)w->k1 << 4 | w->k2) ^
+                          (uint64_t)w->epoch * 0x9e3779b97f4a7c15ull));
 }
 static int eeq(const void *c, uint32_t i, const void *k) {
    const ewit *a = &((const pass *)c)->ew[i], *b = k;
    return a->var == b->var && a->loc1 == b->loc1 && a->loc2 == b->loc2 &&
           a->ls == b->ls && a->seg == b->seg && a->tid == b->tid &&
-          a->k1 == b->k1 && a->k2 == b->k2;
+          a->k1 == b->k1 && a->k2 == b->k2 && a->epoch == b->epoch;
 }
 static uint64_t ehash_i(const void *c, uint32_t i) { return ehash(&((const pass *)c)->ew[i]); }
 
@@ -160,20 +166,20 @@ static void add_f(pass *p, const fwit *w) {
    cbp_map_added(&p->fmap, fhash_i, p);
 }
 
-static void log_push1(txnbuf *b, uint32_t ls, uint32_t seg, uint64_t tidx,
-                      uint64_t cidx, int ok, cbp_point le) {
+static void log_push1(txnbuf *b, uint32_t ls, uint32_t seg, uint32_t epoch,
+                      uint64_t tidx, uint64_t cidx, int ok, cbp_point le) {
    if (!b->open) return;
    b->log = cbp_grow(b->log, &b->caplog, b->nlog, sizeof *b->log);
    logent *g = &b->log[b->nlog++];
-   g->ls = ls; g->seg = seg; g->ok = (uint8_t)ok;
+   g->ls = ls; g->seg = seg; g->epoch = epoch; g->ok = (uint8_t)ok;
    g->tidx = tidx; g->cidx = cidx; g->le = le;
 }
 
 /* A lock-state or segment change goes into the log of every open block. */
 static void log_push(thr *h, uint32_t seg, uint64_t tidx, uint64_t cidx, int ok,
                      cbp_point le) {
-   log_push1(&h->fn, h->ls, seg, tidx, cidx, ok, le);
-   log_push1(&h->root, h->ls, seg, tidx, cidx, ok, le);
+   log_push1(&h->fn, h->ls, seg, h->epoch, tidx, cidx, ok, le);
+   log_push1(&h->root, h->ls, seg, h->epoch, tidx, cidx, ok, le);
 }
 
 static cbp_point after_or(uint32_t ls, int ok, uint64_t tidx, uint64_t cidx,
@@ -211,6 +217,7 @@ static int pair_witnesses(pass *p, uint32_t tid, const txnbuf *h,
    uint64_t e2, ce2; uint32_t j1;
    if (!pick_e2(a, b, &e2, &ce2, &j1)) return -1;
    uint32_t picked_ls[E_STATES_PER_PAIR], picked_seg[E_STATES_PER_PAIR];
+   uint32_t picked_ep[E_STATES_PER_PAIR];
    int npicked = 0;
    uint32_t scanned = 0;
    for (uint32_t j = a->first_log; j <= j1 && npicked < E_STATES_PER_PAIR &&
@@ -228,9 +235,12 @@ static int pair_witnesses(pass *p, uint32_t tid, const txnbuf *h,
       }
       int dup = 0;
       for (int k = 0; k < npicked; k++)
-         if (picked_ls[k] == g->ls && picked_seg[k] == g->seg) dup = 1;
+         if (picked_ls[k] == g->ls && picked_seg[k] == g->seg && picked_ep[k] == g->epoch)
+            dup = 1;
       if (dup) continue;
-      picked_ls[npicked] = g->ls; picked_seg[npicked] = g->seg; npicked++;
+      picked_ls[npicked] = g->ls; picked_seg[npicked] = g->seg;
+      picked_ep[npicked] = g->epoch; npicked++;
+      w.epoch = g->epoch;
       w.var = a->var; w.loc1 = a->loc; w.loc2 = b->loc;
       w.ls = g->ls; w.seg = g->seg; w.tid = (uint16_t)tid;
       w.k1 = a->kind; w.k2 = b->kind;
@@ -278,7 +288,7 @@ static void txn_end(pass *p, uint32_t tid, txnbuf *h) {
 
 static void txn_begin(txnbuf *b, thr *h, uint32_t seg, uint64_t tidx) {
    b->open = 1;
-   log_push1(b, h->ls, seg, tidx, h->cidx, 0, h->le);
+   log_push1(b, h->ls, seg, h->epoch, tidx, h->cidx, 0, h->le);
 }
 
 /* One access to a site of an open block. */
@@ -542,7 +552,9 @@ static void counted_event(pass *p, uint32_t tid, size_t i, const cb_event *e) {
    cbp_vc_event(v, e, c, ls0 == 0 ? c : le_before.count);
    h->cidx++;
    h->prev_tidx = i;
-   if (h->ls != ls0 || v->cur_seg[tid] != seg0)
+   int hb_source = e->kind == CB_EV_THREAD_CREATE || e->kind == CB_EV_COND_SIGNAL;
+   h->epoch += hb_source;
+   if (h->ls != ls0 || v->cur_seg[tid] != seg0 || hb_source)
       log_push(h, v->cur_seg[tid], i, c, cbp_cut_ok(p->x, i), le_before);
 }
 

@@ -213,6 +213,12 @@ static void test_misc(void) {
        "T1 read x @r.c:1\nT1 read x @r.c:2\nT2 write x @r.c:3\nT1 join T2\n");
    ok(A.r.n == 1 && A.r.c[0].pattern == CBP_RWR,
       "accesses in the root activation form a block (RWR)");
+   /* A cut-point may follow a happens-before edge: e is main's create of
+    * the thread whose write f needs it. */
+   run("T1 start T1\nT1 begin main\nT1 write x =1 @c.c:1\nT1 create T2\n"
+       "T1 read x =1 @c.c:3\nT2 start T1\nT2 write x =2 @c.c:9\nT1 join T2\n");
+   ok(A.r.n == 1 && A.r.c[0].pattern == CBP_WWR && T.events[A.r.c[0].e].kind == CB_EV_THREAD_CREATE,
+      "a cut-point just after the create that f needs (WWR)");
    /* Markup overrides functions. */
    run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
        "T1 atomic-begin\nT1 read x @m.c:1\nT1 read x @m.c:2\nT1 atomic-end\n"
