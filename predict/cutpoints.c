@@ -81,6 +81,7 @@ typedef struct {
 typedef struct { /* f witness */
    uint32_t var, loc, ls, seg;
    uint16_t tid; uint8_t kind;
+   uint8_t width;  /* counted events f's instruction runs (a CAS: 2) */
    uint64_t tidx, cidx;
    cbp_point le;
 } fwit;
@@ -326,8 +327,19 @@ static void access(pass *p, uint32_t tid, size_t i, const cb_event *e,
    uint32_t seg = p->v->cur_seg[tid];
    int ok = cbp_cut_ok(p->x, i);
    if (ok && !(e->size & CB_SIZE_SAME_INSN)) {
-      fwit w = {var, e->loc, h->ls, seg, (uint16_t)tid, e->kind, i, c, le_before};
+      fwit w = {var, e->loc, h->ls, seg, (uint16_t)tid, e->kind, 1, i, c, le_before};
       add_f(p, &w);
+   } else if (ok && e->kind == CB_EV_WRITE && h->prev_tidx != NONE && c > 0) {
+      /* The write half of a read-modify-write instruction (a CAS, a locked
+       * add): f is the whole instruction, from its read half, which
+       * replay can stop before and run through in one step. */
+      const cb_event *r = &p->t->events[h->prev_tidx];
+      if (r->kind == CB_EV_READ && !(r->size & CB_SIZE_SAME_INSN) &&
+          p->x->var_of[h->prev_tidx] == var) {
+         fwit w = {var, r->loc, h->ls, seg, (uint16_t)tid, CB_EV_WRITE, 2,
+                   h->prev_tidx, c - 1, le_before};
+         add_f(p, &w);
+      }
    }
    class_add(&h->fn, var, e, i, c, le_before, ok);
    class_add(&h->root, var, e, i, c, le_before, ok);
@@ -479,6 +491,7 @@ static void combine(pass *p) {
             c.ce1 = e->ce1; c.ce = e->ce; c.ce2 = e->ce2; c.cf = f->cidx;
             c.ls_e = e->ls; c.ls_f = f->ls; c.seg_e = e->seg; c.seg_f = f->seg;
             c.x1 = e->x1; c.x2 = f->le;
+            c.fwidth = f->width;
             repkey k = key_of(&c, p->t);
             uint32_t *s = cbp_map_probe(&reps, rhash(&k), req, &rc, &k);
             if (*s) continue;

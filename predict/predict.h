@@ -201,6 +201,8 @@ typedef struct {
    /* trace indices and counted indices */
    uint64_t e1, e, e2, f;
    uint64_t ce1, ce, ce2, cf;
+   uint8_t fwidth;      /* counted events of f's instruction (0, 1: one;
+                           2: a read-modify-write such as a CAS) */
    uint32_t ls_e, ls_f; /* lock states at e and at f */
    uint32_t seg_e, seg_f;
    cbp_point x1, x2;    /* last empty-lockset cuts at e (t1), before f (t2) */

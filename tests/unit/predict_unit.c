@@ -213,6 +213,20 @@ static void test_misc(void) {
        "T1 read x @r.c:1\nT1 read x @r.c:2\nT2 write x @r.c:3\nT1 join T2\n");
    ok(A.r.n == 1 && A.r.c[0].pattern == CBP_RWR,
       "accesses in the root activation form a block (RWR)");
+   /* Lock-free code: T2's only write is the write half of a CAS; f is the
+    * whole instruction, run in one step from its read half. */
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
+       "T1 read x =0 @f.c:1\nT1 read x =0 @f.c:2\nT1 write x =1 @f.c:2 same-insn\n"
+       "T2 read x =1 @f.c:2\nT2 write x =2 @f.c:2 same-insn\nT1 join T2\n");
+   int cas = 0;
+   for (size_t i = 0; i < A.r.n; i++)
+      if (A.r.c[i].fwidth == 2 && A.r.c[i].t2 == 2 && A.r.c[i].built && !A.r.c[i].dropped) {
+         const cbp_candidate *d = &A.r.c[i];
+         uint64_t f_steps = 0;
+         for (uint32_t k = 0; k < d->ntail; k++) if (d->tail[k].tid == 2) f_steps += d->tail[k].count;
+         cas = f_steps == 2;
+      }
+   ok(cas, "a CAS's write half makes f: T2 runs its whole instruction in one step");
    /* A cut-point may follow a happens-before edge: e is main's create of
     * the thread whose write f needs it. */
    run("T1 start T1\nT1 begin main\nT1 write x =1 @c.c:1\nT1 create T2\n"
