@@ -46,6 +46,8 @@ typedef struct {
    double timeout_s;         /* --timeout S, passed to cbreplay */
    double record_timeout_s;  /* --record-timeout S */
    int z3;                   /* --z3 asked for */
+   int all_bugs;             /* --all-bugs: force every schedule */
+   size_t max_runs;          /* --max-runs N per test, 0: no cap */
    const char *tests_file;   /* --tests FILE, or NULL */
    char **prog_argv;         /* -- PROG ARGS..., or NULL */
    int prog_argc;
@@ -195,6 +197,8 @@ typedef struct {
    size_t nruns;
    size_t next_run;       /* next run to start */
    size_t runs_done;
+   size_t not_forced;     /* schedules left unforced: --max-runs, or the
+                             test's first bug (without --all-bugs) */
    double started, seconds;
 } cbt_test;
 

@@ -43,6 +43,11 @@ static const char usage_text[] =
 "                      test as failed natively (default 300)\n"
 "  --z3                have cbpredict prove each schedule possible first\n"
 "                      (cbpredict --z3)\n"
+"  --all-bugs          force every schedule of a test; by default a test's\n"
+"                      schedules stop being forced at its first confirmed\n"
+"                      bug (cbpredict numbers the likeliest first)\n"
+"  --max-runs N        force at most N schedules per test (default: all);\n"
+"                      the summary counts the ones left unforced\n"
 "  -h, --help          this text\n"
 "\n"
 "Output: a progress line on stderr (kept in place on a terminal), then a\n"
@@ -92,7 +97,8 @@ static int default_jobs(void)
 
 int cbt_parse_options(int argc, char **argv, cbt_options *o)
 {
-   enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS };
+   enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS, OPT_ALL_BUGS,
+          OPT_MAX_RUNS };
    static const struct option longopts[] = {
       {"jobs", required_argument, 0, 'j'},
       {"output", required_argument, 0, 'o'},
@@ -100,6 +106,8 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
       {"record-timeout", required_argument, 0, OPT_RECORD_TIMEOUT},
       {"z3", no_argument, 0, OPT_Z3},
       {"tests", required_argument, 0, OPT_TESTS},
+      {"all-bugs", no_argument, 0, OPT_ALL_BUGS},
+      {"max-runs", required_argument, 0, OPT_MAX_RUNS},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
 
@@ -147,6 +155,19 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
       case OPT_TESTS:
          o->tests_file = optarg;
          break;
+      case OPT_ALL_BUGS:
+         o->all_bugs = 1;
+         break;
+      case OPT_MAX_RUNS: {
+         char *end;
+         errno = 0;
+         long long n = strtoll(optarg, &end, 10);
+         if (end == optarg || *end || errno || n < 1 || n > 100000000)
+            return usage_error("--max-runs wants a number of forced runs "
+                               "(1 or more), not '%s'", optarg);
+         o->max_runs = (size_t)n;
+         break;
+      }
       case 'h':
          fputs(usage_text, stdout);
          return 1;

@@ -250,7 +250,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Every sN.pb cbpredict wrote, in order of N, as runs waiting to be forced. */
-static int load_runs(cbt_test *t, char *why, size_t whylen)
+static int load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
 {
    DIR *d = opendir(t->schedules);
    if (!d) {
@@ -278,6 +278,10 @@ static int load_runs(cbt_test *t, char *why, size_t whylen)
    closedir(d);
    if (n)
       qsort(nums, n, sizeof *nums, cmp_int);
+   if (max_runs && n > max_runs) { /* the first N: cbpredict's likeliest */
+      t->not_forced += n - max_runs;
+      n = max_runs;
+   }
    t->runs = n ? calloc(n, sizeof *t->runs) : NULL;
    if (n && !t->runs) {
       free(nums);
@@ -391,7 +395,7 @@ static void predict_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
       return;
    }
    char why[512];
-   if (load_runs(t, why, sizeof why) != 0) {
+   if (load_runs(t, s->o->max_runs, why, sizeof why) != 0) {
       test_error(s, ti, "cbpredict", why);
       return;
    }
@@ -428,6 +432,13 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
             cbt_fmt(r->note, sizeof r->note, "cbreplay exit %d%s%s", e->code,
                      *line ? ": " : "", line);
       }
+   }
+   /* The first confirmed bug ends the test's forcing unless --all-bugs:
+    * runs in flight finish, the rest are counted as not forced. */
+   if ((r->verdict == CBT_FAILED || r->verdict == CBT_HUNG) && !s->o->all_bugs &&
+       t->next_run < t->nruns) {
+      t->not_forced += t->nruns - t->next_run;
+      t->nruns = t->next_run;
    }
    if (++t->runs_done == t->nruns)
       test_finished(s, ti);

@@ -130,6 +130,7 @@ static void json_counts(cbt_json *j, const cbt_test *t)
    cbt_json_uint(j, "passed", k[CBT_PASSED]);
    cbt_json_uint(j, "failed", k[CBT_FAILED]);
    cbt_json_uint(j, "infeasible", k[CBT_INFEASIBLE]);
+   cbt_json_uint(j, "not_forced", t->not_forced);
    cbt_json_uint(j, "hung", k[CBT_HUNG]);
    cbt_json_uint(j, "error", k[CBT_ERROR]);
    cbt_json_uint(j, "not_run", k[CBT_PENDING]);

@@ -87,11 +87,17 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
    size_t k[6] = {0};
    for (size_t r = 0; r < t->nruns; r++)
       k[t->runs[r].verdict]++;
+   size_t predicted = t->nruns + t->not_forced;
    fprintf(out,
            "   %zu schedule%s predicted: %zu passed, %zu failed, "
            "%zu infeasible, %zu hung",
-           t->nruns, t->nruns == 1 ? "" : "s", k[CBT_PASSED], k[CBT_FAILED],
+           predicted, predicted == 1 ? "" : "s", k[CBT_PASSED], k[CBT_FAILED],
            k[CBT_INFEASIBLE], k[CBT_HUNG]);
+   if (t->not_forced)
+      fprintf(out, ", %zu not forced (%s)", t->not_forced,
+              k[CBT_FAILED] || k[CBT_HUNG] ? "the test's bug was confirmed; "
+                                              "--all-bugs forces them"
+                                            : "--max-runs");
    if (k[CBT_ERROR])
       fprintf(out, ", %zu could not run", k[CBT_ERROR]);
    if (k[CBT_PENDING])

@@ -138,7 +138,7 @@ $FAKE/progs/broken
 $FAKE/progs/missing
 EOF
 : >"$LOG"
-(cd "$FAKE" && bin/cbtest -j 1 -o out --tests suite.tests >stdout 2>stderr); RC=$?
+(cd "$FAKE" && bin/cbtest -j 1 --all-bugs -o out --tests suite.tests >stdout 2>stderr); RC=$?
 SUM=$(cat "$FAKE/stdout")
 ERR=$(cat "$FAKE/stderr")
 # The summary on one line ("~" for newlines), to match a test's lines together.
@@ -230,6 +230,21 @@ MAX=$(sort -n "$CONC" | tail -n 1)
 ok "-j 2: never more than two jobs at once ($MAX)" test "$MAX" -le 2
 is "$(jget "$FAKE/out3/report.json" '$d->{tests}[0]{command}[0]')" "$FAKE/progs/buggy" \
    "a relative program is made absolute"
+
+# Without --all-bugs a test's forcing stops at its first bug; --max-runs caps it.
+: >"$LOG"
+(cd "$FAKE" && bin/cbtest -j 1 -o out6 -- progs/buggy 'a b' 'c "d"' 'e f' >stdout6 2>&1); RC=$?
+is "$RC" 1 "default: the bug is found"
+like "$(cat "$FAKE/stdout6")" "5 schedules predicted: 0 passed, 1 failed, 0 infeasible, 0 hung, 4 not forced" \
+   "default: forcing stops at the test's first bug, the rest counted"
+is "$(grep -c '^cbreplay' "$LOG")" 1 "default: one schedule forced"
+is "$(jget "$FAKE/out6/report.json" '$d->{tests}[0]{verdicts}{not_forced}')" 4 "report.json: not_forced"
+: >"$LOG"
+(cd "$FAKE" && bin/cbtest -j 1 --all-bugs --max-runs 2 -o out7 -- progs/buggy 'a b' 'c "d"' 'e f' >stdout7 2>&1)
+is "$(grep -c '^cbreplay' "$LOG")" 2 "--max-runs 2: two schedules forced"
+like "$(cat "$FAKE/stdout7")" "2 not forced|3 not forced" "--max-runs: the rest counted"
+OUT=$(cd "$FAKE" && bin/cbtest --max-runs 0 -- progs/buggy 2>&1); RC=$?
+is "$RC" 2 "--max-runs 0 is bad usage"
 
 # A recorded run that does not end is stopped and reported, and quickly.
 OUT=$(cd "$FAKE" && bin/cbtest --record-timeout 1 -o out4 -- progs/slow 2>&1); RC=$?
