@@ -52,9 +52,11 @@
  * post n happens before the wait whose value is n, and nothing else does.
  * RELEASE/ACQUIRE: every event before a RELEASE of an object happens
  * before every later ACQUIRE of it (pthread_once, call_once: the init
- * routine's end is a RELEASE, each return of the call an ACQUIRE).
+ * routine's end is a RELEASE, each return of the call an ACQUIRE;
+ * pthread_kill is a RELEASE of the target thread, the target's return from
+ * sigwait, sigwaitinfo or sigtimedwait an ACQUIRE of itself).
  * UNHANDLED: a synchronising call the tool saw but does not model (a raw
- * futex system call, pthread_kill, ...): cbtrace stats counts and names
+ * futex system call, pthread_cancel, fork): cbtrace stats counts and names
  * them, so that a missed bug is not silent. */
 enum cb_event_kind {
    CB_EV_NONE = 0,
@@ -86,18 +88,18 @@ enum cb_event_kind {
 
 /* Classes of RELEASE/ACQUIRE objects, in the size field. */
 enum cb_sync_class {
-   CB_SYNC_ONCE = 1 /* pthread_once / call_once control */
+   CB_SYNC_ONCE = 1,  /* pthread_once / call_once control */
+   CB_SYNC_SIGNAL = 2 /* a thread (its pthread_t): pthread_kill releases,
+                         the target's sigwait* return acquires */
 };
 
 /* UNHANDLED calls, in the size field; names in the trace library
  * (cb_call_name).  Append only. */
 enum cb_call_code {
-   CB_CALL_FUTEX = 1,        /* syscall(SYS_futex, addr, op, ...): value op */
-   CB_CALL_PTHREAD_KILL = 2, /* value: the signal */
-   CB_CALL_PTHREAD_CANCEL = 3,
-   CB_CALL_SIGWAIT = 4,      /* sigwait, sigwaitinfo, sigtimedwait */
-   CB_CALL_FORK = 5,         /* fork in a program that has threads */
-   CB_CALL_COUNT = 6
+   CB_CALL_FUTEX = 1,          /* syscall(SYS_futex, addr, op, ...): value op */
+   CB_CALL_PTHREAD_CANCEL = 2,
+   CB_CALL_FORK = 3,           /* the child runs unrecorded */
+   CB_CALL_COUNT = 4
 };
 
 /* READ/WRITE size byte: the low 6 bits are the access size; this bit says the
@@ -120,16 +122,16 @@ enum cb_lock_mode {
  * differently.  Block markers, allocation and thread start/exit are not
  * counted: they are not points where another thread can interleave
  * observably.  THREAD_CREATE is counted: replay gates pthread_create.
- * SEM_POST and SEM_WAIT are counted (replay gates them as it gates locks);
- * RELEASE/ACQUIRE and UNHANDLED are not (the calls that make them block
- * on their own, and the prediction only orders by them). */
+ * SEM_POST, SEM_WAIT, RELEASE and ACQUIRE are counted (replay gates them
+ * as it gates locks, and cbpredict takes happens-before edges only at
+ * counted events); UNHANDLED is not. */
 #define CB_COUNTED_MASK                                                      \
    ((1u << CB_EV_READ) | (1u << CB_EV_WRITE) | (1u << CB_EV_LOCK) |           \
     (1u << CB_EV_UNLOCK) | (1u << CB_EV_COND_WAIT) |                          \
     (1u << CB_EV_COND_SIGNAL) | (1u << CB_EV_BARRIER_ENTER) |                 \
     (1u << CB_EV_BARRIER_LEAVE) | (1u << CB_EV_THREAD_CREATE) |               \
     (1u << CB_EV_THREAD_JOIN) | (1u << CB_EV_SEM_POST) |                      \
-    (1u << CB_EV_SEM_WAIT))
+    (1u << CB_EV_SEM_WAIT) | (1u << CB_EV_RELEASE) | (1u << CB_EV_ACQUIRE))
 
 #define CB_IS_COUNTED(kind) ((CB_COUNTED_MASK >> (kind)) & 1u)
 

@@ -137,7 +137,7 @@ int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err);
 const char *cb_event_kind_name(unsigned kind);      /* "read", "lock", ... */
 int cb_event_kind_from_name(const char *name);      /* -1 if unknown */
 /* The call an UNHANDLED event names (its size byte, cb_wire.h CB_CALL_*):
- * "futex", "pthread_kill", ...; "?" if unknown.  And back (-1). */
+ * "futex", "pthread_cancel", "fork"; "?" if unknown.  And back (-1). */
 const char *cb_call_name(unsigned code);
 int cb_call_from_name(const char *name);
 /* "file:line", or "object@0xADDRESS" without debug information, or "?";
@@ -164,7 +164,7 @@ int cb_event_carries_value(unsigned kind, unsigned size);
  * T<n>; begin/end: FUNCTION; alloc: VARIABLE size N; free: VARIABLE;
  * sem-post/sem-wait: SEMAPHORE post N [try] (the post's number; for a wait
  * the post it consumed, 0 = an initial token); release/acquire: OBJECT
- * once|object; unhandled: CALL [VARIABLE] detail N.
+ * once|signal|object; unhandled: CALL [VARIABLE] detail N.
  * Example:  "42 T2 write counter size 4 = 7 @ rww.c:14 in deposit".
  * Kind names are those of cb_event_kind_name ("read", "write", "lock",
  * "unlock", "wait", "signal", "broadcast" for a signal with size 1,

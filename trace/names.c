@@ -39,9 +39,7 @@ static const char *const kind_names[CB_EV_KIND_COUNT] = {
 
 static const char *const call_names[CB_CALL_COUNT] = {
     [CB_CALL_FUTEX] = "futex",
-    [CB_CALL_PTHREAD_KILL] = "pthread_kill",
     [CB_CALL_PTHREAD_CANCEL] = "pthread_cancel",
-    [CB_CALL_SIGWAIT] = "sigwait",
     [CB_CALL_FORK] = "fork",
 };
 
@@ -60,7 +58,7 @@ int cb_call_from_name(const char *name)
 
 static const char *sync_class(unsigned size)
 {
-   return size == CB_SYNC_ONCE ? "once" : "object";
+   return size == CB_SYNC_ONCE ? "once" : size == CB_SYNC_SIGNAL ? "signal" : "object";
 }
 
 const char *cb_event_kind_name(unsigned kind)

@@ -1,14 +1,20 @@
-/* cb_preload_misc.c: calls that synchronise threads in ways cbtools does
- * not model.  Each is recorded as an UNHANDLED event naming the call
- * (cb_wire.h, CB_CALL_*), so that `cbtrace stats` can tell the user that
- * the prediction was blind to it, instead of missing bugs silently.  The
- * calls themselves run untouched and are not gated in replay.
+/* cb_preload_misc.c: signals between threads, and the calls that
+ * synchronise threads in ways cbtools does not model.
  *
- *   syscall(SYS_futex, ...)        a hand-made lock or wait (other system
- *                                  calls through syscall() are not sync)
- *   pthread_kill, pthread_cancel   one thread acting on another
- *   sigwait, sigwaitinfo, sigtimedwait   waiting for a signal
- *   fork                           the child runs unrecorded
+ * pthread_kill is a RELEASE of the target thread (its pthread_t), and a
+ * thread's return from sigwait, sigwaitinfo or sigtimedwait an ACQUIRE of
+ * itself: what the killer did before the kill happens before what the
+ * woken thread does after.  (A handler that wakes pause() is not seen
+ * here: the tool would have to see the delivery.)
+ *
+ * The others are recorded as UNHANDLED events naming the call (cb_wire.h,
+ * CB_CALL_*), so that `cbtrace stats` can tell the user that the prediction
+ * was blind to them, instead of missing bugs silently:
+ *   syscall(SYS_futex, ...)   a hand-made lock or wait (other system calls
+ *                             through syscall() are not synchronisation)
+ *   pthread_cancel            one thread ending another
+ *   fork                      the child runs unrecorded
+ * None of these is gated in replay: UNHANDLED is not a counted event.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -34,7 +40,10 @@ static long cb_syscall(OrigFn fn, UWord c, UWord n, UWord a1, UWord a2,
 static int cb_pthread_kill(OrigFn fn, UWord c, pthread_t t, UWord sig)
 {
    int r;
-   cb_unhandled(CB_CALL_PTHREAD_KILL, 0, sig, c);
+   if (sig != 0) { /* signal 0 only checks that the thread exists */
+      cb_turn(c);
+      REQ(CB_REQ_RELEASE, t, CB_SYNC_SIGNAL, c);
+   }
    CALL_FN_W_WW(r, fn, t, sig);
    return r;
 }
@@ -48,12 +57,14 @@ static int cb_pthread_cancel(OrigFn fn, UWord c, pthread_t t)
 }
 
 /* sigwait (set, sig), sigwaitinfo (set, info), sigtimedwait (set, info,
- * ts): the event is made after the wait, when the signal has come. */
+ * ts): the event is made after the wait, when the signal has come
+ * (or the wait failed: an extra edge only orders more, never wrongly). */
 static int cb_sigwait_any(OrigFn fn, UWord c, UWord a1, UWord a2, UWord a3)
 {
    int r;
    CALL_FN_W_WWW(r, fn, a1, a2, a3);
-   cb_unhandled(CB_CALL_SIGWAIT, 0, 0, c);
+   cb_turn(c);
+   REQ(CB_REQ_ACQUIRE, pthread_self(), CB_SYNC_SIGNAL, c);
    return r;
 }
 

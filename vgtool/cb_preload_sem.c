@@ -84,6 +84,7 @@ static void cb_once_trampoline(void)
    void (*routine)(void) = (void (*)(void))REQ_EXPR(CB_REQ_ONCE_TAKE, 0, 0);
    if (routine)
       routine();
+   cb_turn(REQ_EXPR(CB_REQ_ONCE_TAKE, 1, 0)); /* the pthread_once caller */
    REQ(CB_REQ_ONCE_RAN, 0, 0, 0);
 }
 
@@ -93,8 +94,10 @@ static int cb_once(OrigFn fn, UWord c, pthread_once_t *once,
    int r;
    REQ(CB_REQ_ONCE_ENTER, once, init, c);
    CALL_FN_W_WW(r, fn, once, cb_once_trampoline);
-   if (r == 0)
+   if (r == 0) {
+      cb_turn(c);
       REQ(CB_REQ_ONCE_PASS, once, c, 0);
+   }
    return r;
 }
 

@@ -121,7 +121,8 @@ static void cb_req_sem(CbThread *t, UWord *args)
 }
 
 /* pthread_once: RELEASE when the init routine returned, ACQUIRE at each
- * return of the call; UNHANDLED calls. */
+ * return of the call; other RELEASE/ACQUIRE pairs (signals); UNHANDLED
+ * calls. */
 static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
 {
    Addr once, caller;
@@ -130,7 +131,8 @@ static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
       cb_once_enter(tid, args[1], args[2], args[3]);
       break;
    case CB_REQ_ONCE_TAKE:
-      *ret = cb_once_take(tid);
+      /* args[1]: 0 takes the routine, 1 asks whose call it runs for */
+      *ret = args[1] ? cb_once_caller(tid) : cb_once_take(tid);
       break;
    case CB_REQ_ONCE_RAN:
       if (!cb_once_ran(tid, &once, &caller) || !cb_from_user(caller))
@@ -144,6 +146,13 @@ static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
       cb_symdef_for(args[1]);
       cb_event(t, CB_EV_ACQUIRE, CB_SYNC_ONCE, cb_caller_loc(args[2]),
                args[1], 0);
+      break;
+   case CB_REQ_RELEASE:
+   case CB_REQ_ACQUIRE:
+      if (!cb_from_user(args[3]))
+         break;
+      cb_event(t, args[0] == CB_REQ_RELEASE ? CB_EV_RELEASE : CB_EV_ACQUIRE,
+               (UChar)args[2], cb_caller_loc(args[3]), args[1], 0);
       break;
    case CB_REQ_UNHANDLED:
       /* args: code, object, detail, caller */
@@ -253,6 +262,8 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
    case CB_REQ_ONCE_RAN:
    case CB_REQ_ONCE_PASS:
    case CB_REQ_UNHANDLED:
+   case CB_REQ_RELEASE:
+   case CB_REQ_ACQUIRE:
       cb_req_once(tid, t, args, ret);
       break;
    case CB_REQ_ATOMIC_BEGIN: case CB_REQ_ATOMIC_END:

@@ -168,6 +168,14 @@ Addr cb_once_take(ThreadId tid)
    return r;
 }
 
+Addr cb_once_caller(ThreadId tid)
+{
+   CbOnce *o = cb_once_of(tid);
+   if (o->nrun == 0 || o->nrun > CB_ONCE_NEST)
+      return 0;
+   return o->run_caller[o->nrun - 1];
+}
+
 Bool cb_once_ran(ThreadId tid, Addr *once, Addr *caller)
 {
    CbOnce *o = cb_once_of(tid);

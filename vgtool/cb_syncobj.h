@@ -28,6 +28,7 @@ ULong cb_sem_take(Addr sem);  /* the post a wait consumed, 0: an initial token *
  * calls whose routine is running (nested ones too). */
 void cb_once_enter(ThreadId tid, Addr once, Addr routine, Addr caller);
 Addr cb_once_take(ThreadId tid);                 /* the routine, or 0 */
+Addr cb_once_caller(ThreadId tid);  /* the innermost running call's caller */
 Bool cb_once_ran(ThreadId tid, Addr *once, Addr *caller);
 
 #endif /* CB_SYNCOBJ_H */
