@@ -1,5 +1,7 @@
-/* vclock.c: vector clocks from thread create and join, barriers, and
- * condition signals that a wait observably consumed.  They drop cut-points
+/* vclock.c: vector clocks from thread create and join, barriers,
+ * condition signals that a wait observably consumed, semaphore posts to the
+ * wait that took their token, and once-routines to every return of the
+ * once call (RELEASE to later ACQUIREs of the object).  They drop cut-points
  * whose events are ordered (PENELOPE 4.2.1) and keep the synthesized prefix
  * a consistent cut.  A clock only changes at incoming edges, so each thread
  * keeps a short list of segments instead of a clock per event.
@@ -82,6 +84,16 @@ static uint64_t *sync_clock(cbp_vclock *v, uint64_t addr, uint32_t kind, int cre
    return v->sync_vc + (size_t)id * v->width;
 }
 
+/* The clock of post n of semaphore addr.  Each post has its own: a wait
+ * is ordered after the one post whose token it took (cb_wire.h), not after
+ * every post before it.  The key sets bit 63, which the keys of
+ * sync_clock's other objects (an address below 2^48 with the kind in bits
+ * 58-59) never do; the hash mixes the post number into the address. */
+static uint64_t *sem_post_clock(cbp_vclock *v, uint64_t addr, uint64_t n, int create) {
+   uint64_t key = cbp_mix(addr * 0x9e3779b97f4a7c15ull + n) | 1ull << 63;
+   return sync_clock(v, key, 0, create);
+}
+
 static void join_into(uint64_t *dst, const uint64_t *src, uint32_t w) {
    for (uint32_t i = 0; i < w; i++) if (src[i] > dst[i]) dst[i] = src[i];
 }
@@ -133,6 +145,23 @@ void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
    case CB_EV_COND_WAIT: {
       const uint64_t *c = sync_clock(v, e->addr, 2, 0);
       if (c) receive(v, tid, c, cidx, empty_before);
+      break;
+   }
+   case CB_EV_SEM_POST:
+      if (e->value)
+         memcpy(sem_post_clock(v, e->addr, e->value, 1), me, v->width * sizeof *me);
+      break;
+   case CB_EV_SEM_WAIT: {
+      const uint64_t *p = e->value ? sem_post_clock(v, e->addr, e->value, 0) : NULL;
+      if (p) receive(v, tid, p, cidx, empty_before);
+      break;
+   }
+   case CB_EV_RELEASE:
+      join_into(sync_clock(v, e->addr, 3, 1), me, v->width);
+      break;
+   case CB_EV_ACQUIRE: {
+      const uint64_t *o = sync_clock(v, e->addr, 3, 0);
+      if (o) receive(v, tid, o, cidx, empty_before);
       break;
    }
    default:

@@ -33,11 +33,31 @@
  *   ATOMIC_END      0                    0                0
  *   ALLOC           block address        0                block size
  *   FREE            block address        0                0
+ *   SEM_POST        semaphore            0                post number n
+ *   SEM_WAIT        semaphore            1 if trywait     post it consumed
+ *   RELEASE         sync object          CB_SYNC_* class  0
+ *   ACQUIRE         sync object          CB_SYNC_* class  0
+ *   UNHANDLED       object or 0          CB_CALL_* code   call detail
  * Thread ids are creation order, main = 1; they are stable between a
  * recorded run and its replays, unlike Valgrind's ThreadIds and pthread_t.
  * LOCK is emitted after the lock is held, UNLOCK before it is released,
  * COND_SIGNAL before the signal, so that the trace order is lock-valid.
- * pthread_cond_wait appears as UNLOCK(m), COND_WAIT(c), LOCK(m). */
+ * pthread_cond_wait appears as UNLOCK(m), COND_WAIT(c), LOCK(m).
+ * A recursive lock is recorded once: LOCK at the first acquisition, UNLOCK
+ * at the last release; the nested calls make no event.
+ * Semaphores: the posts of each semaphore are numbered 1, 2, ... in trace
+ * order (SEM_POST is emitted before the post).  A successful wait (emitted
+ * after it returned) names the post whose token it took: waits take the
+ * sem_init tokens first, then posts in order; 0 = an initial token.  So
+ * post n happens before the wait whose value is n, and nothing else does.
+ * RELEASE/ACQUIRE: every event before a RELEASE of an object happens
+ * before every later ACQUIRE of it (pthread_once, call_once: the init
+ * routine's end is a RELEASE, each return of the call an ACQUIRE;
+ * pthread_kill is a RELEASE of the target thread, the target's return from
+ * sigwait, sigwaitinfo or sigtimedwait an ACQUIRE of itself).
+ * UNHANDLED: a synchronising call the tool saw but does not model (a raw
+ * futex system call, pthread_cancel, fork): cbtrace stats counts and names
+ * them, so that a missed bug is not silent. */
 enum cb_event_kind {
    CB_EV_NONE = 0,
    CB_EV_READ = 1,
@@ -58,7 +78,28 @@ enum cb_event_kind {
    CB_EV_ATOMIC_END = 16,
    CB_EV_ALLOC = 17,
    CB_EV_FREE = 18,
-   CB_EV_KIND_COUNT = 19
+   CB_EV_SEM_POST = 19,
+   CB_EV_SEM_WAIT = 20,
+   CB_EV_RELEASE = 21,
+   CB_EV_ACQUIRE = 22,
+   CB_EV_UNHANDLED = 23,
+   CB_EV_KIND_COUNT = 24 /* at most 31: trace.proto packs kind in 5 bits */
+};
+
+/* Classes of RELEASE/ACQUIRE objects, in the size field. */
+enum cb_sync_class {
+   CB_SYNC_ONCE = 1,  /* pthread_once / call_once control */
+   CB_SYNC_SIGNAL = 2 /* a thread (its pthread_t): pthread_kill releases,
+                         the target's sigwait* return acquires */
+};
+
+/* UNHANDLED calls, in the size field; names in the trace library
+ * (cb_call_name).  Append only. */
+enum cb_call_code {
+   CB_CALL_FUTEX = 1,          /* syscall(SYS_futex, addr, op, ...): value op */
+   CB_CALL_PTHREAD_CANCEL = 2,
+   CB_CALL_FORK = 3,           /* the child runs unrecorded */
+   CB_CALL_COUNT = 4
 };
 
 /* READ/WRITE size byte: the low 6 bits are the access size; this bit says the
@@ -80,13 +121,17 @@ enum cb_lock_mode {
  * a schedule carries this mask so that a replay can refuse a schedule counted
  * differently.  Block markers, allocation and thread start/exit are not
  * counted: they are not points where another thread can interleave
- * observably.  THREAD_CREATE is counted: replay gates pthread_create. */
+ * observably.  THREAD_CREATE is counted: replay gates pthread_create.
+ * SEM_POST, SEM_WAIT, RELEASE and ACQUIRE are counted (replay gates them
+ * as it gates locks, and cbpredict takes happens-before edges only at
+ * counted events); UNHANDLED is not. */
 #define CB_COUNTED_MASK                                                      \
    ((1u << CB_EV_READ) | (1u << CB_EV_WRITE) | (1u << CB_EV_LOCK) |           \
     (1u << CB_EV_UNLOCK) | (1u << CB_EV_COND_WAIT) |                          \
     (1u << CB_EV_COND_SIGNAL) | (1u << CB_EV_BARRIER_ENTER) |                 \
     (1u << CB_EV_BARRIER_LEAVE) | (1u << CB_EV_THREAD_CREATE) |               \
-    (1u << CB_EV_THREAD_JOIN))
+    (1u << CB_EV_THREAD_JOIN) | (1u << CB_EV_SEM_POST) |                      \
+    (1u << CB_EV_SEM_WAIT) | (1u << CB_EV_RELEASE) | (1u << CB_EV_ACQUIRE))
 
 #define CB_IS_COUNTED(kind) ((CB_COUNTED_MASK >> (kind)) & 1u)
 

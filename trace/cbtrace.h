@@ -136,6 +136,10 @@ int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err);
 
 const char *cb_event_kind_name(unsigned kind);      /* "read", "lock", ... */
 int cb_event_kind_from_name(const char *name);      /* -1 if unknown */
+/* The call an UNHANDLED event names (its size byte, cb_wire.h CB_CALL_*):
+ * "futex", "pthread_cancel", "fork"; "?" if unknown.  And back (-1). */
+const char *cb_call_name(unsigned code);
+int cb_call_from_name(const char *name);
 /* "file:line", or "object@0xADDRESS" without debug information, or "?";
  * into buf, returns buf. */
 const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
@@ -157,12 +161,16 @@ int cb_event_carries_value(unsigned kind, unsigned size);
  * OPERANDS by kind: read/write: VARIABLE size N [= VALUE]; lock/unlock:
  * VARIABLE mutex|rd|wr [try]; wait: COND VARIABLE-of-mutex; signal/broadcast:
  * COND; barrier-enter/leave: BARRIER count N; create/join: T<n>; start: from
- * T<n>; begin/end: FUNCTION; alloc: VARIABLE size N; free: VARIABLE.
+ * T<n>; begin/end: FUNCTION; alloc: VARIABLE size N; free: VARIABLE;
+ * sem-post/sem-wait: SEMAPHORE post N [try] (the post's number; for a wait
+ * the post it consumed, 0 = an initial token); release/acquire: OBJECT
+ * once|signal|object; unhandled: CALL [VARIABLE] detail N.
  * Example:  "42 T2 write counter size 4 = 7 @ rww.c:14 in deposit".
  * Kind names are those of cb_event_kind_name ("read", "write", "lock",
  * "unlock", "wait", "signal", "broadcast" for a signal with size 1,
  * "barrier-enter", "barrier-leave", "create", "start", "join", "exit",
- * "begin", "end", "atomic-begin", "atomic-end", "alloc", "free"). */
+ * "begin", "end", "atomic-begin", "atomic-end", "alloc", "free",
+ * "sem-post", "sem-wait", "release", "acquire", "unhandled"). */
 void cb_event_print(FILE *out, const cb_trace *t, size_t index);
 
 /* ---- Text form, for tests -------------------------------------------------
@@ -176,6 +184,9 @@ void cb_event_print(FILE *out, const cb_trace *t, size_t index);
  *   T1 barrier-enter B N T1 barrier-leave B N
  *   T1 create T2         T1 join T2         T2 start T1  T2 exit
  *   T1 alloc X SIZE      T1 free X
+ *   T1 sem-post S N      T1 sem-wait S N    (N: the post's number, or the
+ *                                            post the wait consumed, 0 none)
+ *   T1 release O         T1 acquire O       T1 unhandled CALL
  * Names of variables become symbols of the trace, so reports name them. */
 int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err);
 

@@ -30,7 +30,36 @@ static const char *const kind_names[CB_EV_KIND_COUNT] = {
     [CB_EV_ATOMIC_END] = "atomic-end",
     [CB_EV_ALLOC] = "alloc",
     [CB_EV_FREE] = "free",
+    [CB_EV_SEM_POST] = "sem-post",
+    [CB_EV_SEM_WAIT] = "sem-wait",
+    [CB_EV_RELEASE] = "release",
+    [CB_EV_ACQUIRE] = "acquire",
+    [CB_EV_UNHANDLED] = "unhandled",
 };
+
+static const char *const call_names[CB_CALL_COUNT] = {
+    [CB_CALL_FUTEX] = "futex",
+    [CB_CALL_PTHREAD_CANCEL] = "pthread_cancel",
+    [CB_CALL_FORK] = "fork",
+};
+
+const char *cb_call_name(unsigned code)
+{
+   return code < CB_CALL_COUNT && call_names[code] ? call_names[code] : "?";
+}
+
+int cb_call_from_name(const char *name)
+{
+   for (unsigned c = 1; name && c < CB_CALL_COUNT; c++)
+      if (call_names[c] && strcmp(name, call_names[c]) == 0)
+         return (int)c;
+   return -1;
+}
+
+static const char *sync_class(unsigned size)
+{
+   return size == CB_SYNC_ONCE ? "once" : size == CB_SYNC_SIGNAL ? "signal" : "object";
+}
 
 const char *cb_event_kind_name(unsigned kind)
 {
@@ -315,6 +344,23 @@ void cb_event_print(FILE *out, const cb_trace *t, size_t index)
    case CB_EV_ALLOC:
       fprintf(out, " %s size %" PRIu64,
               cb_variable_str_at(t, e->addr, index, v, sizeof v), e->value);
+      break;
+   case CB_EV_SEM_POST:
+   case CB_EV_SEM_WAIT:
+      fprintf(out, " %s post %" PRIu64 "%s",
+              cb_variable_str_at(t, e->addr, index, v, sizeof v), e->value,
+              e->kind == CB_EV_SEM_WAIT && e->size == 1 ? " try" : "");
+      break;
+   case CB_EV_RELEASE:
+   case CB_EV_ACQUIRE:
+      fprintf(out, " %s %s", cb_variable_str_at(t, e->addr, index, v, sizeof v),
+              sync_class(e->size));
+      break;
+   case CB_EV_UNHANDLED:
+      fprintf(out, " %s", cb_call_name(e->size));
+      if (e->addr)
+         fprintf(out, " %s", cb_variable_str_at(t, e->addr, index, v, sizeof v));
+      fprintf(out, " detail %" PRIu64, e->value);
       break;
    default:
       break;

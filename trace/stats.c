@@ -110,6 +110,7 @@ int cmd_stats(int argc, char **argv)
       return CBTRACE_EXIT_USAGE;
    addr_set vars = {0}, locks = {0};
    uint64_t per_kind[CB_EV_KIND_COUNT] = {0}, switches = 0;
+   uint64_t per_call[CB_CALL_COUNT + 1] = {0}; /* last: unknown codes */
    int oom = 0;
    for (size_t i = 0; i < t.nevents; i++) {
       const cb_event *e = &t.events[i];
@@ -120,6 +121,8 @@ int cmd_stats(int argc, char **argv)
          oom |= set_touch(&vars, e->addr, e->tid) < 0;
       else if (e->kind == CB_EV_LOCK)
          oom |= set_touch(&locks, e->addr, e->tid) < 0;
+      else if (e->kind == CB_EV_UNHANDLED)
+         per_call[e->size < CB_CALL_COUNT && e->size ? e->size : CB_CALL_COUNT]++;
    }
    if (oom) {
       cbt_error("stats", "%s: out of memory", path);
@@ -147,6 +150,13 @@ int cmd_stats(int argc, char **argv)
    printf("truncated: %s\n", t.truncated ? t.truncation : "no");
    for (unsigned k = 1; k < CB_EV_KIND_COUNT; k++)
       printf("kind %s: %" PRIu64 "\n", cb_event_kind_name(k), per_kind[k]);
+   /* Synchronising calls the tool saw but does not model: a prediction
+    * blind to them may miss bugs, so say which. */
+   printf("unhandled calls: %" PRIu64 "\n", per_kind[CB_EV_UNHANDLED]);
+   for (unsigned c = 1; c <= CB_CALL_COUNT; c++)
+      if (per_call[c])
+         printf("unhandled %s: %" PRIu64 "\n",
+                c < CB_CALL_COUNT ? cb_call_name(c) : "?", per_call[c]);
    free(vars.keys);
    free(vars.tids);
    free(locks.keys);

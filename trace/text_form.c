@@ -177,7 +177,7 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
          e.size = kw[0] == 'b';
          break;
       case CB_EV_COND_WAIT: case CB_EV_BARRIER_ENTER: case CB_EV_BARRIER_LEAVE:
-      case CB_EV_ALLOC:
+      case CB_EV_ALLOC: case CB_EV_SEM_POST: case CB_EV_SEM_WAIT:
          need = 2;
          break;
       case CB_EV_THREAD_EXIT: case CB_EV_ATOMIC_BEGIN: case CB_EV_ATOMIC_END:
@@ -199,9 +199,16 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
          break;
       case CB_EV_THREAD_EXIT: case CB_EV_ATOMIC_BEGIN: case CB_EV_ATOMIC_END:
          break;
+      case CB_EV_UNHANDLED: {
+         int code = cb_call_from_name(w[2]);
+         if (code < 0) { rc = cb_fail(err, "line %zu: unknown call '%s'", lineno, w[2]); break; }
+         e.size = (uint8_t)code;
+         break;
+      }
       case CB_EV_BARRIER_ENTER: case CB_EV_BARRIER_LEAVE:
+      case CB_EV_SEM_POST: case CB_EV_SEM_WAIT:
          if (NAME(2, 1) < 0 || parse_u64(w[3], &e.value)) {
-            rc = cb_fail(err, "line %zu: want 'barrier-... B N'", lineno); break; }
+            rc = cb_fail(err, "line %zu: want '%s NAME N'", lineno, kw); break; }
          e.addr = NAME_BASE + (uint64_t)id * NAME_STEP;
          break;
       case CB_EV_ALLOC: {
@@ -217,6 +224,11 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
          if (NAME(2, 1) < 0 || (id2 = name_id(&s, w[3], 1)) < 0) { rc = cb_fail(err, "out of memory"); break; }
          e.addr = NAME_BASE + (uint64_t)id * NAME_STEP;
          e.value = NAME_BASE + (uint64_t)id2 * NAME_STEP;
+         break;
+      case CB_EV_RELEASE: case CB_EV_ACQUIRE:
+         if (NAME(2, 1) < 0) { rc = cb_fail(err, "out of memory"); break; }
+         e.addr = NAME_BASE + (uint64_t)id * NAME_STEP;
+         e.size = CB_SYNC_ONCE;
          break;
       case CB_EV_BLOCK_BEGIN: case CB_EV_BLOCK_END:
          if (NAME(2, 0) < 0) { rc = cb_fail(err, "out of memory"); break; }

@@ -93,6 +93,9 @@ static inline int cb_event_has_value(unsigned kind, unsigned size)
    case CB_EV_THREAD_START:
    case CB_EV_THREAD_JOIN:
    case CB_EV_ALLOC:
+   case CB_EV_SEM_POST:
+   case CB_EV_SEM_WAIT:
+   case CB_EV_UNHANDLED:
       return 1;
    default:
       return 0;

@@ -26,7 +26,21 @@ typedef enum {
    CB_REQ_JOINED,       /* (pthread_t, caller) after pthread_join succeeded */
    CB_REQ_ALLOC,        /* (block, size, caller) */
    CB_REQ_FREE,         /* (block, caller) before the free */
-   CB_REQ_LOCK_MODE     /* (obj): mode this thread holds a rwlock in */
+   CB_REQ_LOCK_MODE,    /* (obj): mode this thread holds a rwlock in */
+   CB_REQ_MAY_I_HELD,   /* (caller, obj, depth): 1 at once if this thread
+                           holds obj at least depth deep, else as MAY_I */
+   CB_REQ_LOCK_DEPTH,   /* (obj): how deep this thread holds obj, 0 = not */
+   CB_REQ_SEM_INIT,     /* (sem, value) after sem_init succeeded */
+   CB_REQ_SEM_POST,     /* (sem, caller) before the post */
+   CB_REQ_SEM_WAIT,     /* (sem, try, caller) after a successful wait */
+   CB_REQ_ONCE_ENTER,   /* (once, routine, caller) before pthread_once */
+   CB_REQ_ONCE_TAKE,    /* (0) in the trampoline: returns the routine;
+                           (1): the caller of the call it runs for */
+   CB_REQ_ONCE_RAN,     /* () in the trampoline, after the routine */
+   CB_REQ_ONCE_PASS,    /* (once, caller) after pthread_once returned 0 */
+   CB_REQ_UNHANDLED,    /* (CB_CALL_* code, object, detail, caller) */
+   CB_REQ_RELEASE,      /* (object, CB_SYNC_* class, caller) */
+   CB_REQ_ACQUIRE       /* (object, CB_SYNC_* class, caller) */
 } cb_client_request;
 
 /* Lock mode values used by the preload for rwlock unlock: the tool knows

@@ -93,11 +93,18 @@ void cb_out_end(void)
    cb_out_flush();
 }
 
-/* After fork the child must not write: the parent owns the stream. */
+/* After fork the child must not write: the parent owns the stream, and
+ * the replay status channel, which the child would otherwise fill with its
+ * own verdicts on a plan it cannot follow (the other threads are not in
+ * it).  The child runs unforced: its wrappers stop asking for turns.  (Its
+ * instruction gates still ask cb_replay.c until the stall limit releases
+ * them; cb_replay.c should release a forked child at once.) */
 void cb_out_forked_child(ThreadId tid)
 {
    cb_out_fd = -1;
    cb_buf_used = 0;
+   cb_status_fd = -1;
+   cb_replaying = False;
 }
 
 /* Appends a LOCDEF/SYMDEF header and its NUL-terminated strings. */

@@ -1,90 +1,65 @@
-/* cb_preload.c: the preload library.  Wraps the pthread synchronisation
- * functions and malloc/free in the program and tells the tool about them by
- * client requests, as Helgrind's hg_intercepts.c does.  glibc 2.34 moved
- * libpthread into libc.so.6, so every function is wrapped under both
- * sonames.  In replay mode each wrapper waits its turn here ("may I?" in a
- * loop with sched_yield, which releases Valgrind's big lock) before the
- * real call.
+/* cb_preload.c: the preload library's pthread wrappers (mutexes, rwlocks,
+ * spinlocks, conditions, barriers, threads).  They tell the tool about each
+ * call by client requests, as Helgrind's hg_intercepts.c does.  glibc 2.34
+ * moved libpthread into libc.so.6, so every function is wrapped under both
+ * sonames.  In replay mode each wrapper waits its turn (cb_turn) before the
+ * real call.  The other families are in cb_preload_*.c: semaphores and
+ * once (sem), C11 threads (c11), allocation (alloc), calls recorded as
+ * unhandled (misc).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
-#include <pthread.h>
-#include <sched.h>
-#include <stddef.h>
-#include "pub_tool_basics.h"
-#include "pub_tool_redir.h"
-#include "valgrind.h"
-#include "cb_wire.h"
-#include "cb_clientreq.h"
-
-#define REQ(r, a, b, c)                                                      \
-   VALGRIND_DO_CLIENT_REQUEST_STMT((r), (UWord)(a), (UWord)(b), (UWord)(c), 0, 0)
-
-/* Replay: wait until the schedule lets this thread run the event the call
- * makes.  caller 0: the call counts whoever made it. */
-static void cb_turn(UWord caller)
-{
-   for (;;) {
-      UWord ok = VALGRIND_DO_CLIENT_REQUEST_EXPR(1, CB_REQ_MAY_I, caller, 0,
-                                                 0, 0, 0);
-      if (ok)
-         return;
-      sched_yield();
-   }
-}
-
-/* Defines the wrapper of function `zname` (Z-encoded) under both sonames.
- * The wrapper fetches the original and its caller (the user's call site),
- * then runs impl. */
-#define CB_WRAP_ONE(soname, ret, zname, impl, params, ...)                   \
-   ret I_WRAP_SONAME_FNNAME_ZZ(soname, zname) params;                        \
-   ret I_WRAP_SONAME_FNNAME_ZZ(soname, zname) params                         \
-   {                                                                         \
-      OrigFn fn;                                                             \
-      VALGRIND_GET_ORIG_FN(fn);                                              \
-      return impl(fn, (UWord)__builtin_return_address(0), __VA_ARGS__);      \
-   }
-#define CB_WRAP(ret, zname, impl, params, ...)                               \
-   CB_WRAP_ONE(VG_Z_LIBC_SONAME, ret, zname, impl, params, __VA_ARGS__)      \
-   CB_WRAP_ONE(VG_Z_LIBPTHREAD_SONAME, ret, zname, impl, params, __VA_ARGS__)
+#include "cb_preload.h"
 
 /* ---- locks: LOCK after the lock is held, UNLOCK before release ---- */
 
-static int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode)
+int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode)
 {
    int r;
-   cb_turn(caller);
+   cb_turn_unless_held(caller, m, 1);
    CALL_FN_W_W(r, fn, m);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
    return r;
 }
 
-static int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode)
+int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode)
 {
    int r;
-   cb_turn(caller);
+   cb_turn_unless_held(caller, m, 1);
    CALL_FN_W_W(r, fn, m);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode | 0x100u, caller);
    return r;
 }
 
-static int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
-                        UWord mode)
+int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
+                 UWord mode)
 {
    int r;
-   cb_turn(caller);
+   cb_turn_unless_held(caller, m, 1);
    CALL_FN_W_WW(r, fn, m, ts);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
    return r;
 }
 
-static int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode)
+/* pthread_mutex_clocklock, pthread_rwlock_clock*lock: (lock, clock, ts). */
+static int cb_clocklock(OrigFn fn, UWord caller, void *m, UWord clock,
+                        const void *ts, UWord mode)
 {
    int r;
-   cb_turn(caller);
+   cb_turn_unless_held(caller, m, 1);
+   CALL_FN_W_WWW(r, fn, m, clock, ts);
+   if (r == 0)
+      REQ(CB_REQ_LOCK, m, mode, caller);
+   return r;
+}
+
+int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode)
+{
+   int r;
+   cb_turn_unless_held(caller, m, 2);
    REQ(CB_REQ_UNLOCK, m, mode, caller);
    CALL_FN_W_W(r, fn, m);
    return r;
@@ -109,33 +84,82 @@ static int cb_rw_trywrlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
 { return cb_trylock(fn, c, l, CB_LOCK_WR); }
 static int cb_rw_unlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
 { return cb_unlock(fn, c, l, CB_LOCK_MODE_HELD); }
+static int cb_mutex_clocklock(OrigFn fn, UWord c, pthread_mutex_t *m,
+                              UWord clk, const struct timespec *ts)
+{ return cb_clocklock(fn, c, m, clk, ts, CB_LOCK_MUTEX); }
+static int cb_rw_timedrdlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
+                             const struct timespec *ts)
+{ return cb_timedlock(fn, c, l, ts, CB_LOCK_RD); }
+static int cb_rw_timedwrlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
+                             const struct timespec *ts)
+{ return cb_timedlock(fn, c, l, ts, CB_LOCK_WR); }
+static int cb_rw_clockrdlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
+                             UWord clk, const struct timespec *ts)
+{ return cb_clocklock(fn, c, l, clk, ts, CB_LOCK_RD); }
+static int cb_rw_clockwrlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
+                             UWord clk, const struct timespec *ts)
+{ return cb_clocklock(fn, c, l, clk, ts, CB_LOCK_WR); }
 static int cb_spin_lock(OrigFn fn, UWord c, pthread_spinlock_t *l)
 { return cb_lock(fn, c, (void *)l, CB_LOCK_MUTEX); }
-static int cb_spin_unlock(OrigFn fn, UWord c, pthread_spinlock_t *l)
-{ return cb_unlock(fn, c, (void *)l, CB_LOCK_MUTEX); }
+static int cb_spin_trylock(OrigFn fn, UWord c, pthread_spinlock_t *l)
+{ return cb_trylock(fn, c, (void *)l, CB_LOCK_MUTEX); }
+
+/* glibc's pthread_spin_init and pthread_spin_unlock are one function (both
+ * store 0), so one wrapper sees both, as in Helgrind.  A spinlock this
+ * thread holds is being unlocked; any other is being initialised, which is
+ * no lock operation. */
+static int cb_spin_init_or_unlock(OrigFn fn, UWord c, pthread_spinlock_t *l,
+                                  UWord pshared)
+{
+   int r;
+   if (REQ_EXPR(CB_REQ_LOCK_DEPTH, l, 0) == 0) {
+      CALL_FN_W_WW(r, fn, l, pshared);
+      return r;
+   }
+   cb_turn_unless_held(c, (void *)l, 2);
+   REQ(CB_REQ_UNLOCK, l, CB_LOCK_MUTEX, c);
+   CALL_FN_W_WW(r, fn, l, pshared);
+   return r;
+}
 
 CB_WRAP(int, pthreadZumutexZulock, cb_mutex_lock, (pthread_mutex_t *m), m)
 CB_WRAP(int, pthreadZumutexZutrylock, cb_mutex_trylock, (pthread_mutex_t *m), m)
 CB_WRAP(int, pthreadZumutexZutimedlock, cb_mutex_timedlock,
         (pthread_mutex_t *m, const struct timespec *ts), m, ts)
+CB_WRAP(int, pthreadZumutexZuclocklock, cb_mutex_clocklock,
+        (pthread_mutex_t *m, UWord clk, const struct timespec *ts), m, clk, ts)
 CB_WRAP(int, pthreadZumutexZuunlock, cb_mutex_unlock, (pthread_mutex_t *m), m)
 CB_WRAP(int, pthreadZurwlockZurdlock, cb_rw_rdlock, (pthread_rwlock_t *l), l)
 CB_WRAP(int, pthreadZurwlockZuwrlock, cb_rw_wrlock, (pthread_rwlock_t *l), l)
 CB_WRAP(int, pthreadZurwlockZutryrdlock, cb_rw_tryrdlock, (pthread_rwlock_t *l), l)
 CB_WRAP(int, pthreadZurwlockZutrywrlock, cb_rw_trywrlock, (pthread_rwlock_t *l), l)
+CB_WRAP(int, pthreadZurwlockZutimedrdlock, cb_rw_timedrdlock,
+        (pthread_rwlock_t *l, const struct timespec *ts), l, ts)
+CB_WRAP(int, pthreadZurwlockZutimedwrlock, cb_rw_timedwrlock,
+        (pthread_rwlock_t *l, const struct timespec *ts), l, ts)
+CB_WRAP(int, pthreadZurwlockZuclockrdlock, cb_rw_clockrdlock,
+        (pthread_rwlock_t *l, UWord clk, const struct timespec *ts), l, clk, ts)
+CB_WRAP(int, pthreadZurwlockZuclockwrlock, cb_rw_clockwrlock,
+        (pthread_rwlock_t *l, UWord clk, const struct timespec *ts), l, clk, ts)
 CB_WRAP(int, pthreadZurwlockZuunlock, cb_rw_unlock, (pthread_rwlock_t *l), l)
 CB_WRAP(int, pthreadZuspinZulock, cb_spin_lock, (pthread_spinlock_t *l), l)
-CB_WRAP(int, pthreadZuspinZuunlock, cb_spin_unlock, (pthread_spinlock_t *l), l)
+CB_WRAP(int, pthreadZuspinZutrylock, cb_spin_trylock, (pthread_spinlock_t *l), l)
+/* Wrapped by the unlock name only: init is the same address, and two
+ * redirections of one address would conflict. */
+CB_WRAP(int, pthreadZuspinZuunlock, cb_spin_init_or_unlock,
+        (pthread_spinlock_t *l, UWord pshared), l, pshared)
 
 /* ---- condition variables: UNLOCK(m), the wait, COND_WAIT(c), LOCK(m) ---- */
 
-static int cb_cond_timedwait(OrigFn fn, UWord c, pthread_cond_t *cv,
-                             pthread_mutex_t *m, const struct timespec *ts)
+int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
+                     UWord clock, const void *ts)
 {
    int r;
    cb_turn(c);
    REQ(CB_REQ_UNLOCK, m, CB_LOCK_MUTEX, c);
-   if (ts)
+   if (nargs == 4)
+      CALL_FN_W_WWWW(r, fn, cv, m, clock, ts);
+   else if (nargs == 3)
       CALL_FN_W_WWW(r, fn, cv, m, ts);
    else
       CALL_FN_W_WW(r, fn, cv, m);
@@ -147,12 +171,19 @@ static int cb_cond_timedwait(OrigFn fn, UWord c, pthread_cond_t *cv,
    REQ(CB_REQ_LOCK, m, CB_LOCK_MUTEX, c);
    return r;
 }
+
+static int cb_cond_timedwait(OrigFn fn, UWord c, pthread_cond_t *cv,
+                             pthread_mutex_t *m, const struct timespec *ts)
+{ return cb_cond_wait_any(fn, c, cv, m, 3, 0, ts); }
 static int cb_cond_wait(OrigFn fn, UWord c, pthread_cond_t *cv,
                         pthread_mutex_t *m)
-{ return cb_cond_timedwait(fn, c, cv, m, NULL); }
+{ return cb_cond_wait_any(fn, c, cv, m, 2, 0, NULL); }
+static int cb_cond_clockwait(OrigFn fn, UWord c, pthread_cond_t *cv,
+                             pthread_mutex_t *m, UWord clk,
+                             const struct timespec *ts)
+{ return cb_cond_wait_any(fn, c, cv, m, 4, clk, ts); }
 
-static int cb_cond_signal_any(OrigFn fn, UWord c, pthread_cond_t *cv,
-                              UWord broadcast)
+int cb_cond_signal_any(OrigFn fn, UWord c, void *cv, UWord broadcast)
 {
    int r;
    cb_turn(c);
@@ -170,6 +201,9 @@ CB_WRAP(int, pthreadZucondZuwait, cb_cond_wait,
 CB_WRAP(int, pthreadZucondZutimedwait, cb_cond_timedwait,
         (pthread_cond_t *cv, pthread_mutex_t *m, const struct timespec *ts),
         cv, m, ts)
+CB_WRAP(int, pthreadZucondZuclockwait, cb_cond_clockwait,
+        (pthread_cond_t *cv, pthread_mutex_t *m, UWord clk,
+         const struct timespec *ts), cv, m, clk, ts)
 CB_WRAP(int, pthreadZucondZusignal, cb_cond_signal, (pthread_cond_t *cv), cv)
 CB_WRAP(int, pthreadZucondZubroadcast, cb_cond_broadcast, (pthread_cond_t *cv),
         cv)
@@ -234,49 +268,3 @@ CB_WRAP(int, pthreadZucreate, cb_create,
          void *arg), thr, attr, start, arg)
 CB_WRAP(int, pthreadZujoin, cb_join, (pthread_t thr, void **retval), thr,
         retval)
-
-/* ---- allocation: ALLOC after, FREE before (the block may be reused by
- * another thread as soon as it is freed) ---- */
-
-static void *cb_malloc(OrigFn fn, UWord c, size_t n)
-{
-   void *p;
-   CALL_FN_W_W(p, fn, n);
-   if (p)
-      REQ(CB_REQ_ALLOC, p, n, c);
-   return p;
-}
-
-static void *cb_calloc(OrigFn fn, UWord c, size_t n, size_t size)
-{
-   void *p;
-   CALL_FN_W_WW(p, fn, n, size);
-   if (p)
-      REQ(CB_REQ_ALLOC, p, n * size, c);
-   return p;
-}
-
-static void *cb_realloc(OrigFn fn, UWord c, void *old, size_t n)
-{
-   void *p;
-   if (old)
-      REQ(CB_REQ_FREE, old, c, 0);
-   CALL_FN_W_WW(p, fn, old, n);
-   if (p)
-      REQ(CB_REQ_ALLOC, p, n, c);
-   return p;
-}
-
-static void cb_free(OrigFn fn, UWord c, void *p)
-{
-   if (p)
-      REQ(CB_REQ_FREE, p, c, 0);
-   CALL_FN_v_W(fn, p);
-}
-
-#define CB_WRAP_LIBC(ret, zname, impl, params, ...)                          \
-   CB_WRAP_ONE(VG_Z_LIBC_SONAME, ret, zname, impl, params, __VA_ARGS__)
-CB_WRAP_LIBC(void *, malloc, cb_malloc, (size_t n), n)
-CB_WRAP_LIBC(void *, calloc, cb_calloc, (size_t n, size_t s), n, s)
-CB_WRAP_LIBC(void *, realloc, cb_realloc, (void *p, size_t n), p, n)
-CB_WRAP_LIBC(void, free, cb_free, (void *p), p)

@@ -4,6 +4,7 @@
  * The wrappers also catch calls that glibc and ld.so make internally; an
  * event counts only when the wrapped function was called from watched code.
  * The location of a synchronisation event is the caller's, the user's line.
+ * The state behind locks, semaphores and once controls is cb_syncobj.c's.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -13,8 +14,10 @@
 #include "pub_tool_hashtable.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_clreq.h"
+#include "pub_tool_stacktrace.h"
 #include "cb_global.h"
 #include "cb_clientreq.h"
+#include "cb_syncobj.h"
 
 typedef struct { struct _VgHashNode *next; UWord key; UWord count; } CbBarNode;
 static VgHashTable *cb_barriers;  /* barrier -> count from pthread_barrier_init */
@@ -31,45 +34,140 @@ static Bool cb_from_user(Addr caller)
    return caller != 0 && cb_obj_instrumented(caller);
 }
 
+/* The user's line behind a call the C runtime made for it (thrd_join calls
+ * pthread_join): the innermost watched frame of the stack. */
+static UInt cb_user_loc(ThreadId tid, Addr caller)
+{
+   if (cb_from_user(caller))
+      return cb_caller_loc(caller);
+   Addr ips[8];
+   UInt n = VG_(get_StackTrace)(tid, ips, 8, NULL, NULL, 0);
+   for (UInt i = 1; i < n; i++)
+      if (cb_from_user(ips[i]))
+         return cb_caller_loc(ips[i]);
+   return cb_caller_loc(caller);
+}
+
 static UWord cb_barrier_count(Addr b)
 {
    CbBarNode *n = cb_barriers ? VG_(HT_lookup)(cb_barriers, b) : NULL;
    return n ? n->count : 0;
 }
 
-static void cb_held_set(CbThread *t, Addr lock, UChar mode)
+/* Locks: only the first acquisition and the last release of a lock a
+ * thread holds recursively make events (cb_syncobj.c). */
+static void cb_req_lock(CbThread *t, UWord *args, UWord *ret)
 {
-   for (UInt i = 0; i < t->nheld; i++)
-      if (t->held_lock[i] == lock) {
-         t->held_mode[i] = mode;
-         return;
-      }
-   if (t->nheld < CB_MAX_HELD) {
-      t->held_lock[t->nheld] = lock;
-      t->held_mode[t->nheld++] = mode;
+   switch (args[0]) {
+   case CB_REQ_MAY_I_HELD:
+      /* args: caller, lock, depth.  A nested call makes no event, so it
+       * must not wait for a turn. */
+      if (!cb_replaying || !cb_from_user(args[1]) ||
+          cb_lock_depth(t, args[2]) >= args[3])
+         *ret = 1;
+      else
+         *ret = cb_replay_may_run(t) ? 1 : 0;
+      break;
+   case CB_REQ_LOCK_DEPTH:
+      *ret = cb_lock_depth(t, args[1]);
+      break;
+   case CB_REQ_LOCK: {
+      UChar mode = (UChar)(args[2] & 0xff);
+      if (!cb_from_user(args[3]) || !cb_lock_acquired(t, args[1], mode))
+         break;
+      cb_symdef_for(args[1]);
+      cb_event(t, CB_EV_LOCK, mode, cb_caller_loc(args[3]), args[1],
+               (args[2] >> 8) & 1);
+      break;
+   }
+   case CB_REQ_UNLOCK: {
+      UChar mode = (UChar)(args[2] & 0xff);
+      if (mode == CB_LOCK_MODE_HELD)
+         mode = CB_LOCK_WR; /* if the tool never saw it taken */
+      if (!cb_from_user(args[3]) || !cb_lock_releasing(t, args[1], &mode))
+         break;
+      cb_event(t, CB_EV_UNLOCK, mode, cb_caller_loc(args[3]), args[1], 0);
+      break;
+   }
    }
 }
 
-/* The mode a rwlock is held in by t, forgotten as it is released. */
-static UChar cb_held_take(CbThread *t, Addr lock)
+/* Semaphores are numbered whoever posts and waits, so that a user's wait
+ * names the right post even when the runtime made some of them. */
+static void cb_req_sem(CbThread *t, UWord *args)
 {
-   for (UInt i = 0; i < t->nheld; i++)
-      if (t->held_lock[i] == lock) {
-         UChar mode = t->held_mode[i];
-         t->held_lock[i] = t->held_lock[t->nheld - 1];
-         t->held_mode[i] = t->held_mode[t->nheld - 1];
-         t->nheld--;
-         return mode;
-      }
-   return CB_LOCK_WR;
+   switch (args[0]) {
+   case CB_REQ_SEM_INIT:
+      cb_sem_init(args[1], args[2]);
+      break;
+   case CB_REQ_SEM_POST: {
+      ULong n = cb_sem_post(args[1]);
+      if (!cb_from_user(args[2]))
+         break;
+      cb_symdef_for(args[1]);
+      cb_event(t, CB_EV_SEM_POST, 0, cb_caller_loc(args[2]), args[1], n);
+      break;
+   }
+   case CB_REQ_SEM_WAIT: {
+      ULong n = cb_sem_take(args[1]);
+      if (!cb_from_user(args[3]))
+         break;
+      cb_symdef_for(args[1]);
+      cb_event(t, CB_EV_SEM_WAIT, args[2] ? 1 : 0, cb_caller_loc(args[3]),
+               args[1], n);
+      break;
+   }
+   }
 }
 
-Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
+/* pthread_once: RELEASE when the init routine returned, ACQUIRE at each
+ * return of the call; other RELEASE/ACQUIRE pairs (signals); UNHANDLED
+ * calls. */
+static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
 {
-   if ((args[0] & 0xffff0000u) != CB_REQ_BASE)
-      return False;
-   CbThread *t = cb_thread(tid);
-   *ret = 0;
+   Addr once, caller;
+   switch (args[0]) {
+   case CB_REQ_ONCE_ENTER:
+      cb_once_enter(tid, args[1], args[2], args[3]);
+      break;
+   case CB_REQ_ONCE_TAKE:
+      /* args[1]: 0 takes the routine, 1 asks whose call it runs for */
+      *ret = args[1] ? cb_once_caller(tid) : cb_once_take(tid);
+      break;
+   case CB_REQ_ONCE_RAN:
+      if (!cb_once_ran(tid, &once, &caller) || !cb_from_user(caller))
+         break;
+      cb_symdef_for(once);
+      cb_event(t, CB_EV_RELEASE, CB_SYNC_ONCE, cb_caller_loc(caller), once, 0);
+      break;
+   case CB_REQ_ONCE_PASS:
+      if (!cb_from_user(args[2]))
+         break;
+      cb_symdef_for(args[1]);
+      cb_event(t, CB_EV_ACQUIRE, CB_SYNC_ONCE, cb_caller_loc(args[2]),
+               args[1], 0);
+      break;
+   case CB_REQ_RELEASE:
+   case CB_REQ_ACQUIRE:
+      if (!cb_from_user(args[3]))
+         break;
+      cb_event(t, args[0] == CB_REQ_RELEASE ? CB_EV_RELEASE : CB_EV_ACQUIRE,
+               (UChar)args[2], cb_caller_loc(args[3]), args[1], 0);
+      break;
+   case CB_REQ_UNHANDLED:
+      /* args: code, object, detail, caller */
+      if (!cb_from_user(args[4]))
+         break;
+      if (args[2])
+         cb_symdef_for(args[2]);
+      cb_event(t, CB_EV_UNHANDLED, (UChar)args[1], cb_caller_loc(args[4]),
+               args[2], args[3]);
+      break;
+   }
+}
+
+static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
+{
    switch (args[0]) {
    case CB_REQ_ATOMIC_BEGIN:
    case CB_REQ_ATOMIC_END:
@@ -77,33 +175,6 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
                                                  : CB_EV_ATOMIC_END,
                0, cb_loc_for(VG_(get_IP)(tid)), 0, 0);
       break;
-   case CB_REQ_MAY_I:
-      /* args[1]: caller, or 0 for calls that always count (create). */
-      if (!cb_replaying || (args[1] != 0 && !cb_from_user(args[1])))
-         *ret = 1;
-      else
-         *ret = cb_replay_may_run(t) ? 1 : 0;
-      break;
-   case CB_REQ_LOCK: {
-      if (!cb_from_user(args[3]))
-         break;
-      UChar mode = (UChar)(args[2] & 0xff);
-      if (mode == CB_LOCK_RD || mode == CB_LOCK_WR)
-         cb_held_set(t, args[1], mode);
-      cb_symdef_for(args[1]);
-      cb_event(t, CB_EV_LOCK, mode, cb_caller_loc(args[3]), args[1],
-               (args[2] >> 8) & 1);
-      break;
-   }
-   case CB_REQ_UNLOCK: {
-      if (!cb_from_user(args[3]))
-         break;
-      UChar mode = (UChar)(args[2] & 0xff);
-      if (mode == CB_LOCK_MODE_HELD)
-         mode = cb_held_take(t, args[1]);
-      cb_event(t, CB_EV_UNLOCK, mode, cb_caller_loc(args[3]), args[1], 0);
-      break;
-   }
    case CB_REQ_COND_WAIT:
       if (!cb_from_user(args[3]))
          break;
@@ -145,7 +216,7 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       UShort wid = cb_thread_joined(args[1]);
       /* THREAD_JOIN is counted whoever calls: the gate before the real
        * join did not filter by caller either. */
-      cb_event(t, CB_EV_THREAD_JOIN, 0, cb_caller_loc(args[2]), 0, wid);
+      cb_event(t, CB_EV_THREAD_JOIN, 0, cb_user_loc(tid, args[2]), 0, wid);
       break;
    }
    case CB_REQ_ALLOC:
@@ -157,6 +228,50 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       if (!cb_from_user(args[2]))
          break;
       cb_event(t, CB_EV_FREE, 0, cb_caller_loc(args[2]), args[1], 0);
+      break;
+   }
+}
+
+Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
+{
+   if ((args[0] & 0xffff0000u) != CB_REQ_BASE)
+      return False;
+   CbThread *t = cb_thread(tid);
+   *ret = 0;
+   switch (args[0]) {
+   case CB_REQ_MAY_I:
+      /* args[1]: caller, or 0 for calls that always count (create). */
+      if (!cb_replaying || (args[1] != 0 && !cb_from_user(args[1])))
+         *ret = 1;
+      else
+         *ret = cb_replay_may_run(t) ? 1 : 0;
+      break;
+   case CB_REQ_MAY_I_HELD:
+   case CB_REQ_LOCK_DEPTH:
+   case CB_REQ_LOCK:
+   case CB_REQ_UNLOCK:
+      cb_req_lock(t, args, ret);
+      break;
+   case CB_REQ_SEM_INIT:
+   case CB_REQ_SEM_POST:
+   case CB_REQ_SEM_WAIT:
+      cb_req_sem(t, args);
+      break;
+   case CB_REQ_ONCE_ENTER:
+   case CB_REQ_ONCE_TAKE:
+   case CB_REQ_ONCE_RAN:
+   case CB_REQ_ONCE_PASS:
+   case CB_REQ_UNHANDLED:
+   case CB_REQ_RELEASE:
+   case CB_REQ_ACQUIRE:
+      cb_req_once(tid, t, args, ret);
+      break;
+   case CB_REQ_ATOMIC_BEGIN: case CB_REQ_ATOMIC_END:
+   case CB_REQ_COND_WAIT: case CB_REQ_COND_SIGNAL:
+   case CB_REQ_BARRIER_INIT: case CB_REQ_BARRIER_ENTER:
+   case CB_REQ_BARRIER_LEAVE: case CB_REQ_CREATED: case CB_REQ_JOINED:
+   case CB_REQ_ALLOC: case CB_REQ_FREE:
+      cb_req_other(tid, t, args);
       break;
    default:
       return False;

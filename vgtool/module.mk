@@ -24,9 +24,12 @@ CB_PRELOAD_LDFLAGS := -m64 -nodefaultlibs -shared -Wl,-z,interpose,-z,initfirst
 
 CB_TOOL_SRCS := vgtool/cb_main.c vgtool/cb_output.c vgtool/cb_objects.c \
    vgtool/cb_threads.c vgtool/cb_blocks.c vgtool/cb_instrument.c \
-   vgtool/cb_sync.c vgtool/cb_replay.c
+   vgtool/cb_sync.c vgtool/cb_syncobj.c vgtool/cb_replay.c
 CB_TOOL_OBJS := $(CB_TOOL_SRCS:%.c=$(BUILD)/vgtool/%.o)
 CB_TOOL_HDRS := $(wildcard vgtool/*.h) proto/cb_wire.h
+
+CB_PRELOAD_SRCS := vgtool/cb_preload.c vgtool/cb_preload_sem.c \
+   vgtool/cb_preload_c11.c vgtool/cb_preload_alloc.c vgtool/cb_preload_misc.c
 
 CB_TOOL_EXE     := $(TOOLDIR)/cbtools-amd64-linux
 CB_TOOL_PRELOAD := $(TOOLDIR)/vgpreload_cbtools-amd64-linux.so
@@ -44,9 +47,9 @@ $(CB_TOOL_EXE): $(CB_TOOL_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CB_TOOL_LDFLAGS) -o $@ $(CB_TOOL_OBJS) $(CB_TOOL_LIBS)
 
-$(CB_TOOL_PRELOAD): vgtool/cb_preload.c $(CB_TOOL_HDRS)
+$(CB_TOOL_PRELOAD): $(CB_PRELOAD_SRCS) $(CB_TOOL_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CB_PRELOAD_CFLAGS) $(CB_PRELOAD_LDFLAGS) -o $@ vgtool/cb_preload.c
+	$(CC) $(CB_PRELOAD_CFLAGS) $(CB_PRELOAD_LDFLAGS) -o $@ $(CB_PRELOAD_SRCS)
 
 $(TOOLDIR)/vgpreload_core-amd64-linux.so:
 	@mkdir -p $(dir $@)

@@ -1,0 +1,83 @@
+/* cb_preload.h: what the preload library's files share (cb_preload*.c):
+ * the client-request shorthand, the replay gate and the wrapper macros.
+ * The library is preloaded into the user's program, so everything it
+ * defines besides the wrappers themselves is hidden: no symbol of ours may
+ * interpose on one of the program's.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#ifndef CB_PRELOAD_H
+#define CB_PRELOAD_H
+
+#include <pthread.h>
+#include <sched.h>
+#include <stddef.h>
+#include "pub_tool_basics.h"
+#include "pub_tool_redir.h"
+#include "valgrind.h"
+#include "cb_wire.h"
+#include "cb_clientreq.h"
+
+#define CB_HIDDEN __attribute__((visibility("hidden")))
+
+#define REQ(r, a, b, c)                                                      \
+   VALGRIND_DO_CLIENT_REQUEST_STMT((r), (UWord)(a), (UWord)(b), (UWord)(c), 0, 0)
+#define REQ4(r, a, b, c, d)                                                  \
+   VALGRIND_DO_CLIENT_REQUEST_STMT((r), (UWord)(a), (UWord)(b), (UWord)(c),  \
+                                   (UWord)(d), 0)
+#define REQ_EXPR(r, a, b)                                                    \
+   VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (r), (UWord)(a), (UWord)(b), 0, 0, 0)
+
+/* Replay: wait until the schedule lets this thread run the event the call
+ * makes.  caller 0: the call counts whoever made it.  The loop yields with
+ * sched_yield, which releases Valgrind's big lock. */
+static inline void cb_turn(UWord caller)
+{
+   while (!REQ_EXPR(CB_REQ_MAY_I, caller, 0))
+      sched_yield();
+}
+
+/* The same for a lock call, unless this thread holds lock at least `depth`
+ * deep: re-locking a recursive mutex it holds (depth 1), or releasing one
+ * level of several (depth 2), makes no event, and a thread that waits
+ * there would wait for a turn it may never get. */
+static inline void cb_turn_unless_held(UWord caller, void *lock, UWord depth)
+{
+   while (!VALGRIND_DO_CLIENT_REQUEST_EXPR(0, CB_REQ_MAY_I_HELD, caller,
+                                           (UWord)lock, depth, 0, 0))
+      sched_yield();
+}
+
+/* Defines the wrapper of function `zname` (Z-encoded) in soname.  The
+ * wrapper fetches the original and its caller (the user's call site), then
+ * runs impl. */
+#define CB_WRAP_ONE(soname, ret, zname, impl, params, ...)                   \
+   ret I_WRAP_SONAME_FNNAME_ZZ(soname, zname) params;                        \
+   ret I_WRAP_SONAME_FNNAME_ZZ(soname, zname) params                         \
+   {                                                                         \
+      OrigFn fn;                                                             \
+      VALGRIND_GET_ORIG_FN(fn);                                              \
+      return impl(fn, (UWord)__builtin_return_address(0), __VA_ARGS__);      \
+   }
+/* glibc 2.34 moved libpthread into libc.so.6: both sonames. */
+#define CB_WRAP(ret, zname, impl, params, ...)                               \
+   CB_WRAP_ONE(VG_Z_LIBC_SONAME, ret, zname, impl, params, __VA_ARGS__)      \
+   CB_WRAP_ONE(VG_Z_LIBPTHREAD_SONAME, ret, zname, impl, params, __VA_ARGS__)
+#define CB_WRAP_LIBC(ret, zname, impl, params, ...)                          \
+   CB_WRAP_ONE(VG_Z_LIBC_SONAME, ret, zname, impl, params, __VA_ARGS__)
+
+/* Lock and condition helpers of cb_preload.c, shared with the C11 ones
+ * (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success. */
+CB_HIDDEN int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode);
+CB_HIDDEN int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode);
+CB_HIDDEN int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
+                           UWord mode);
+CB_HIDDEN int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode);
+/* A condition wait: UNLOCK(m), the wait, COND_WAIT(cv) if it succeeded,
+ * LOCK(m).  nargs: the original's, 2 (cv, m), 3 (+ ts) or 4 (+ clock, ts). */
+CB_HIDDEN int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m,
+                               UWord nargs, UWord clock, const void *ts);
+CB_HIDDEN int cb_cond_signal_any(OrigFn fn, UWord c, void *cv,
+                                 UWord broadcast);
+
+#endif /* CB_PRELOAD_H */

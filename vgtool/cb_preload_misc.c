@@ -1,0 +1,88 @@
+/* cb_preload_misc.c: signals between threads, and the calls that
+ * synchronise threads in ways cbtools does not model.
+ *
+ * pthread_kill is a RELEASE of the target thread (its pthread_t), and a
+ * thread's return from sigwait, sigwaitinfo or sigtimedwait an ACQUIRE of
+ * itself: what the killer did before the kill happens before what the
+ * woken thread does after.  (A handler that wakes pause() is not seen
+ * here: the tool would have to see the delivery.)
+ *
+ * The others are recorded as UNHANDLED events naming the call (cb_wire.h,
+ * CB_CALL_*), so that `cbtrace stats` can tell the user that the prediction
+ * was blind to them, instead of missing bugs silently:
+ *   syscall(SYS_futex, ...)   a hand-made lock or wait (other system calls
+ *                             through syscall() are not synchronisation)
+ *   pthread_cancel            one thread ending another
+ *   fork                      the child runs unrecorded
+ * None of these is gated in replay: UNHANDLED is not a counted event.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <sys/syscall.h>
+#include "cb_preload.h"
+
+static inline void cb_unhandled(UWord code, UWord obj, UWord detail,
+                                UWord caller)
+{
+   REQ4(CB_REQ_UNHANDLED, code, obj, detail, caller);
+}
+
+static long cb_syscall(OrigFn fn, UWord c, UWord n, UWord a1, UWord a2,
+                       UWord a3, UWord a4, UWord a5, UWord a6)
+{
+   long r;
+   if (n == SYS_futex)
+      cb_unhandled(CB_CALL_FUTEX, a1, a2, c); /* detail: the futex op */
+   CALL_FN_W_7W(r, fn, n, a1, a2, a3, a4, a5, a6);
+   return r;
+}
+
+static int cb_pthread_kill(OrigFn fn, UWord c, pthread_t t, UWord sig)
+{
+   int r;
+   if (sig != 0) { /* signal 0 only checks that the thread exists */
+      cb_turn(c);
+      REQ(CB_REQ_RELEASE, t, CB_SYNC_SIGNAL, c);
+   }
+   CALL_FN_W_WW(r, fn, t, sig);
+   return r;
+}
+
+static int cb_pthread_cancel(OrigFn fn, UWord c, pthread_t t)
+{
+   int r;
+   cb_unhandled(CB_CALL_PTHREAD_CANCEL, 0, 0, c);
+   CALL_FN_W_W(r, fn, t);
+   return r;
+}
+
+/* sigwait (set, sig), sigwaitinfo (set, info), sigtimedwait (set, info,
+ * ts): the event is made after the wait, when the signal has come
+ * (or the wait failed: an extra edge only orders more, never wrongly). */
+static int cb_sigwait_any(OrigFn fn, UWord c, UWord a1, UWord a2, UWord a3)
+{
+   int r;
+   CALL_FN_W_WWW(r, fn, a1, a2, a3);
+   cb_turn(c);
+   REQ(CB_REQ_ACQUIRE, pthread_self(), CB_SYNC_SIGNAL, c);
+   return r;
+}
+
+static int cb_fork(OrigFn fn, UWord c, UWord unused)
+{
+   int r;
+   cb_unhandled(CB_CALL_FORK, 0, 0, c);
+   CALL_FN_W_v(r, fn);
+   return r;
+}
+
+CB_WRAP_LIBC(long, syscall, cb_syscall,
+             (UWord n, UWord a1, UWord a2, UWord a3, UWord a4, UWord a5,
+              UWord a6), n, a1, a2, a3, a4, a5, a6)
+CB_WRAP(int, pthreadZukill, cb_pthread_kill, (pthread_t t, UWord sig), t, sig)
+CB_WRAP(int, pthreadZucancel, cb_pthread_cancel, (pthread_t t), t)
+CB_WRAP_LIBC(int, sigwait, cb_sigwait_any, (UWord a, UWord b), a, b, 0)
+CB_WRAP_LIBC(int, sigwaitinfo, cb_sigwait_any, (UWord a, UWord b), a, b, 0)
+CB_WRAP_LIBC(int, sigtimedwait, cb_sigwait_any, (UWord a, UWord b, UWord t),
+             a, b, t)
+CB_WRAP_LIBC(int, fork, cb_fork, (void), 0)
