@@ -34,7 +34,7 @@ const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW
 
 /* A point of a block where T1 may be cut as e: where its lock state or
  * clock segment changed, or just after it was the source of a
- * happens-before edge (a create, a signal: epoch counts them), since f may
+ * happens-before edge (a create, a signal, a post: epoch counts them), since f may
  * need that edge and e cannot come before it. */
 typedef struct {
    uint32_t ls, seg, epoch;
@@ -565,7 +565,8 @@ static void counted_event(pass *p, uint32_t tid, size_t i, const cb_event *e) {
    cbp_vc_event(v, e, c, ls0 == 0 ? c : le_before.count);
    h->cidx++;
    h->prev_tidx = i;
-   int hb_source = e->kind == CB_EV_THREAD_CREATE || e->kind == CB_EV_COND_SIGNAL;
+   int hb_source = e->kind == CB_EV_THREAD_CREATE || e->kind == CB_EV_COND_SIGNAL ||
+                   e->kind == CB_EV_SEM_POST || e->kind == CB_EV_RELEASE;
    h->epoch += hb_source;
    if (h->ls != ls0 || v->cur_seg[tid] != seg0 || hb_source)
       log_push(h, v->cur_seg[tid], i, c, cbp_cut_ok(p->x, i), le_before);
