@@ -28,6 +28,29 @@ static void z3_line(FILE *out, const cbp_result *r, const cbp_report_info *info)
    (void)r;
 }
 
+/* Synchronising calls the tool saw but does not model (a raw futex, a
+ * cancel, a fork): the prediction is blind to the order they impose. */
+static void unhandled_line(FILE *out, const cb_trace *t) {
+   uint64_t per[CB_CALL_COUNT + 1] = {0}, n = 0;
+   for (size_t i = 0; i < t->nevents; i++)
+      if (t->events[i].kind == CB_EV_UNHANDLED) {
+         unsigned c = t->events[i].size;
+         per[c <= CB_CALL_COUNT ? c : CB_CALL_COUNT]++;
+         n++;
+      }
+   if (!n) return;
+   fprintf(out, "cbpredict: the program made %llu synchronising call%s the tool does not "
+                "model (", (unsigned long long)n, n == 1 ? "" : "s");
+   const char *sep = "";
+   for (unsigned c = 1; c <= CB_CALL_COUNT; c++)
+      if (per[c]) {
+         fprintf(out, "%s%s: %llu", sep, c < CB_CALL_COUNT ? cb_call_name(c) : "other",
+                 (unsigned long long)per[c]);
+         sep = ", ";
+      }
+   fprintf(out, "); orders they impose are not seen\n");
+}
+
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info) {
    (void)x;
@@ -57,6 +80,7 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks,
            (unsigned long long)r->orders, r->n,
            (unsigned long long)info->written, info->dir, info->seconds);
+   unhandled_line(out, t);
    if (r->symmetric)
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",
