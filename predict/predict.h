@@ -292,6 +292,16 @@ size_t cbp_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
 void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a);
 void cbp_analysis_free(cbp_analysis *a);
 
+/* ---- Reads-from (readsfrom.c) ---------------------------------------------
+ * Whether running thread j's counted events [from, to) after every other
+ * thread's prefix changes what one of its reads sees (another prefix holds
+ * a write of that variable after the read in the trace). */
+typedef struct cbp_rf cbp_rf;
+cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x);
+void cbp_rf_free(cbp_rf *rf);
+int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
+                      uint64_t from, uint64_t to);
+
 /* ---- Can replay follow a plan? (plan_check.c) ----------------------------
  * Replay runs every thread freely up to its prefix count, then each tail
  * step with all other threads stopped.  NULL when that works for the

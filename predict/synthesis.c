@@ -372,6 +372,7 @@ typedef struct {
    ranges *bad;
    uint64_t *need, *end;
    cbp_step *r3; size_t nr3, capr3;
+   cbp_rf *rf;
 } synth;
 
 static void clear_alternates(cbp_candidate *c) {
@@ -434,7 +435,8 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
    return NULL;
 }
 
-/* T1 and T2 down to the least cuts that the other prefixes need of them. */
+/* T1 and T2 down to the least cuts that the other prefixes need of them,
+ * unless a read moved that way would see another value (readsfrom.c). */
 static void lower_tail_threads(synth *S, cbp_candidate *c) {
    uint32_t n = S->x->nthreads, tt[2] = {c->t1, c->t2};
    for (int changed = 1; changed;) {
@@ -449,7 +451,11 @@ static void lower_tail_threads(synth *S, cbp_candidate *c) {
       for (int k = 0; k < 2; k++) {
          uint32_t j = tt[k];
          uint64_t to = next_cut(&S->bad[j], S->x->counted[j], S->need[j]);
-         if (to != NONE && to < c->prefix[j - 1]) { c->prefix[j - 1] = to; changed = 1; }
+         if (to == NONE || to >= c->prefix[j - 1]) continue;
+         if (!S->rf) S->rf = cbp_rf_new(S->t, S->x);
+         if (cbp_rf_moves_read(S->rf, c->prefix, j, to, c->prefix[j - 1])) continue;
+         c->prefix[j - 1] = to;
+         changed = 1;
       }
    }
 }
@@ -546,7 +552,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
    free(held); free(cnt); free(le); free(prev); free(order);
 
    synth S = {t, x, v, L, bad_cuts(t, x, L), cbp_xcalloc(n + 1, sizeof(uint64_t)),
-              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0};
+              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, NULL};
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
    for (size_t k = 0; k < nwhich; k++) {
       cbp_candidate *c = &r->c[which[k]];
@@ -555,6 +561,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       else if (c->pattern != CBP_DLK) build_alternates(c, c->through_f);
    }
    free(S.r3); free(S.need); free(S.end); free(saved);
+   cbp_rf_free(S.rf);
    bad_cuts_free(S.bad, n);
 }
 

@@ -163,11 +163,24 @@ int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
       CALL_FN_W_WWW(r, fn, cv, m, ts);
    else
       CALL_FN_W_WW(r, fn, cv, m);
+   /* The real wait returned holding m.  In replay, waiting for this
+    * thread's turn while holding m could block the thread whose turn it is
+    * (it may need m, which the recorded run gave it): give m back while
+    * waiting, and take it again when the plan reaches this thread's LOCK,
+    * where the recorded run had it.  Calls made from here are neither
+    * recorded nor gated (their caller is not the program). */
+   int gave_back = 0;
+   if (!REQ_EXPR(CB_REQ_MAY_I, c, 0)) {
+      pthread_mutex_unlock(m);
+      gave_back = 1;
+   }
    if (r == 0) {
       cb_turn(c);
       REQ(CB_REQ_COND_WAIT, cv, m, c);
    }
    cb_turn(c);
+   if (gave_back)
+      pthread_mutex_lock(m);
    REQ(CB_REQ_LOCK, m, CB_LOCK_MUTEX, c);
    return r;
 }

@@ -151,9 +151,14 @@ for v in SEM COND; do
 done
 # The write before the hand-off (line 20) is ordered before both reads;
 # the write after it (line 23) is a real RWR.
-is "$(rows ho_SEM data)" "RWR data handoff.c:28 handoff.c:23 handoff.c:29" \
+# (Other rows are the recorded order itself, or ORD reorderings that
+# replay judges: they are not compared.)
+is "$(rows ho_SEM data | grep '^RWR')" "RWR data handoff.c:28 handoff.c:23 handoff.c:29" \
    "semaphore hand-off: only the write after the hand-off breaks the reads"
-is "$(rows ho_SEM data)" "$(rows ho_COND data)" "semaphore hand-off: the same cut-points on data as its condition twin"
+is "$(rows ho_SEM data | grep '^RWR')" "$(rows ho_COND data | grep '^RWR')" \
+   "semaphore hand-off: the same atomicity cut-points on data as its condition twin"
+is "$(rows ho_SEM data | awk '$4 == "handoff.c:20"')" "" \
+   "semaphore hand-off: the write before the hand-off is never forced into the reads"
 is "$(count ho_SEM ' T3 sem-post full post 1 @ handoff.c:21 ')" 1 "SEM: the post is numbered 1, at the user's line"
 is "$(count ho_SEM ' T2 sem-wait full post 1 @ handoff.c:27 ')" 1 "SEM: the wait names the post it consumed"
 s=$(ls "$TMP/ho_SEM.s" 2>/dev/null | head -1)
@@ -327,6 +332,7 @@ is "$(count misc ' release .* signal @ misc.c:46 ')" 1 "pthread_kill: a release 
 is "$(count misc ' acquire .* signal @ misc.c:29 ')" 1 "sigwait: an acquire when the signal came"
 like "$(cbtrace stats "$TMP/misc.pb")" "unhandled futex: 2" "stats: the raw futex calls are counted and named"
 # withdraw in main before the kill and in the woken thread after it: ordered,
-# so no violation on balance may be predicted.
-is "$(rows misc balance)" "" "pthread_kill -> sigwait orders the two withdraws"
+# so no violation may put one withdraw inside the other (main's own final
+# check of balance at line 48 may still see the woken thread's write).
+is "$(rows misc balance | awk '$5 != "misc.c:48"')" "" "pthread_kill -> sigwait orders the two withdraws"
 done_testing
