@@ -43,18 +43,19 @@ static int put_event(words *v, const Cbtools__PatternEvent *e)
    return r | put(v, e ? e->index : 0);
 }
 
-/* The tail's (tid, n) pairs. */
+/* The tail's (tid, n) pairs.  Thread ids are 16 bits (validate.c). */
 static int put_tail(words *v, Cbtools__TailStep *const *tail, size_t ntail)
 {
-   int bad = put(v, ntail);
-   for (size_t i = 0; i < ntail; i++) {
-      int run_out = tail[i]->has_run_out && tail[i]->run_out;
-      for (size_t j = 0; j < i && !run_out; j++)
-         run_out = tail[j]->tid == tail[i]->tid && tail[j]->has_run_out &&
-                   tail[j]->run_out;
+   unsigned char *ran_out = calloc(0x10000, 1);
+   int bad = !ran_out || put(v, ntail);
+   for (size_t i = 0; i < ntail && !bad; i++) {
+      uint32_t tid = tail[i]->tid & 0xffff;
+      if (tail[i]->has_run_out && tail[i]->run_out)
+         ran_out[tid] = 1;
       bad |= put(v, tail[i]->tid);
-      bad |= put(v, run_out ? CB_STEP_RUN_OUT : tail[i]->count);
+      bad |= put(v, ran_out[tid] ? CB_STEP_RUN_OUT : tail[i]->count);
    }
+   free(ran_out);
    return bad;
 }
 
