@@ -5,7 +5,9 @@
  * program); "variant" is the tail variant whose run gave the verdict,
  * "variants_tried" how many were forced, "variants" how many the schedule
  * has; "steps_followed" of "steps" says how far the tail was followed
- * ("how_far" in words); "reason" why a run was infeasible or an error;
+ * ("how_far" in words); "reason" what failed in an error, else why the
+ * tool could not follow the plan (when it could not: the verdict of such a
+ * run is still failed when the program failed);
  * "stderr_tail" the run's last stderr lines when they were captured (--all)
  * or the run was an error.
  *
@@ -99,8 +101,9 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
                  r->status.diverged_tid, r->status.diverged_index);
       json_progress(out, cs, r);
       fputs(", \"reason\": ", out);
-      cb_json_write_string(out, r->verdict == CBR_INFEASIBLE ? r->status.reason
-                    : r->verdict == CBR_ERROR   ? r->error : "");
+      cb_json_write_string(out, r->verdict == CBR_ERROR ? r->error
+                                : r->status.infeasible ? r->status.reason
+                                                       : "");
       fputs(", \"stderr_tail\": ", out);
       cb_json_write_string(out, !r->stderr_shown || r->verdict == CBR_ERROR
                                    ? r->stderr_tail : "");

@@ -9,7 +9,8 @@
 #     (exit 5), never a bug;
 #   - a schedule whose tail variant 0 passes and variant 1 fails is failed
 #     with variant 1, and `--variant 1` reproduces it 5 times in 5;
-#   - a run-out step whose thread exits, or blocks, moves the plan on.
+#   - a run-out step whose thread exits, or blocks, moves the plan on;
+#   - a forced run ending with the recorded run's own non-zero exit passes.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -138,6 +139,23 @@ is $? 0 "a run-out step whose thread blocks moves on: passed"
 like "$out" "tool: run-out-blocked 2" "the tool says T2's run-out ended blocked"
 like "$out" "tool: tail-done" "the whole tail was followed after the block"
 unlike "$out" "tool: infeasible" "a blocked run-out is not infeasible"
+
+# ---- the recorded run's own exit status is no failure: exit3.c always
+# exits 3; with its trace known (--trace, or the trace beside the schedule
+# folder) a forced run that exits 3 passes, without it the run failed.
+printf 'int main(void) { return 3; }\n' > "$TMP/exit3.c"
+cc -o "$TMP/exit3" "$TMP/exit3.c" || exit 1
+cbtrace record -o "$TMP/e3.pb" -- "$TMP/exit3" >/dev/null 2>&1
+id=$(cbtrace dump --header "$TMP/e3.pb" | sed -n 's/^# trace id: //p')
+mkdir "$TMP/e3.pb.schedules"
+"$MK" -o "$TMP/e3.pb.schedules/s1.pb" --program "$TMP/exit3" --trace-id "$id"
+cbreplay --schedule s1 --trace "$TMP/e3.pb" -- "$TMP/exit3" >/dev/null 2>&1
+is $? 0 "exit 3 as in the recorded run (--trace): passed"
+cbreplay --schedule "$TMP/e3.pb.schedules/s1.pb" -- "$TMP/exit3" >/dev/null 2>&1
+is $? 0 "exit 3 as in the recorded run (trace beside the folder): passed"
+cp "$TMP/e3.pb.schedules/s1.pb" "$TMP/e3-alone.pb"
+cbreplay --schedule "$TMP/e3-alone.pb" -- "$TMP/exit3" >/dev/null 2>&1
+is $? 1 "exit 3 with no trace to compare with: failed"
 
 # ---- Valgrind fails: jit.c writes 400,000 tiny functions into memory,
 # then (with an argument) fills its address space with reserved mappings
