@@ -405,14 +405,27 @@ void cb_replay_thread_exit(CbThread *t)
 
 /* Before the threads are torn down at shut-down.  The program ending
  * during a run-out step is that step's end (its thread exited with the
- * process); later run-out steps of threads already gone are skipped as
- * usual, and anything else left makes cb_replay_fini say the program ended
- * before the plan did. */
+ * process), and the plan's when every later step is empty or runs out a
+ * thread already gone; else cb_replay_fini says the program ended before
+ * the plan did.  No later step is started (and said): cbreplay reports the
+ * run-out step as the last one followed. */
 void cb_replay_ending(void)
 {
    cb_ending = True;
-   if (cb_phase == CB_PH_TAIL && cb_run_out)
-      cb_run_out_ends("run-out-exited");
+   if (cb_phase != CB_PH_TAIL || !cb_run_out)
+      return;
+   HChar buf[64];
+   VG_(snprintf)(buf, sizeof buf, "run-out-exited %llu", cb_tail[2 * cb_step]);
+   cb_status(buf);
+   for (ULong k = cb_step + 1; k < cb_ntail; k++) {
+      ULong tid = cb_tail[2 * k], n = cb_tail[2 * k + 1];
+      if (n != 0 && !(n == CB_STEP_RUN_OUT && tid <= cb_nthreads &&
+                      cb_exited[tid]))
+         return;
+   }
+   cb_step = cb_ntail;
+   cb_status("tail-done");
+   cb_release();
 }
 
 void cb_replay_fini(void)
