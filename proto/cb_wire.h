@@ -147,7 +147,9 @@ typedef struct {
  *   "diverged <tid> <index>",
  *   and last, from the tool's shut-down, "end exit <N>" (the program called
  *   exit with N) or "end signal" (it ended otherwise: a fatal signal).
- *   A run without an "end" line is one where Valgrind or the tool died.
+ *   A run without an "end" line is one where Valgrind or the tool died,
+ *   unless the tool said "exec" (the program called execve, which the tool
+ *   does not follow: the exec'd program's end is the run's).
  * A forked child of the program stops writing status lines. */
 #define CB_PLAN_MAGIC 0x4e414c5042430001ull /* "CBPLAN" + 0001 */
 #define CB_STEP_RUN_OUT (~0ull)

@@ -4,7 +4,8 @@
  * Verdict, first rule that applies:
  *   error       Valgrind or the tool failed: the tool never wrote its last
  *               status line ("end ...", from its shut-down), so it died
- *               (a Valgrind panic, an out-of-memory kill); or it wrote
+ *               (a Valgrind panic, an out-of-memory kill), unless it said
+ *               the program exec'd another program; or it wrote
  *               "end exit N" and Valgrind then ended otherwise.  Also a run
  *               that could not start (run_one.c).  Never a bug of the
  *               program.
@@ -36,7 +37,7 @@ static int exit_is_normal(int code, int recorded_exit)
 
 int cbr_exit_normal(const cbr_ending *e, const cbr_status *st)
 {
-   return !e->killed && st->end && WIFEXITED(e->wstatus) &&
+   return !e->killed && (st->end || st->execd) && WIFEXITED(e->wstatus) &&
           exit_is_normal(WEXITSTATUS(e->wstatus), e->recorded_exit);
 }
 
@@ -60,6 +61,8 @@ static int tool_ended_well(const cbr_ending *e, cbr_result *r)
 {
    char how[64];
    const cbr_status *st = &r->status;
+   if (!st->end && st->execd)
+      return 1; /* the exec'd program ended as the wait status says */
    if (!st->end) {
       snprintf(r->error, sizeof r->error, "Valgrind or the cbtools tool died: "
                "Valgrind %s before the tool reported the program's end%s",

@@ -115,6 +115,8 @@ typedef struct {
    int end;               /* the tool's last line: 0 none (it died),
                              CBR_END_EXIT or CBR_END_SIGNAL */
    int end_exit;          /* CBR_END_EXIT: the program's exit code */
+   int execd;             /* "exec": the program replaced itself, so no
+                             "end" will come */
    int progress;          /* set by cbr_status_line when a scheduling fact
                              arrived (resets the hang timer) */
 } cbr_status;

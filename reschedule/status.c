@@ -19,6 +19,8 @@
  *                                           "infeasible" when it stalls, so
  *                                           this is a note, not a verdict
  *   pattern <0|1>                           did e1, f, e2 run in that order
+ *   exec                                    the program called execve:
+ *                                           the tool's end will not come
  *   end exit <N> | end signal               the tool's last line: the
  *                                           program exited N, or ended
  *                                           otherwise (a fatal signal); a
@@ -83,6 +85,8 @@ int cbr_status_line(cbr_status *st, const char *line)
               word_is(line, "run-out-blocked", &rest)) {
       st->run_outs++;
       st->progress = 1;
+   } else if (word_is(line, "exec", &rest)) {
+      st->execd = 1;
    } else if (word_is(line, "end", &rest)) {
       int code;
       if (strcmp(rest, "signal") == 0) {

@@ -146,6 +146,9 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
    if (cb_replaying && (syscallno == __NR_exit_group ||
                         (syscallno == __NR_exit && cb_live_threads <= 1)))
       cb_replay_exit_called((Int)args[0]);
+   if (cb_replaying && (syscallno == __NR_execve ||
+                        syscallno == __NR_execveat))
+      cb_replay_exec_called();
 }
 
 static void cb_post_syscall(ThreadId tid, UInt syscallno, UWord *args,

@@ -446,6 +446,17 @@ void cb_replay_exit_called(Int code)
    cb_exit_code = code & 0xff;
 }
 
+/* The program replaces itself: Valgrind (without --trace-children) does
+ * not follow, and no shut-down of the tool will say how the run ended.
+ * Say so now, and release the plan, which nothing can follow any more.
+ * Should the exec fail, the run goes on released. */
+void cb_replay_exec_called(void)
+{
+   cb_infeasible("the program executed another program before the plan "
+                 "ended");
+   cb_status("exec");
+}
+
 /* The last status line.  Valgrind calls the tool's fini after a fatal
  * signal too, but does not tell the tool which one: cbreplay takes the
  * signal from the wait status. */

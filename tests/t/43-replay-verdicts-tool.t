@@ -10,7 +10,8 @@
 #   - a schedule whose tail variant 0 passes and variant 1 fails is failed
 #     with variant 1, and `--variant 1` reproduces it 5 times in 5;
 #   - a run-out step whose thread exits, or blocks, moves the plan on;
-#   - a forced run ending with the recorded run's own non-zero exit passes.
+#   - a forced run ending with the recorded run's own non-zero exit passes;
+#   - a program that execs another one is judged by that one's exit.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -156,6 +157,15 @@ is $? 0 "exit 3 as in the recorded run (trace beside the folder): passed"
 cp "$TMP/e3.pb.schedules/s1.pb" "$TMP/e3-alone.pb"
 cbreplay --schedule "$TMP/e3-alone.pb" -- "$TMP/exit3" >/dev/null 2>&1
 is $? 1 "exit 3 with no trace to compare with: failed"
+
+# ---- a program that executes another one (env does) leaves the tool
+# behind: no "end" from the tool, but no error either; the exec'd
+# program's exit decides.
+"$MK" -o "$TMP/env.pb" --id 7 --program /usr/bin/env
+cbreplay --schedule "$TMP/env.pb" -- /usr/bin/env false >/dev/null 2>&1
+is $? 1 "exec of a program that fails: failed, not error"
+cbreplay --schedule "$TMP/env.pb" -- /usr/bin/env true >/dev/null 2>&1
+is $? 0 "exec of a program that passes: passed"
 
 # ---- Valgrind fails: jit.c writes 400,000 tiny functions into memory,
 # then (with an argument) fills its address space with reserved mappings

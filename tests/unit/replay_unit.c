@@ -401,6 +401,17 @@ static void test_judge(void)
 
    cbr_result r;
    char buf[128];
+   cbr_options o;
+   memset(&o, 0, sizeof o);
+   cbr_ending e = {0, EXITED(1), -1};
+   memset(&r, 0, sizeof r);
+   cbr_status_init(&r.status);
+   ok(cbr_status_line(&r.status, "exec") && r.status.execd,
+      "exec: the program replaced itself");
+   cbr_judge(&o, &e, &r);
+   ok(r.verdict == CBR_FAILED && r.exit_code == 1,
+      "no end after an exec: the exec'd program's exit 1 is a failure");
+
    memset(&r, 0, sizeof r);
    cbr_status_init(&r.status);
    r.nsteps = 9;
