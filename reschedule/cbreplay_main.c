@@ -112,6 +112,32 @@ static int check_variant(const cbr_options *o, const cbr_schedule *cs,
                   nv - 1);
 }
 
+/* Every schedule is checked before any runs: a foreign or corrupt one
+ * means the command was given the wrong input (exit 2). */
+static int load_schedules(const cbr_options *o, uint64_t digest,
+                          char *const *paths, size_t n, cbr_schedule *cs)
+{
+   cb_error err;
+   trace_facts given = {0, -1};
+   if (o->trace && read_trace_facts(o->trace, &given, &err) != 0) {
+      fprintf(stderr, "cbreplay: cannot read trace %s: %s\n", o->trace,
+              err.msg);
+      return CBR_EXIT_USAGE;
+   }
+   for (size_t i = 0; i < n; i++) {
+      int known = o->trace != NULL;
+      trace_facts tf = given;
+      if (!known)
+         known = sibling_trace(paths[i], &tf);
+      if (cbr_load_schedule(paths[i], digest, known, tf.id, &cs[i], &err) != 0)
+         return fail("", &err);
+      cs[i].recorded_exit = known ? tf.recorded_exit : -1;
+      if (check_variant(o, &cs[i], &err) != 0)
+         return fail("", &err);
+   }
+   return 0;
+}
+
 int main(int argc, char **argv)
 {
    cbr_options o;
@@ -144,13 +170,6 @@ int main(int argc, char **argv)
    if (cb_file_digest(program, &digest, &err) != 0)
       return fail(program, &err);
 
-   trace_facts given = {0, -1};
-   if (o.trace && read_trace_facts(o.trace, &given, &err) != 0) {
-      fprintf(stderr, "cbreplay: cannot read trace %s: %s\n", o.trace,
-              err.msg);
-      return CBR_EXIT_USAGE;
-   }
-
    char **paths = NULL;
    size_t n = 0;
    if (schedule_paths(&o, &paths, &n, &err) != 0)
@@ -164,19 +183,8 @@ int main(int argc, char **argv)
    cbr_result *results = calloc(n ? n : 1, sizeof *results);
    if (!cs || !results)
       return fail("", &(cb_error){"out of memory"});
-   /* Every schedule is checked before any runs: a foreign or corrupt one
-    * means the command was given the wrong input. */
-   for (size_t i = 0; i < n; i++) {
-      int known = o.trace != NULL;
-      trace_facts tf = given;
-      if (!known)
-         known = sibling_trace(paths[i], &tf);
-      if (cbr_load_schedule(paths[i], digest, known, tf.id, &cs[i], &err) != 0)
-         return fail("", &err);
-      cs[i].recorded_exit = known ? tf.recorded_exit : -1;
-      if (check_variant(&o, &cs[i], &err) != 0)
-         return fail("", &err);
-   }
+   if ((rc = load_schedules(&o, digest, paths, n, cs)) != 0)
+      return rc;
 
    if (o.all) {
       if (n > 0 && cbr_run_all(&o, cs, n, results) != 0)

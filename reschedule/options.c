@@ -45,7 +45,8 @@ static const char usage_text[] =
 "  --stall-ms MS       the tool declares the schedule infeasible when it\n"
 "                      makes no progress for MS milliseconds (default 3000)\n"
 "  --events-out FILE   write the tool's raw counted-event stream (cb_wire.h)\n"
-"                      of the run to FILE (one schedule only)\n"
+"                      of the run to FILE (one schedule only; with tail\n"
+"                      variants, of the last variant forced)\n"
 "  --json              print the results as one JSON document\n"
 "  -v, --verbose       echo the tool's status lines on stderr\n"
 "  -h, --help          this text\n"
@@ -120,6 +121,8 @@ enum {
    OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT, OPT_VARIANT
 };
 
+static int check_combinations(const cbr_options *o);
+
 int cbr_parse_options(int argc, char **argv, cbr_options *o)
 {
    static const struct option longopts[] = {
@@ -193,7 +196,12 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
       return usage_error("no program given: cbreplay ... -- PROG [ARGS...]");
    o->prog_argv = argv + optind;
    o->prog_argc = argc - optind;
+   return check_combinations(o);
+}
 
+/* Options that exclude or need each other. */
+static int check_combinations(const cbr_options *o)
+{
    if (o->all && o->schedule)
       return usage_error("--schedule and --all exclude each other");
    if (!o->all && !o->schedule)
