@@ -172,14 +172,32 @@ typedef struct {
  *   nthreads, then prefix[nthreads] (counted events thread t = 1..nthreads
  *     may run, freely interleaved, before the tail starts),
  *   ntail, then ntail pairs (tid, n): thread tid runs n counted events while
- *     every other thread waits; after the last pair every thread is released,
+ *     every other thread waits; after the last pair every thread is released.
+ *     n = CB_STEP_RUN_OUT makes a run-out step (TailStep.run_out): tid runs
+ *     alone until it exits, or until it makes no counted progress for
+ *     CB_RUN_OUT_IDLE_MS or the stall limit, whichever is smaller (it
+ *     blocked); then the plan moves on.  Neither ending is infeasible.
+ *     cbreplay writes every step of a thread after its first run-out step
+ *     as run-out too (its counts no longer match the recorded run).  When a
+ *     step starts and its thread has already exited, a run-out step is
+ *     skipped and a counted step makes the plan infeasible;
  *   then 3 pairs (tid, index) naming e1, f, e2 by counted index, so the tool
  *   can report whether they ran in that order,
  *   then the stall limit in milliseconds: how long no scheduled progress is
  *     tolerated before the plan is declared infeasible and all are released.
  * The tool reports on --cb-status-fd, one text line per fact:
- *   "prefix-done", "tail-done", "released", "infeasible <reason>",
- *   "pattern <0|1>", "diverged <tid> <index>". */
+ *   "prefix-done", "step <k> <ntail>" (tail step k, 1-based, starts),
+ *   "run-out-blocked <tid>" (a run-out step ended without its thread's exit),
+ *   "tail-done", "released", "infeasible <reason>", "pattern <0|1>",
+ *   "diverged <tid> <index>",
+ *   and last, from the tool's shut-down, "end exit <N>" (the program called
+ *   exit with N) or "end signal" (it ended otherwise: a fatal signal).
+ *   A run without an "end" line is one where Valgrind or the tool died,
+ *   unless the tool said "exec" (the program called execve, which the tool
+ *   does not follow: the exec'd program's end is the run's).
+ * A forked child of the program stops writing status lines. */
 #define CB_PLAN_MAGIC 0x4e414c5042430001ull /* "CBPLAN" + 0001 */
+#define CB_STEP_RUN_OUT (~0ull)
+#define CB_RUN_OUT_IDLE_MS 100u
 
 #endif /* CB_WIRE_H */

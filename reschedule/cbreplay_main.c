@@ -45,20 +45,39 @@ static int exit_code_of(const cbr_options *o, const cbr_result *r, size_t n)
       if (r[i].verdict == CBR_FAILED || r[i].verdict == CBR_HUNG)
          return CBR_EXIT_FAILED;
       if (r[i].verdict == CBR_ERROR)
-         code = CBR_EXIT_USAGE;
+         code = CBR_EXIT_ERROR;
    }
    return code;
+}
+
+/* What a trace tells about its schedules: its id, and the recorded run's
+ * exit status (-1 when it did not end by exit, or the trace was cut). */
+typedef struct {
+   uint64_t id;
+   int recorded_exit;
+} trace_facts;
+
+static int read_trace_facts(const char *path, trace_facts *tf, cb_error *err)
+{
+   cb_trace t;
+   if (cb_trace_read(path, &t, err) != 0)
+      return -1;
+   tf->id = t.header.trace_id;
+   tf->recorded_exit = t.footer.present && !t.footer.exit_signal
+                          ? t.footer.exit_status : -1;
+   cb_trace_free(&t);
+   return 0;
 }
 
 /* cbpredict writes the schedules of TRACE into TRACE.schedules/.  When that
  * trace is still beside the folder, a schedule must come from it: a trace
  * recorded again after cbpredict ran makes the folder stale.  Returns 1 and
- * the trace's id when there is such a trace; the last one read is kept, as
- * every schedule of a run usually sits in one folder. */
-static int sibling_trace_id(const char *schedule_path, uint64_t *id)
+ * the trace's facts when there is such a trace; the last one read is kept,
+ * as every schedule of a run usually sits in one folder. */
+static int sibling_trace(const char *schedule_path, trace_facts *tf)
 {
    static char cached[PATH_MAX];
-   static uint64_t cached_id;
+   static trace_facts cached_tf;
    char trace[PATH_MAX];
    const char *slash = strrchr(schedule_path, '/');
    const char *suffix = ".schedules";
@@ -72,16 +91,51 @@ static int sibling_trace_id(const char *schedule_path, uint64_t *id)
    if (access(trace, R_OK) != 0)
       return 0;
    if (strcmp(trace, cached) != 0) {
-      cb_trace t;
       cb_error err;
-      if (cb_trace_read(trace, &t, &err) != 0)
+      if (read_trace_facts(trace, &cached_tf, &err) != 0)
          return 0; /* not a readable trace: nothing to compare with */
-      cached_id = t.header.trace_id;
-      cb_trace_free(&t);
       snprintf(cached, sizeof cached, "%s", trace);
    }
-   *id = cached_id;
+   *tf = cached_tf;
    return 1;
+}
+
+/* --variant N must name a variant of the schedule. */
+static int check_variant(const cbr_options *o, const cbr_schedule *cs,
+                         cb_error *err)
+{
+   size_t nv = cb_schedule_nvariants(cs->s);
+   if (o->variant < 0 || (size_t)o->variant < nv)
+      return 0;
+   return cb_fail(err, "--variant %d: schedule %s has no such tail variant "
+                       "(its variants are 0 to %zu)", o->variant, cs->name,
+                  nv - 1);
+}
+
+/* Every schedule is checked before any runs: a foreign or corrupt one
+ * means the command was given the wrong input (exit 2). */
+static int load_schedules(const cbr_options *o, uint64_t digest,
+                          char *const *paths, size_t n, cbr_schedule *cs)
+{
+   cb_error err;
+   trace_facts given = {0, -1};
+   if (o->trace && read_trace_facts(o->trace, &given, &err) != 0) {
+      fprintf(stderr, "cbreplay: cannot read trace %s: %s\n", o->trace,
+              err.msg);
+      return CBR_EXIT_USAGE;
+   }
+   for (size_t i = 0; i < n; i++) {
+      int known = o->trace != NULL;
+      trace_facts tf = given;
+      if (!known)
+         known = sibling_trace(paths[i], &tf);
+      if (cbr_load_schedule(paths[i], digest, known, tf.id, &cs[i], &err) != 0)
+         return fail("", &err);
+      cs[i].recorded_exit = known ? tf.recorded_exit : -1;
+      if (check_variant(o, &cs[i], &err) != 0)
+         return fail("", &err);
+   }
+   return 0;
 }
 
 int main(int argc, char **argv)
@@ -116,18 +170,6 @@ int main(int argc, char **argv)
    if (cb_file_digest(program, &digest, &err) != 0)
       return fail(program, &err);
 
-   uint64_t trace_id = 0;
-   if (o.trace) {
-      cb_trace t;
-      if (cb_trace_read(o.trace, &t, &err) != 0) {
-         fprintf(stderr, "cbreplay: cannot read trace %s: %s\n", o.trace,
-                 err.msg);
-         return CBR_EXIT_USAGE;
-      }
-      trace_id = t.header.trace_id;
-      cb_trace_free(&t);
-   }
-
    char **paths = NULL;
    size_t n = 0;
    if (schedule_paths(&o, &paths, &n, &err) != 0)
@@ -141,23 +183,15 @@ int main(int argc, char **argv)
    cbr_result *results = calloc(n ? n : 1, sizeof *results);
    if (!cs || !results)
       return fail("", &(cb_error){"out of memory"});
-   /* Every schedule is checked before any runs: a foreign or corrupt one
-    * means the command was given the wrong input. */
-   for (size_t i = 0; i < n; i++) {
-      int id_known = o.trace != NULL;
-      uint64_t id = trace_id;
-      if (!id_known)
-         id_known = sibling_trace_id(paths[i], &id);
-      if (cbr_load_schedule(paths[i], digest, id_known, id, &cs[i], &err) != 0)
-         return fail("", &err);
-   }
+   if ((rc = load_schedules(&o, digest, paths, n, cs)) != 0)
+      return rc;
 
    if (o.all) {
       if (n > 0 && cbr_run_all(&o, cs, n, results) != 0)
          return fail("", &(cb_error){"cannot start the forced runs"});
    } else {
       cbr_io io = {.capture_stdout = o.json || o.check != NULL};
-      cbr_run_one(&o, &io, &cs[0], &results[0]);
+      cbr_run_schedule(&o, &io, &cs[0], &results[0]);
    }
 
    cbr_report rep = {&o, program, cs, results, n};
@@ -169,7 +203,7 @@ int main(int argc, char **argv)
       cbr_print_bug_reports(stdout, &rep);
    }
    if (!o.all && results[0].verdict == CBR_ERROR)
-      fprintf(stderr, "cbreplay: %s could not run: %s\n", cs[0].name,
+      fprintf(stderr, "cbreplay: %s: error: %s\n", cs[0].name,
               results[0].error);
    rc = exit_code_of(&o, results, n);
 

@@ -149,6 +149,8 @@ typedef struct {
    cbt_event e1, f, e2;
    enum cbt_verdict verdict;
    int exit_code;
+   int variant;            /* the tail variant cbreplay's verdict is of, -1
+                              when the schedule has one tail only */
    double seconds;
    char note[256];         /* why error, or cbreplay's last stderr line */
    char out_path[PATH_MAX], err_path[PATH_MAX]; /* cbreplay's output */

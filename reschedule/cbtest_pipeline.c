@@ -291,6 +291,7 @@ static int load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
    t->nruns = n;
    for (size_t i = 0; i < n; i++) {
       cbt_run *r = &t->runs[i];
+      r->variant = -1;
       cbt_fmt(r->name, sizeof r->name, "s%d", nums[i]);
       cbt_fmt(r->path, sizeof r->path, "%s/%s.pb", t->schedules, r->name);
       cbt_fmt(r->out_path, sizeof r->out_path, "%s/replay-%s.out", t->dir,
@@ -404,12 +405,28 @@ static void predict_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
       test_finished(s, ti);
 }
 
+/* The tail variant of a schedule with several, from cbreplay's bug report
+ * ("  tail variant N ..."), or -1. */
+static int replay_variant(const char *out_path)
+{
+   FILE *f = fopen(out_path, "r");
+   char line[512];
+   int v = -1;
+   while (f && fgets(line, sizeof line, f))
+      if (sscanf(line, "  tail variant %d", &v) == 1)
+         break;
+   if (f)
+      fclose(f);
+   return v;
+}
+
 static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
                          const cbt_job_end *e)
 {
    cbt_test *t = &s->tests[ti];
    cbt_run *r = &t->runs[ri];
    r->exit_code = e->code;
+   r->variant = replay_variant(r->out_path);
    r->seconds = e->seconds;
    if (e->code < 0 && e->error[0]) {
       r->verdict = CBT_ERROR; /* cbreplay did not start */
@@ -423,7 +440,7 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
       case 1: r->verdict = CBT_FAILED; break;
       case 3: r->verdict = CBT_INFEASIBLE; break;
       case 4: r->verdict = CBT_HUNG; break;
-      default: r->verdict = CBT_ERROR; break;
+      default: r->verdict = CBT_ERROR; break; /* 5: the tool failed */
       }
       if (r->verdict == CBT_ERROR) {
          char line[256];
@@ -636,6 +653,13 @@ void cbt_collect_bugs(cbt_suite *s)
          cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
                            "--schedule");
          cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, r->path);
+         if (r->variant >= 0) {
+            char num[32];
+            cbt_fmt(num, sizeof num, "%d", r->variant);
+            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
+                                   "--variant");
+            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, num);
+         }
          if (s->o->timeout_s != CBT_DEFAULT_TIMEOUT_S) {
             char num[32];
             cbt_fmt(num, sizeof num, "%g", s->o->timeout_s);

@@ -77,6 +77,8 @@ static void json_run(cbt_json *j, const cbt_run *r)
    cbt_json_string(j, "schedule", r->path);
    cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
    cbt_json_int(j, "exit_code", r->exit_code);
+   if (r->variant >= 0)
+      cbt_json_int(j, "variant", r->variant);
    cbt_json_double(j, "seconds", r->seconds);
    if (r->readable) {
       cbt_json_string(j, "pattern", r->pattern);

@@ -25,6 +25,10 @@ static const char usage_text[] =
 "                      --trace TRACE is given, else ./trace.pb.schedules/\n"
 "                      (where `cbtrace record` + `cbpredict` put them)\n"
 "  --all               every sN.pb of the schedule folder, in parallel\n"
+"  --variant N         force only tail variant N of the schedule (one\n"
+"                      schedule only).  Without it: variant 0, then, while\n"
+"                      a run passes or is infeasible, the next variant; the\n"
+"                      first that fails or hangs is the verdict\n"
 "\n"
 "Options:\n"
 "  --schedules DIR     the schedule folder (cbpredict -o DIR)\n"
@@ -41,29 +45,39 @@ static const char usage_text[] =
 "  --stall-ms MS       the tool declares the schedule infeasible when it\n"
 "                      makes no progress for MS milliseconds (default 3000)\n"
 "  --events-out FILE   write the tool's raw counted-event stream (cb_wire.h)\n"
-"                      of the run to FILE (one schedule only)\n"
+"                      of the run to FILE (one schedule only; with tail\n"
+"                      variants, of the last variant forced)\n"
 "  --json              print the results as one JSON document\n"
 "  -v, --verbose       echo the tool's status lines on stderr\n"
 "  -h, --help          this text\n"
 "\n"
-"Verdict of a forced run, and the exit status with one schedule:\n"
-"  0 passed      the program exited 0 (and --check CMD exited 0)\n"
-"  1 failed      non-zero exit, fatal signal, abort, or --check failed\n"
-"  2 error       bad usage or bad input: missing, corrupt, or foreign\n"
-"                schedule (another program, trace or event counting),\n"
-"                missing program, tool not built\n"
-"  3 infeasible  the tool could not follow the schedule (a thread whose\n"
-"                turn it was is blocked, gone, or stalled) and released\n"
-"                every thread; this verdict wins over how the program\n"
-"                then ended (shown beside it), because the run did not\n"
-"                test the schedule\n"
+"Verdict of a forced run, first rule that applies, and the exit status\n"
+"with one schedule:\n"
+"  5 error       Valgrind or the cbtools tool failed (the tool did not\n"
+"                report the program's end: a Valgrind panic, an out-of-\n"
+"                memory kill), or the run could not start; never a bug\n"
+"                of the program.  Valgrind's last stderr lines are shown\n"
+"  1 failed      the program failed: a fatal signal (abort included), an\n"
+"                exit code other than 0 and the recorded run's own (known\n"
+"                from the trace), or --check failed; whether or not the\n"
+"                schedule was followed to its end (the report says how\n"
+"                far: \"after following the schedule to step 7 of 9\")\n"
 "  4 hung        the program did not end within --timeout; its whole\n"
 "                process group was killed\n"
-"With --all: 1 when any run failed or hung (both are bugs), else 0;\n"
-"infeasible schedules are counted in the table, not treated as failures.\n"
+"  3 infeasible  the program passed but the tool could not follow the\n"
+"                schedule (a thread whose turn it was is blocked, gone, or\n"
+"                stalled) and the violation did not happen: the run\n"
+"                tested nothing\n"
+"  0 passed      otherwise\n"
+"  2             bad usage or bad input (no run): missing, corrupt, or\n"
+"                foreign schedule (another program, trace or event\n"
+"                counting), missing program, tool not built\n"
+"With --all: 1 when any run failed or hung (both are bugs), else 5 when\n"
+"any run was an error, else 0; infeasible schedules are counted in the\n"
+"table, not treated as failures.\n"
 "A failing or hung run gets a bug report: the three events of the pattern\n"
-"with file:line, function, thread and values, and the command that\n"
-"reproduces it.\n";
+"with file:line, function, thread and values, the tail variant, how far\n"
+"the schedule was followed, and the command that reproduces it.\n";
 
 static int usage_error(const char *fmt, ...)
    __attribute__((format(printf, 1, 2)));
@@ -104,8 +118,10 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 enum {
    OPT_SCHEDULE = 256, OPT_SCHEDULES, OPT_ALL, OPT_TRACE, OPT_TIMEOUT,
-   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT
+   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT, OPT_VARIANT
 };
+
+static int check_combinations(const cbr_options *o);
 
 int cbr_parse_options(int argc, char **argv, cbr_options *o)
 {
@@ -120,6 +136,7 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
       {"json", no_argument, NULL, OPT_JSON},
       {"stall-ms", required_argument, NULL, OPT_STALL},
       {"events-out", required_argument, NULL, OPT_EVENTS_OUT},
+      {"variant", required_argument, NULL, OPT_VARIANT},
       {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
@@ -128,6 +145,7 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
    memset(o, 0, sizeof *o);
    o->timeout_s = CBR_DEFAULT_TIMEOUT_S;
    o->stall_ms = CBR_DEFAULT_STALL_MS;
+   o->variant = -1;
    long cores = sysconf(_SC_NPROCESSORS_ONLN);
    o->jobs = cores > 0 ? (int)cores : 1;
 
@@ -160,6 +178,12 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
          o->stall_ms = (unsigned)u;
          break;
       case OPT_EVENTS_OUT: o->events_out = optarg; break;
+      case OPT_VARIANT:
+         if (parse_uint(optarg, 65535, &u))
+            return usage_error("bad --variant '%s': want a variant number, "
+                               "0 to 65535", optarg);
+         o->variant = (int)u;
+         break;
       case 'v': o->verbose = 1; break;
       case 'h': fputs(usage_text, stdout); return 1;
       case ':':
@@ -172,13 +196,20 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
       return usage_error("no program given: cbreplay ... -- PROG [ARGS...]");
    o->prog_argv = argv + optind;
    o->prog_argc = argc - optind;
+   return check_combinations(o);
+}
 
+/* Options that exclude or need each other. */
+static int check_combinations(const cbr_options *o)
+{
    if (o->all && o->schedule)
       return usage_error("--schedule and --all exclude each other");
    if (!o->all && !o->schedule)
       return usage_error("name a schedule (--schedule ID|PATH) or --all");
    if (o->all && o->events_out)
       return usage_error("--events-out works with one --schedule only");
+   if (o->all && o->variant >= 0)
+      return usage_error("--variant works with one --schedule only");
    if (o->check && !*o->check)
       return usage_error("--check needs a command");
    return 0;

@@ -3,8 +3,12 @@
  * The tool has no libc and no protobuf, so it reads plain 8-byte words:
  * magic, version, counted mask, nthreads, prefix[nthreads], ntail,
  * (tid, n) * ntail, (tid, index) for e1, f, e2, stall limit in ms.
- * A pattern event the schedule does not name is written as (0, 0): the tool
- * then cannot report the pattern, but still follows prefix and tail.
+ * The tail is the chosen variant's (trace.proto, Schedule.variants).  A
+ * run-out step is written with n = CB_STEP_RUN_OUT, and so is every later
+ * step of the same thread: after running out, its counts no longer match
+ * the recorded run.  A pattern event the schedule does not name is written
+ * as (0, 0): the tool then cannot report the pattern, but still follows
+ * prefix and tail.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -39,11 +43,32 @@ static int put_event(words *v, const Cbtools__PatternEvent *e)
    return r | put(v, e ? e->index : 0);
 }
 
+/* The tail's (tid, n) pairs.  Thread ids are 16 bits (validate.c). */
+static int put_tail(words *v, Cbtools__TailStep *const *tail, size_t ntail)
+{
+   unsigned char *ran_out = calloc(0x10000, 1);
+   int bad = !ran_out || put(v, ntail);
+   for (size_t i = 0; i < ntail && !bad; i++) {
+      uint32_t tid = tail[i]->tid & 0xffff;
+      if (tail[i]->has_run_out && tail[i]->run_out)
+         ran_out[tid] = 1;
+      bad |= put(v, tail[i]->tid);
+      bad |= put(v, ran_out[tid] ? CB_STEP_RUN_OUT : tail[i]->count);
+   }
+   free(ran_out);
+   return bad;
+}
+
 int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
-                   unsigned stall_ms, cb_error *err)
+                   size_t variant, unsigned stall_ms, cb_error *err)
 {
    words v = {0};
    int bad = 0;
+   Cbtools__TailStep *const *tail;
+   size_t ntail;
+   const char *name;
+   if (cb_schedule_variant(s, variant, &tail, &ntail, &name) != 0)
+      return cb_fail(err, "the schedule has no tail variant %zu", variant);
 
    bad |= put(&v, CB_PLAN_MAGIC);
    bad |= put(&v, CB_WIRE_VERSION);
@@ -51,11 +76,7 @@ int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
    bad |= put(&v, s->n_prefix);
    for (size_t i = 0; i < s->n_prefix; i++)
       bad |= put(&v, s->prefix[i]);
-   bad |= put(&v, s->n_tail);
-   for (size_t i = 0; i < s->n_tail; i++) {
-      bad |= put(&v, s->tail[i]->tid);
-      bad |= put(&v, s->tail[i]->count);
-   }
+   bad |= put_tail(&v, tail, ntail);
    bad |= put_event(&v, s->e1);
    bad |= put_event(&v, s->f);
    bad |= put_event(&v, s->e2);

@@ -7,11 +7,15 @@
  *   find_schedule.c  "s17" / "17" / a path -> a schedule file; a folder's list
  *   validate.c       refuses schedules of another program, trace or counting
  *   plan.c           schedule -> the binary plan file of cb_wire.h
- *   status.c         the tool's status lines -> facts about the run
- *   run_one.c        one forced run: spawn, watch, time out, verdict
+ *   status.c         the tool's status lines -> facts about a run
+ *   keeper.c         the process that starts Valgrind; killing a run
+ *   run_one.c        one forced run: spawn, watch, time out
+ *   judge.c          the verdict of one forced run, and how far it got
+ *   variants.c       a schedule's tail variants, forced one after another
  *   check_cmd.c      the --check CMD that judges the program's output
- *   run_all.c        many forced runs in parallel
- *   report.c         result table, JSON, bug reports
+ *   run_all.c        many schedules in parallel
+ *   report.c         result table, bug reports
+ *   report_json.c    --json
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -32,7 +36,8 @@ enum {
    CBR_EXIT_FAILED = 1,
    CBR_EXIT_USAGE = 2,
    CBR_EXIT_INFEASIBLE = 3,
-   CBR_EXIT_HUNG = 4
+   CBR_EXIT_HUNG = 4,
+   CBR_EXIT_ERROR = 5 /* the tool or Valgrind failed, or a run could not start */
 };
 
 #define CBR_DEFAULT_TIMEOUT_S 20.0
@@ -47,6 +52,7 @@ typedef struct {
    const char *check;      /* --check CMD */
    const char *events_out; /* --events-out FILE */
    int all;                /* --all */
+   int variant;            /* --variant N, -1: try them in turn */
    int jobs;               /* -j N */
    int json;               /* --json */
    double timeout_s;       /* --timeout S */
@@ -79,6 +85,7 @@ typedef struct {
    char path[PATH_MAX]; /* absolute */
    char name[64];       /* "s17" */
    Cbtools__Schedule *s;
+   int recorded_exit;   /* exit status of the recorded run, -1 unknown */
 } cbr_schedule;
 
 /* Reads and validates a schedule against the program (digest already
@@ -89,9 +96,9 @@ int cbr_load_schedule(const char *path, uint64_t program_digest,
                       cbr_schedule *out, cb_error *err);
 void cbr_free_schedule(cbr_schedule *cs);
 
-/* Writes the plan file of cb_wire.h for s. */
+/* Writes the plan file of cb_wire.h for s with tail variant `variant`. */
 int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
-                   unsigned stall_ms, cb_error *err);
+                   size_t variant, unsigned stall_ms, cb_error *err);
 
 /* ---- Status lines ------------------------------------------------------------ */
 
@@ -103,9 +110,17 @@ typedef struct {
    int diverged;          /* "diverged T I" seen (first one): a note */
    unsigned diverged_tid;
    unsigned long long diverged_index;
+   unsigned step, nsteps; /* last "step K N": tail step K of N started */
+   unsigned run_outs;     /* run-out steps that ended (exit or blocked) */
+   int end;               /* the tool's last line: 0 none (it died),
+                             CBR_END_EXIT or CBR_END_SIGNAL */
+   int end_exit;          /* CBR_END_EXIT: the program's exit code */
+   int execd;             /* "exec": the program replaced itself, so no
+                             "end" will come */
    int progress;          /* set by cbr_status_line when a scheduling fact
                              arrived (resets the hang timer) */
 } cbr_status;
+enum { CBR_END_EXIT = 1, CBR_END_SIGNAL = 2 };
 
 void cbr_status_init(cbr_status *st);
 /* Applies one line (without its newline).  Unknown lines are ignored, so
@@ -120,7 +135,7 @@ enum cbr_verdict {
    CBR_FAILED,
    CBR_INFEASIBLE,
    CBR_HUNG,
-   CBR_ERROR /* could not run at all (tool missing, spawn failed) */
+   CBR_ERROR /* the tool or Valgrind failed, or the run could not start */
 };
 const char *cbr_verdict_name(enum cbr_verdict v);
 /* The exit code of a single forced run with this verdict. */
@@ -133,10 +148,16 @@ typedef struct {
    int signal;        /* fatal signal of the program, 0 if none */
    int check_code;    /* --check CMD's exit code, -1 when it did not run */
    int hung_before_release; /* killed while the plan still held threads */
-   double seconds;
+   double seconds;    /* of every variant's run */
+   unsigned variant;  /* the tail variant whose run this is */
+   unsigned variants_tried;
+   unsigned nvariants;  /* the schedule's */
+   unsigned nsteps;   /* steps of the variant's tail */
    cbr_status status;
    char error[512];   /* CBR_ERROR: why */
-   char stderr_tail[1024]; /* last lines of the program's stderr, if captured */
+   char stderr_tail[1024]; /* last lines of the run's stderr (the program's
+                              and Valgrind's) */
+   int stderr_shown;  /* it also went to cbreplay's stderr as it came */
 } cbr_result;
 
 /* How one run sends its program's output. */
@@ -147,10 +168,59 @@ typedef struct {
    int null_stdin;     /* parallel runs must not share the terminal's input */
 } cbr_io;
 
-/* One forced run of cs on o->prog_argv (argv[0] resolved).  Always fills r;
- * returns 0, or -1 when it could not run (r->verdict == CBR_ERROR). */
+/* One forced run of tail variant `variant` of cs on o->prog_argv (argv[0]
+ * resolved).  Always fills r; returns 0, or -1 when it could not run
+ * (r->verdict == CBR_ERROR). */
 int cbr_run_one(const cbr_options *o, const cbr_io *io,
-                const cbr_schedule *cs, cbr_result *r);
+                const cbr_schedule *cs, unsigned variant, cbr_result *r);
+
+/* The schedule's verdict: o->variant when given, else variant 0, 1, ... in
+ * turn while each passes or is infeasible (variants.c).  r is the run that
+ * decided: the first that failed, hung or could not run; else the first
+ * that passed; else the last. */
+void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
+                      const cbr_schedule *cs, cbr_result *r);
+
+/* ---- Judging (judge.c) ------------------------------------------------------- */
+
+/* How the run ended, as cbreplay saw it. */
+typedef struct {
+   int killed;        /* by cbreplay after --timeout */
+   int wstatus;       /* Valgrind's wait status (when not killed) */
+   int recorded_exit; /* -1 unknown */
+} cbr_ending;
+
+/* Fills r->exit_code and r->signal from e, then the verdict, first rule
+ * that applies: error (no "end" from the tool, or Valgrind ended otherwise
+ * than the program did; r->error says how), failed (fatal signal, exit
+ * code non-zero and not the recorded run's, --check failed), hung,
+ * infeasible (the tool could not follow the plan and the violation did not
+ * happen), passed.  r->check_code must be set (-1: did not run). */
+void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r);
+/* Whether the program ended as the recorded run did (so --check may run). */
+int cbr_exit_normal(const cbr_ending *e, const cbr_status *st);
+/* "after following the schedule to step 7 of 9", "after following the
+ * whole schedule", "before its prefix was done". */
+const char *cbr_how_far(const cbr_result *r, char *buf, size_t len);
+
+/* ---- The keeper (keeper.c) ---------------------------------------------------- */
+
+/* Forks the keeper, which leads a new process group, starts Valgrind with
+ * the tool in replay mode on `plan` and reports on statusw: "cbreplay-pid
+ * N", then "cbreplay-wait W" (Valgrind's wait status) or "cbreplay-error
+ * MSG".  in/out/err: the program's stdin/stdout/stderr (-1: cbreplay's).
+ * Returns the keeper's pid or -1. */
+pid_t cbr_start_keeper(const cbr_options *o, const char *plan, int statusw,
+                       int in_fd, int out_fd, int err_fd, int events_fd);
+/* Valgrind's pid once known (from "cbreplay-pid"), 0 when it has ended. */
+void cbr_keeper_vgpid(pid_t pid);
+/* Kills the run's process groups (a hang). */
+void cbr_kill_run(void);
+/* The keeper has been reaped: nothing left to kill. */
+void cbr_keeper_gone(void);
+/* While a run is in progress, SIGINT/SIGTERM/SIGHUP kill it first. */
+void cbr_catch_signals(void);
+void cbr_restore_signals(void);
 
 /* Runs `sh -c CMD` with stdin from the file in_path; its stdout goes to
  * out_fd.  Returns its exit code (shell convention), 124 when it ran past
@@ -175,9 +245,17 @@ typedef struct {
 void cbr_print_table(FILE *out, const cbr_report *rep);
 void cbr_print_bug_reports(FILE *out, const cbr_report *rep);
 void cbr_print_json(FILE *out, const cbr_report *rep);
-/* The command that reproduces run i, shell-quoted, into buf. */
+/* The command that reproduces run i, shell-quoted, into buf (with
+ * --variant N when the schedule has more than one tail variant). */
 const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
                                   size_t len);
+/* Pieces report.c and report_json.c share. */
+const char *cbr_event_where(const Cbtools__PatternEvent *e, int shortname,
+                            char *buf, size_t len);
+const char *cbr_variable_of(const Cbtools__Schedule *s, char *buf, size_t len);
+const char *cbr_pattern_of(const Cbtools__Schedule *s);
+int cbr_shows_value(const Cbtools__PatternEvent *e);
+const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
 
 /* Seconds on the monotonic clock. */
 double cbr_now(void);

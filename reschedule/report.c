@@ -28,9 +28,9 @@ int cbr_verdict_exit(enum cbr_verdict v)
    case CBR_FAILED: return CBR_EXIT_FAILED;
    case CBR_INFEASIBLE: return CBR_EXIT_INFEASIBLE;
    case CBR_HUNG: return CBR_EXIT_HUNG;
-   case CBR_ERROR: return CBR_EXIT_USAGE;
+   case CBR_ERROR: return CBR_EXIT_ERROR;
    }
-   return CBR_EXIT_USAGE;
+   return CBR_EXIT_ERROR;
 }
 
 /* ---- Small pieces ------------------------------------------------------ */
@@ -42,8 +42,8 @@ static const char *base_name(const char *path)
 }
 
 /* "file:line" of a pattern event, the file by its base name when short. */
-static const char *event_where(const Cbtools__PatternEvent *e, int shortname,
-                               char *buf, size_t len)
+const char *cbr_event_where(const Cbtools__PatternEvent *e, int shortname,
+                            char *buf, size_t len)
 {
    const Cbtools__Location *l = e ? e->location : NULL;
    if (!l || ((!l->file || !*l->file) && !l->has_address)) {
@@ -59,8 +59,7 @@ static const char *event_where(const Cbtools__PatternEvent *e, int shortname,
    return buf;
 }
 
-static const char *variable_of(const Cbtools__Schedule *s, char *buf,
-                               size_t len)
+const char *cbr_variable_of(const Cbtools__Schedule *s, char *buf, size_t len)
 {
    if (s->variable_name && *s->variable_name)
       snprintf(buf, len, "%s", s->variable_name);
@@ -71,7 +70,7 @@ static const char *variable_of(const Cbtools__Schedule *s, char *buf,
    return buf;
 }
 
-static const char *pattern_of(const Cbtools__Schedule *s)
+const char *cbr_pattern_of(const Cbtools__Schedule *s)
 {
    return s->pattern && *s->pattern ? s->pattern : "?";
 }
@@ -108,8 +107,6 @@ static const char *verdict_text(const cbr_result *r, char *buf, size_t len)
    case CBR_INFEASIBLE:
       if (r->exit_code > 0)
          snprintf(buf, len, "%s (then exit %d)", v, r->exit_code);
-      else if (r->exit_code < 0)
-         snprintf(buf, len, "%s (then hung)", v);
       else
          snprintf(buf, len, "%s", v);
       break;
@@ -124,6 +121,25 @@ static const char *violation_text(const cbr_result *r)
    return r->status.pattern == 1 ? "yes" : r->status.pattern == 0 ? "no" : "?";
 }
 
+const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant)
+{
+   Cbtools__TailStep *const *tail;
+   size_t ntail;
+   const char *name;
+   if (cb_schedule_variant(cs->s, variant, &tail, &ntail, &name) != 0)
+      return "";
+   return name;
+}
+
+/* Whether any schedule of the report has more than one tail variant. */
+static int any_variants(const cbr_report *rep)
+{
+   for (size_t i = 0; i < rep->n; i++)
+      if (cb_schedule_nvariants(rep->cs[i].s) > 1)
+         return 1;
+   return 0;
+}
+
 
 const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
                                   size_t len)
@@ -133,6 +149,11 @@ const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
    cb_append_shell_quoted(buf, len, "cbreplay");
    cb_append_shell_quoted(buf, len, "--schedule");
    cb_append_shell_quoted(buf, len, rep->cs[i].path);
+   if (cb_schedule_nvariants(rep->cs[i].s) > 1) {
+      cb_append_shell_quoted(buf, len, "--variant");
+      snprintf(num, sizeof num, "%u", rep->results[i].variant);
+      cb_append_shell_quoted(buf, len, num);
+   }
    if (rep->o->timeout_s != CBR_DEFAULT_TIMEOUT_S) {
       cb_append_shell_quoted(buf, len, "--timeout");
       snprintf(num, sizeof num, "%g", rep->o->timeout_s);
@@ -156,45 +177,58 @@ const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
 
 /* ---- Table ---------------------------------------------------------------- */
 
-enum { COLS = 9 };
+enum { COLS = 10 };
 
 static void row_cells(const cbr_report *rep, size_t i, char cell[COLS][160])
 {
    const Cbtools__Schedule *s = rep->cs[i].s;
    const cbr_result *r = &rep->results[i];
    snprintf(cell[0], 160, "%s", rep->cs[i].name);
-   snprintf(cell[1], 160, "%s", pattern_of(s));
-   variable_of(s, cell[2], 160);
-   event_where(s->e1, 1, cell[3], 160);
-   event_where(s->f, 1, cell[4], 160);
-   event_where(s->e2, 1, cell[5], 160);
+   snprintf(cell[1], 160, "%s", cbr_pattern_of(s));
+   cbr_variable_of(s, cell[2], 160);
+   cbr_event_where(s->e1, 1, cell[3], 160);
+   cbr_event_where(s->f, 1, cell[4], 160);
+   cbr_event_where(s->e2, 1, cell[5], 160);
    verdict_text(r, cell[6], 160);
    snprintf(cell[7], 160, "%s", violation_text(r));
    snprintf(cell[8], 160, "%.2fs", r->seconds);
+   snprintf(cell[9], 160, "%u of %u", r->variant, r->nvariants);
 }
+
+/* One row; the variant column only when some schedule has variants. */
+static void print_row(FILE *out, const char *cell[COLS], const size_t *width,
+                      int cols)
+{
+   for (int c = 0; c < cols; c++)
+      fprintf(out, "%-*s%s", c < cols - 1 ? (int)width[c] : 0, cell[c],
+              c < cols - 1 ? "  " : "\n");
+}
+
+static void print_notes(FILE *out, const cbr_report *rep);
 
 void cbr_print_table(FILE *out, const cbr_report *rep)
 {
    static const char *head[COLS] = {"schedule", "pattern", "variable", "e1",
-                                    "f", "e2", "verdict", "violation", "time"};
+                                    "f", "e2", "verdict", "violation", "time",
+                                    "variant"};
+   int cols = any_variants(rep) ? COLS : COLS - 1;
    size_t width[COLS];
    char cell[COLS][160];
-   for (int c = 0; c < COLS; c++)
+   const char *p[COLS];
+   for (int c = 0; c < COLS; c++) {
       width[c] = strlen(head[c]);
+      p[c] = cell[c];
+   }
    for (size_t i = 0; i < rep->n; i++) {
       row_cells(rep, i, cell);
       for (int c = 0; c < COLS; c++)
          if (strlen(cell[c]) > width[c])
             width[c] = strlen(cell[c]);
    }
-   for (int c = 0; c < COLS; c++)
-      fprintf(out, "%-*s%s", c < COLS - 1 ? (int)width[c] : 0, head[c],
-              c < COLS - 1 ? "  " : "\n");
+   print_row(out, head, width, cols);
    for (size_t i = 0; i < rep->n; i++) {
       row_cells(rep, i, cell);
-      for (int c = 0; c < COLS; c++)
-         fprintf(out, "%-*s%s", c < COLS - 1 ? (int)width[c] : 0, cell[c],
-                 c < COLS - 1 ? "  " : "\n");
+      print_row(out, p, width, cols);
    }
 
    size_t count[CBR_ERROR + 1] = {0};
@@ -205,15 +239,38 @@ void cbr_print_table(FILE *out, const cbr_report *rep)
            count[CBR_FAILED], count[CBR_HUNG], count[CBR_PASSED],
            count[CBR_INFEASIBLE]);
    if (count[CBR_ERROR])
-      fprintf(out, ", %zu could not run", count[CBR_ERROR]);
+      fprintf(out, ", %zu error%s", count[CBR_ERROR],
+              count[CBR_ERROR] == 1 ? "" : "s");
    fputc('\n', out);
+   print_notes(out, rep);
+}
+
+/* Under the table: why each run ended as it did, when the verdict alone
+ * does not say. */
+static void print_notes(FILE *out, const cbr_report *rep)
+{
+   char far[128];
    for (size_t i = 0; i < rep->n; i++) {
       const cbr_result *r = &rep->results[i];
       if (r->verdict == CBR_INFEASIBLE)
          fprintf(out, "  %s infeasible: %s\n", rep->cs[i].name,
                  r->status.reason);
       else if (r->verdict == CBR_ERROR)
-         fprintf(out, "  %s could not run: %s\n", rep->cs[i].name, r->error);
+         fprintf(out, "  %s error: %s\n", rep->cs[i].name, r->error);
+      else if (r->verdict == CBR_FAILED || r->verdict == CBR_HUNG)
+         fprintf(out, "  %s %s %s%s%s\n", rep->cs[i].name,
+                 cbr_verdict_name(r->verdict),
+                 cbr_how_far(r, far, sizeof far),
+                 r->status.infeasible ? "; then the tool could not go on: "
+                                      : "",
+                 r->status.infeasible ? r->status.reason : "");
+      if (r->variants_tried > 1 || (r->nvariants > 1 && rep->o->variant < 0))
+         fprintf(out, "  %s tail variants tried: %u of %u, the verdict is "
+                      "variant %u's%s%s%s\n", rep->cs[i].name,
+                 r->variants_tried, r->nvariants, r->variant,
+                 *cbr_variant_name(&rep->cs[i], r->variant) ? " (" : "",
+                 cbr_variant_name(&rep->cs[i], r->variant),
+                 *cbr_variant_name(&rep->cs[i], r->variant) ? ")" : "");
       if (r->status.diverged)
          fprintf(out, "  %s note: T%u ran its counted event %llu out of turn "
                       "(the tool went on with the plan)\n", rep->cs[i].name,
@@ -225,7 +282,7 @@ void cbr_print_table(FILE *out, const cbr_report *rep)
 
 /* Only reads and writes have a value worth showing: a lock event's value
  * field is no value of the program's. */
-static int shows_value(const Cbtools__PatternEvent *e)
+int cbr_shows_value(const Cbtools__PatternEvent *e)
 {
    return e->has_value && (!e->has_kind || e->kind == CB_EV_READ ||
                            e->kind == CB_EV_WRITE);
@@ -261,9 +318,9 @@ static void print_event(FILE *out, const char *role,
    }
    const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
    fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
-   if (shows_value(e))
+   if (cbr_shows_value(e))
       fprintf(out, " = %llu", (unsigned long long)e->value);
-   fprintf(out, "  at %s", event_where(e, 0, where, sizeof where));
+   fprintf(out, "  at %s", cbr_event_where(e, 0, where, sizeof where));
    if (e->location && e->location->function && *e->location->function)
       fprintf(out, " in %s()", e->location->function);
    fprintf(out, "  (its counted event %llu)\n", (unsigned long long)e->index);
@@ -276,6 +333,19 @@ static int is_deadlock(const Cbtools__Schedule *s)
    return s->pattern && !strcmp(s->pattern, "DLK");
 }
 
+static void print_stderr_tail(FILE *out, const char *what,
+                              const cbr_result *r)
+{
+   fprintf(out, "  %s:\n", what);
+   const char *p = r->stderr_tail;
+   while (*p) {
+      const char *nl = strchr(p, '\n');
+      int n = nl ? (int)(nl - p) : (int)strlen(p);
+      fprintf(out, "    | %.*s\n", n, p);
+      p += n + (nl ? 1 : 0);
+   }
+}
+
 static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
 {
    const cbr_schedule *cs = &rep->cs[i];
@@ -286,20 +356,30 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
 
    char obj[3][256];
    int dlk = is_deadlock(s);
-   variable_of(s, var, sizeof var);
+   cbr_variable_of(s, var, sizeof var);
    if (dlk)
       fprintf(out, "\nBUG (%s): DLK lock-order inversion on %s, a deadlock; "
                    "the forced run %s", cs->name, var,
               verdict_text(r, vt, sizeof vt));
    else
       fprintf(out, "\nBUG (%s): %s atomicity violation on %s; the forced run %s",
-              cs->name, pattern_of(s), var, verdict_text(r, vt, sizeof vt));
+              cs->name, cbr_pattern_of(s), var, verdict_text(r, vt, sizeof vt));
    if (r->verdict == CBR_HUNG)
       fprintf(out, ": no end %g s %s, a deadlock or livelock; its process "
                    "group was killed", rep->o->timeout_s,
               r->hung_before_release ? "after the last scheduling step"
                                      : "after the threads were released");
+   fprintf(out, "\n  %s %s", r->verdict == CBR_HUNG ? "it hung" : "it failed",
+           cbr_how_far(r, a, sizeof a));
+   if (r->status.infeasible)
+      fprintf(out, " (then the tool could not go on: %s)", r->status.reason);
    fputc('\n', out);
+   if (r->nvariants > 1)
+      fprintf(out, "  tail variant %u%s%s%s of the schedule's %u (%u tried)\n",
+              r->variant, *cbr_variant_name(cs, r->variant) ? " (" : "",
+              cbr_variant_name(cs, r->variant),
+              *cbr_variant_name(cs, r->variant) ? ")" : "", r->nvariants,
+              r->variants_tried);
    print_event(out, "e1", s->e1, object_of(s, s->e1, var, obj[0], sizeof obj[0]));
    print_event(out, "f", s->f, object_of(s, s->f, var, obj[1], sizeof obj[1]));
    print_event(out, "e2", s->e2, object_of(s, s->e2, var, obj[2], sizeof obj[2]));
@@ -309,33 +389,39 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
                    "in opposite orders, and each can wait for the other "
                    "forever.\n",
               s->e1->tid, strncmp(obj[0], "lock ", 5) ? "lock " : "", obj[0],
-              event_where(s->e1, 1, a, sizeof a), obj[2],
-              event_where(s->e2, 1, b, sizeof b), s->f->tid,
-              event_where(s->f, 1, c, sizeof c));
+              cbr_event_where(s->e1, 1, a, sizeof a), obj[2],
+              cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
+              cbr_event_where(s->f, 1, c, sizeof c));
    else if (s->e1 && s->f && s->e2)
       fprintf(out, "  T%u's %s at %s and its %s at %s were not atomic: T%u's "
                    "%s at %s ran between them.\n",
               s->e1->tid, cb_event_kind_name(s->e1->kind),
-              event_where(s->e1, 1, a, sizeof a),
+              cbr_event_where(s->e1, 1, a, sizeof a),
               cb_event_kind_name(s->e2->kind),
-              event_where(s->e2, 1, b, sizeof b), s->f->tid,
-              cb_event_kind_name(s->f->kind), event_where(s->f, 1, c, sizeof c));
+              cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
+              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c));
    fprintf(out, "  the violation happened in this run: %s\n",
            r->status.pattern == 1 ? "yes"
            : r->status.pattern == 0 ? "no (the failure came from elsewhere "
                                       "in the forced schedule)"
                                     : "unknown (the tool did not say)");
-   if (r->stderr_tail[0]) {
-      fprintf(out, "  the program's stderr ended with:\n");
-      const char *p = r->stderr_tail;
-      while (*p) {
-         const char *nl = strchr(p, '\n');
-         int n = nl ? (int)(nl - p) : (int)strlen(p);
-         fprintf(out, "    | %.*s\n", n, p);
-         p += n + (nl ? 1 : 0);
-      }
-   }
+   if (r->stderr_tail[0] && !r->stderr_shown)
+      print_stderr_tail(out, "the program's stderr ended with", r);
    fprintf(out, "  reproduce: %s\n", cbr_reproduce_command(rep, i, cmd,
+                                                          sizeof cmd));
+}
+
+/* A run where Valgrind or the tool failed: no bug, but what it said. */
+static void print_one_error(FILE *out, const cbr_report *rep, size_t i)
+{
+   const cbr_result *r = &rep->results[i];
+   char cmd[8192];
+   fprintf(out, "\nERROR (%s): %s; this says nothing about the program\n",
+           rep->cs[i].name, r->error);
+   if (r->stderr_tail[0])
+      print_stderr_tail(out, "the run's stderr (the program's and "
+                             "Valgrind's) ended with", r);
+   fprintf(out, "  run again: %s\n", cbr_reproduce_command(rep, i, cmd,
                                                           sizeof cmd));
 }
 
@@ -345,88 +431,6 @@ void cbr_print_bug_reports(FILE *out, const cbr_report *rep)
       if (rep->results[i].verdict == CBR_FAILED ||
           rep->results[i].verdict == CBR_HUNG)
          print_one_bug(out, rep, i);
-}
-
-/* ---- JSON ------------------------------------------------------------------- */
-
-
-static void json_event(FILE *out, const Cbtools__PatternEvent *e)
-{
-   char where[PATH_MAX + 32];
-   if (!e) {
-      fputs("null", out);
-      return;
-   }
-   const Cbtools__Location *l = e->location;
-   fprintf(out, "{\"tid\": %u, \"index\": %llu, \"kind\": ", e->tid,
-           (unsigned long long)e->index);
-   cb_json_write_string(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
-   if (shows_value(e))
-      fprintf(out, ", \"value\": %llu", (unsigned long long)e->value);
-   fputs(", \"location\": ", out);
-   cb_json_write_string(out, event_where(e, 0, where, sizeof where));
-   fputs(", \"file\": ", out);
-   cb_json_write_string(out, l ? l->file : "");
-   fprintf(out, ", \"line\": %u, \"function\": ", l ? l->line : 0);
-   cb_json_write_string(out, l ? l->function : "");
-   fputc('}', out);
-}
-
-void cbr_print_json(FILE *out, const cbr_report *rep)
-{
-   char buf[8192];
-   size_t count[CBR_ERROR + 1] = {0};
-   fputs("{\"program\": ", out);
-   cb_json_write_string(out, rep->program);
-   fputs(", \"args\": [", out);
-   for (int a = 1; a < rep->o->prog_argc; a++) {
-      if (a > 1)
-         fputs(", ", out);
-      cb_json_write_string(out, rep->o->prog_argv[a]);
-   }
-   fputs("],\n \"runs\": [", out);
-   for (size_t i = 0; i < rep->n; i++) {
-      const cbr_schedule *cs = &rep->cs[i];
-      const Cbtools__Schedule *s = cs->s;
-      const cbr_result *r = &rep->results[i];
-      count[r->verdict]++;
-      fputs(i ? ",\n  {" : "\n  {", out);
-      fputs("\"schedule\": ", out);
-      cb_json_write_string(out, cs->name);
-      fputs(", \"path\": ", out);
-      cb_json_write_string(out, cs->path);
-      fputs(", \"pattern\": ", out);
-      cb_json_write_string(out, pattern_of(s));
-      fputs(", \"variable\": ", out);
-      cb_json_write_string(out, variable_of(s, buf, sizeof buf));
-      fputs(",\n   \"e1\": ", out);
-      json_event(out, s->e1);
-      fputs(",\n   \"f\": ", out);
-      json_event(out, s->f);
-      fputs(",\n   \"e2\": ", out);
-      json_event(out, s->e2);
-      fputs(",\n   \"verdict\": ", out);
-      cb_json_write_string(out, cbr_verdict_name(r->verdict));
-      fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",
-              r->exit_code, r->signal, r->check_code);
-      fprintf(out, ", \"violation\": %s",
-              r->status.pattern == 1 ? "true"
-              : r->status.pattern == 0 ? "false" : "null");
-      fprintf(out, ", \"released\": %s, \"seconds\": %.3f",
-              r->status.released ? "true" : "false", r->seconds);
-      if (r->status.diverged)
-         fprintf(out, ", \"diverged\": {\"tid\": %u, \"index\": %llu}",
-                 r->status.diverged_tid, r->status.diverged_index);
-      fputs(", \"reason\": ", out);
-      cb_json_write_string(out, r->verdict == CBR_INFEASIBLE ? r->status.reason
-                    : r->verdict == CBR_ERROR   ? r->error : "");
-      fputs(",\n   \"reproduce\": ", out);
-      cb_json_write_string(out, cbr_reproduce_command(rep, i, buf, sizeof buf));
-      fputc('}', out);
-   }
-   fprintf(out, "],\n \"summary\": {\"runs\": %zu, \"passed\": %zu, "
-                "\"failed\": %zu, \"infeasible\": %zu, \"hung\": %zu, "
-                "\"error\": %zu}}\n",
-           rep->n, count[CBR_PASSED], count[CBR_FAILED],
-           count[CBR_INFEASIBLE], count[CBR_HUNG], count[CBR_ERROR]);
+      else if (rep->results[i].verdict == CBR_ERROR)
+         print_one_error(out, rep, i);
 }

@@ -1,8 +1,9 @@
-/* run_all.c: many independent forced runs in parallel.
+/* run_all.c: many schedules forced in parallel.
  *
- * Each run happens in a worker process (a fork of cbreplay) that calls
- * cbr_run_one and writes its cbr_result, plain data, back on a pipe.  At most
- * o->jobs workers run at once; each of them keeps its forced program in a
+ * Each schedule is forced in a worker process (a fork of cbreplay) that
+ * calls cbr_run_schedule (its tail variants one after another) and writes
+ * its cbr_result, plain data, back on a pipe.  At most o->jobs workers run
+ * at once; each of them keeps its forced program in a
  * process group of its own and kills it when it hangs.  The runs are
  * independent: every one reads its own plan and writes its own output files.
  *
@@ -61,7 +62,7 @@ static int start_worker(const cbr_options *o, const cbr_schedule *cs,
       close(p[0]);
       cbr_io io = {.capture_stdout = 1, .capture_stderr = 1, .null_stdin = 1};
       cbr_result r;
-      cbr_run_one(o, &io, &cs[index], &r);
+      cbr_run_schedule(o, &io, &cs[index], &r);
       const char *b = (const char *)&r;
       size_t left = sizeof r;
       while (left > 0) {

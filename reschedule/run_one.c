@@ -1,43 +1,26 @@
 /* run_one.c: one forced run: spawn the program under the tool in replay
- * mode, watch its status lines, time it out, and judge it.
+ * mode (keeper.c), watch its status lines and its stderr, time it out, and
+ * have it judged (judge.c).
  *
- * Process layout.  cbreplay forks a small "keeper" process that makes itself
- * the leader of a new process group and then calls cb_tool_spawn, so that
- * Valgrind, the program and anything the program forks share that group
- * whatever launch.c does about groups; cbreplay kills the whole group
- * (and, in case launch.c gave Valgrind a group of its own, that one too)
- * when the run hangs or cbreplay itself is interrupted.  The keeper waits for
- * Valgrind and passes on its wait status as a line on the same status pipe
- * the tool writes to, then exits:
- *   cbreplay-pid N      Valgrind's pid
- *   cbreplay-wait W     Valgrind's raw wait status
- *   cbreplay-error MSG  cb_tool_spawn failed
+ * The run's stderr (the program's and Valgrind's) comes through a pipe:
+ * cbreplay passes it on to its own stderr as it arrives (unless the caller
+ * captures it, as --all does) and keeps its last lines, which a report
+ * shows when Valgrind or the tool died.
  *
  * Hang detection.  A run is hung when it has not ended --timeout seconds
  * after the last scheduling fact the tool reported (the start, prefix-done,
- * tail-done, released, infeasible): that is --timeout after the release for
- * a run that reached it.  The tool itself guarantees that a plan it cannot
- * follow is released after --stall-ms, so a hang is the program's own
- * deadlock or livelock.
- *
- * Verdict, first rule that applies:
- *   error       the run could not start;
- *   infeasible  the tool reported "infeasible" (whatever the
- *               program did afterwards: the run did not test the schedule);
- *   hung        killed after --timeout;
- *   failed      non-zero exit, fatal signal (abort included), or --check
- *               CMD exited non-zero;
- *   passed      otherwise.
+ * step K N, tail-done, released, infeasible): that is --timeout after the
+ * release for a run that reached it.  The tool itself guarantees that a
+ * plan it cannot follow is released after --stall-ms, so a hang is the
+ * program's own deadlock or livelock.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,99 +35,6 @@ double cbr_now(void)
    return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The run in progress, for the signal handler: cbreplay interrupted must not
- * leave a forced program behind. */
-static volatile sig_atomic_t g_group, g_vgpid;
-
-static void kill_run(void)
-{
-   if (g_group > 0)
-      kill(-(pid_t)g_group, SIGKILL);
-   if (g_vgpid > 0) {
-      kill(-(pid_t)g_vgpid, SIGKILL); /* ESRCH unless it leads a group */
-      kill((pid_t)g_vgpid, SIGKILL);
-   }
-}
-
-static void on_fatal_signal(int sig)
-{
-   kill_run();
-   signal(sig, SIG_DFL);
-   raise(sig);
-}
-
-static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
-
-static void catch_signals(struct sigaction *old)
-{
-   struct sigaction sa;
-   memset(&sa, 0, sizeof sa);
-   sa.sa_handler = on_fatal_signal;
-   sigemptyset(&sa.sa_mask);
-   for (size_t i = 0; i < sizeof caught / sizeof *caught; i++)
-      sigaction(caught[i], &sa, &old[i]);
-}
-
-static void restore_signals(const struct sigaction *old)
-{
-   for (size_t i = 0; i < sizeof caught / sizeof *caught; i++)
-      sigaction(caught[i], &old[i], NULL);
-}
-
-/* ---- The keeper (child of cbreplay) ------------------------------------- */
-
-static void keep_open(int fd)
-{
-   int fl = fcntl(fd, F_GETFD);
-   if (fl >= 0)
-      fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-}
-
-static void keeper(const cbr_options *o, const char *plan_path, int statusw,
-                   int in_fd, int out_fd, int err_fd, int events_fd)
-{
-   setpgid(0, 0);
-   for (size_t i = 0; i < sizeof caught / sizeof *caught; i++)
-      signal(caught[i], SIG_DFL);
-   if (in_fd >= 0)
-      dup2(in_fd, 0);
-   if (out_fd >= 0)
-      dup2(out_fd, 1);
-   if (err_fd >= 0)
-      dup2(err_fd, 2);
-   keep_open(statusw);
-   if (events_fd >= 0)
-      keep_open(events_fd);
-
-   char plan_arg[PATH_MAX + 64], status_arg[32], out_arg[32];
-   snprintf(plan_arg, sizeof plan_arg, "--cb-plan=%s", plan_path);
-   snprintf(status_arg, sizeof status_arg, "--cb-status-fd=%d", statusw);
-   snprintf(out_arg, sizeof out_arg, "--cb-out-fd=%d", events_fd);
-   const char *args[] = {"--cb-mode=replay", plan_arg, status_arg,
-                         events_fd >= 0 ? out_arg : NULL, NULL};
-   cb_launch l;
-   memset(&l, 0, sizeof l);
-   l.tool_args = args;
-   l.keep_fds[l.nkeep++] = statusw;
-   if (events_fd >= 0)
-      l.keep_fds[l.nkeep++] = events_fd;
-   l.replay = 1;
-
-   cb_error err;
-   pid_t pid = cb_tool_spawn(&l, o->prog_argv, &err);
-   if (pid < 0) {
-      dprintf(statusw, "cbreplay-error %s\n", err.msg);
-      _exit(2);
-   }
-   dprintf(statusw, "cbreplay-pid %d\n", (int)pid);
-   int ws;
-   while (waitpid(pid, &ws, 0) < 0)
-      if (errno != EINTR)
-         _exit(3);
-   dprintf(statusw, "cbreplay-wait %d\n", ws);
-   _exit(0);
-}
-
 /* ---- Watching ------------------------------------------------------------- */
 
 typedef struct {
@@ -155,6 +45,10 @@ typedef struct {
    int got_wait, wstatus;
    int spawn_failed;
    double last_progress;
+   int pass_stderr;           /* copy the run's stderr to ours */
+   char tail[sizeof ((cbr_result *)0)->stderr_tail];
+   size_t tail_len;
+   int tail_cut;              /* the tail lost its beginning */
 } watch;
 
 static void handle_line(watch *w, const char *line)
@@ -162,11 +56,11 @@ static void handle_line(watch *w, const char *line)
    if (w->o->verbose && strncmp(line, "cbreplay-", 9) != 0)
       fprintf(stderr, "cbreplay: tool: %s\n", line);
    if (strncmp(line, "cbreplay-pid ", 13) == 0) {
-      g_vgpid = atoi(line + 13);
+      cbr_keeper_vgpid(atoi(line + 13));
    } else if (strncmp(line, "cbreplay-wait ", 14) == 0) {
       w->got_wait = 1;
       w->wstatus = atoi(line + 14);
-      g_vgpid = 0;
+      cbr_keeper_vgpid(0);
    } else if (strncmp(line, "cbreplay-error ", 15) == 0) {
       w->spawn_failed = 1;
       snprintf(w->r->error, sizeof w->r->error, "%s", line + 15);
@@ -201,207 +95,263 @@ static int read_status(watch *w, int fd)
    return 1;
 }
 
-static void stderr_tail(const char *path, char *out, size_t len)
+static void keep_tail(watch *w, const char *buf, size_t n)
 {
-   out[0] = 0;
-   int fd = open(path, O_RDONLY | O_CLOEXEC);
-   if (fd < 0)
+   size_t cap = sizeof w->tail - 1;
+   if (n >= cap) {
+      memcpy(w->tail, buf + n - cap, cap);
+      w->tail_len = cap;
+      w->tail_cut = 1;
       return;
-   struct stat sb;
-   if (fstat(fd, &sb) == 0 && sb.st_size > 0) {
-      off_t from = sb.st_size > (off_t)(len - 1) ? sb.st_size - (off_t)(len - 1)
-                                                 : 0;
-      ssize_t n = pread(fd, out, len - 1, from);
-      if (n > 0) {
-         out[n] = 0;
-         /* Start at a whole line when the file was cut. */
-         char *nl = from > 0 ? strchr(out, '\n') : NULL;
-         if (nl)
-            memmove(out, nl + 1, strlen(nl + 1) + 1);
-      } else {
-         out[0] = 0;
+   }
+   if (w->tail_len + n > cap) {
+      size_t drop = w->tail_len + n - cap;
+      memmove(w->tail, w->tail + drop, w->tail_len - drop);
+      w->tail_len -= drop;
+      w->tail_cut = 1;
+   }
+   memcpy(w->tail + w->tail_len, buf, n);
+   w->tail_len += n;
+}
+
+/* Like read_status, for the run's stderr. */
+static int read_stderr(watch *w, int fd)
+{
+   char buf[4096];
+   ssize_t n = read(fd, buf, sizeof buf);
+   if (n == 0)
+      return 0;
+   if (n < 0)
+      return errno == EINTR || errno == EAGAIN ? 2 : 0;
+   if (w->pass_stderr) {
+      ssize_t off = 0;
+      while (off < n) {
+         ssize_t k = write(2, buf + off, (size_t)(n - off));
+         if (k < 0 && errno == EINTR)
+            continue;
+         if (k <= 0)
+            break;
+         off += k;
       }
    }
-   close(fd);
+   keep_tail(w, buf, (size_t)n);
+   return 1;
+}
+
+/* The tail from its first whole line. */
+static void finish_tail(const watch *w, char *out, size_t len)
+{
+   size_t from = 0;
+   if (w->tail_cut) {
+      const char *nl = memchr(w->tail, '\n', w->tail_len);
+      if (nl)
+         from = (size_t)(nl - w->tail) + 1;
+   }
+   size_t n = w->tail_len - from;
+   if (n >= len)
+      n = len - 1;
+   memcpy(out, w->tail + from, n);
+   out[n] = 0;
+}
+
+/* Polls the status and stderr pipes until the keeper is reaped or the run
+ * times out (then kills it).  fds[i] < 0 once closed.  Returns 1 when it
+ * killed the run. */
+static int watch_run(watch *w, pid_t kid, int fds[2], int *ks)
+{
+   for (;;) {
+      double now = cbr_now();
+      double deadline = w->last_progress + w->o->timeout_s;
+      if (now >= deadline) {
+         cbr_kill_run();
+         while (waitpid(kid, ks, 0) < 0 && errno == EINTR)
+            ;
+         return 1;
+      }
+      struct pollfd p[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+      double wait_ms = (deadline - now) * 1000;
+      int ms = wait_ms > 100 ? 100 : (int)wait_ms + 1;
+      if (fds[0] < 0 && fds[1] < 0) {
+         /* Both pipes closed but the keeper has not been reaped yet. */
+         struct timespec nap = {0, 2 * 1000 * 1000};
+         nanosleep(&nap, NULL);
+      } else if (poll(p, 2, ms) > 0) {
+         if (p[0].revents && !read_status(w, fds[0])) {
+            close(fds[0]);
+            fds[0] = -1;
+         }
+         if (p[1].revents && !read_stderr(w, fds[1])) {
+            close(fds[1]);
+            fds[1] = -1;
+         }
+      }
+      if (waitpid(kid, ks, WNOHANG) == kid)
+         return 0;
+   }
 }
 
 /* ---- One run ---------------------------------------------------------------- */
-
-static void judge(const cbr_options *o, cbr_result *r, int killed)
-{
-   if (r->status.infeasible)
-      r->verdict = CBR_INFEASIBLE;
-   else if (killed)
-      r->verdict = CBR_HUNG;
-   else if (r->exit_code != 0)
-      r->verdict = CBR_FAILED;
-   else if (o->check && r->check_code != 0)
-      r->verdict = CBR_FAILED;
-   else
-      r->verdict = CBR_PASSED;
-}
 
 static int open_out(const char *path)
 {
    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 }
 
-int cbr_run_one(const cbr_options *o, const cbr_io *io,
-                const cbr_schedule *cs, cbr_result *r)
+static void close_fd(int *fd)
 {
-   char dir[PATH_MAX], plan[PATH_MAX + 16], outp[PATH_MAX + 16],
-      errp[PATH_MAX + 16];
-   int statusp[2] = {-1, -1}, in_fd = -1, out_fd = -1, err_fd = -1,
-       events_fd = -1;
-   cb_error err;
-   watch w;
-   int killed = 0;
+   if (*fd >= 0)
+      close(*fd);
+   *fd = -1;
+}
 
+/* The output files of a run and the pipes; -1 when not open. */
+typedef struct {
+   char dir[PATH_MAX], plan[PATH_MAX + 16], outp[PATH_MAX + 16];
+   int statusp[2], errp[2], in_fd, out_fd, events_fd;
+} run_files;
+
+static int open_files(const cbr_options *o, const cbr_io *io,
+                      const cbr_schedule *cs, unsigned variant, run_files *f,
+                      cbr_result *r)
+{
+   cb_error err;
+   const char *tmp = getenv("TMPDIR");
+   snprintf(f->dir, sizeof f->dir, "%s/cbreplay.XXXXXX",
+            tmp && *tmp ? tmp : "/tmp");
+   if (!mkdtemp(f->dir)) {
+      snprintf(r->error, sizeof r->error, "cannot create a temporary folder "
+               "in %s: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
+      f->dir[0] = 0;
+      return -1;
+   }
+   snprintf(f->plan, sizeof f->plan, "%s/plan", f->dir);
+   snprintf(f->outp, sizeof f->outp, "%s/stdout", f->dir);
+   if (cbr_write_plan(f->plan, cs->s, variant, o->stall_ms, &err) != 0) {
+      snprintf(r->error, sizeof r->error, "%s", err.msg);
+      return -1;
+   }
+   if (io->capture_stdout && (f->out_fd = open_out(f->outp)) < 0) {
+      snprintf(r->error, sizeof r->error, "cannot create %.300s: %s", f->outp,
+               strerror(errno));
+      return -1;
+   }
+   if (io->null_stdin)
+      f->in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+   if (o->events_out && (f->events_fd = open_out(o->events_out)) < 0) {
+      snprintf(r->error, sizeof r->error, "cannot create --events-out %s: %s",
+               o->events_out, strerror(errno));
+      return -1;
+   }
+   if (pipe2(f->statusp, O_CLOEXEC) != 0 || pipe2(f->errp, O_CLOEXEC) != 0) {
+      snprintf(r->error, sizeof r->error, "pipe: %s", strerror(errno));
+      return -1;
+   }
+   return 0;
+}
+
+static void close_files(run_files *f)
+{
+   close_fd(&f->statusp[0]);
+   close_fd(&f->statusp[1]);
+   close_fd(&f->errp[0]);
+   close_fd(&f->errp[1]);
+   close_fd(&f->in_fd);
+   close_fd(&f->out_fd);
+   close_fd(&f->events_fd);
+   if (f->dir[0]) {
+      unlink(f->plan);
+      unlink(f->outp);
+      rmdir(f->dir);
+   }
+}
+
+static void init_result(const cbr_schedule *cs, unsigned variant,
+                        cbr_result *r)
+{
+   Cbtools__TailStep *const *tail;
+   size_t ntail = 0;
+   const char *name;
    memset(r, 0, sizeof *r);
    cbr_status_init(&r->status);
    r->verdict = CBR_ERROR;
    r->exit_code = -1;
    r->check_code = -1;
+   r->variant = variant;
+   r->variants_tried = 1;
+   r->nvariants = (unsigned)cb_schedule_nvariants(cs->s);
+   if (cb_schedule_variant(cs->s, variant, &tail, &ntail, &name) == 0)
+      r->nsteps = (unsigned)ntail;
+}
+
+int cbr_run_one(const cbr_options *o, const cbr_io *io,
+                const cbr_schedule *cs, unsigned variant, cbr_result *r)
+{
+   run_files f = {.statusp = {-1, -1}, .errp = {-1, -1}, .in_fd = -1,
+                  .out_fd = -1, .events_fd = -1};
+   watch w;
+   init_result(cs, variant, r);
    memset(&w, 0, sizeof w);
    w.o = o;
    w.r = r;
-
-   const char *tmp = getenv("TMPDIR");
-   snprintf(dir, sizeof dir, "%s/cbreplay.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-   if (!mkdtemp(dir)) {
-      snprintf(r->error, sizeof r->error, "cannot create a temporary folder "
-               "in %s: %s", tmp && *tmp ? tmp : "/tmp", strerror(errno));
-      return -1;
-   }
-   snprintf(plan, sizeof plan, "%s/plan", dir);
-   snprintf(outp, sizeof outp, "%s/stdout", dir);
-   snprintf(errp, sizeof errp, "%s/stderr", dir);
+   w.pass_stderr = !io->capture_stderr;
+   r->stderr_shown = w.pass_stderr;
 
    double start = cbr_now();
-   if (cbr_write_plan(plan, cs->s, o->stall_ms, &err) != 0) {
-      snprintf(r->error, sizeof r->error, "%s", err.msg);
+   if (open_files(o, io, cs, variant, &f, r) != 0)
       goto out;
-   }
-   if (io->capture_stdout && (out_fd = open_out(outp)) < 0) {
-      snprintf(r->error, sizeof r->error, "cannot create %.300s: %s", outp,
-               strerror(errno));
-      goto out;
-   }
-   if (io->capture_stderr && (err_fd = open_out(errp)) < 0) {
-      snprintf(r->error, sizeof r->error, "cannot create %.300s: %s", errp,
-               strerror(errno));
-      goto out;
-   }
-   if (io->null_stdin)
-      in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-   if (o->events_out && (events_fd = open_out(o->events_out)) < 0) {
-      snprintf(r->error, sizeof r->error, "cannot create --events-out %s: %s",
-               o->events_out, strerror(errno));
-      goto out;
-   }
-   if (pipe2(statusp, O_CLOEXEC) != 0) {
-      snprintf(r->error, sizeof r->error, "pipe: %s", strerror(errno));
-      goto out;
-   }
-
-   struct sigaction old[3];
-   catch_signals(old);
-   fflush(NULL);
-   pid_t kid = fork();
+   cbr_catch_signals();
+   pid_t kid = cbr_start_keeper(o, f.plan, f.statusp[1], f.in_fd, f.out_fd,
+                                f.errp[1], f.events_fd);
    if (kid < 0) {
-      restore_signals(old);
+      cbr_restore_signals();
       snprintf(r->error, sizeof r->error, "fork: %s", strerror(errno));
       goto out;
    }
-   if (kid == 0) {
-      close(statusp[0]);
-      keeper(o, plan, statusp[1], in_fd, out_fd, err_fd, events_fd);
-   }
-   setpgid(kid, kid); /* also done by the keeper: no race either way */
-   g_group = kid;
-   close(statusp[1]);
-   statusp[1] = -1;
-   fcntl(statusp[0], F_SETFL, O_NONBLOCK);
+   close_fd(&f.statusp[1]);
+   close_fd(&f.errp[1]);
+   fcntl(f.statusp[0], F_SETFL, O_NONBLOCK);
+   fcntl(f.errp[0], F_SETFL, O_NONBLOCK);
 
    w.last_progress = start;
-   int reaped = 0, eof = 0, ks;
-   while (!reaped) {
-      double now = cbr_now();
-      double deadline = w.last_progress + o->timeout_s;
-      if (now >= deadline) {
-         kill_run();
-         killed = 1;
-         while (waitpid(kid, &ks, 0) < 0 && errno == EINTR)
-            ;
-         reaped = 1;
-         break;
-      }
-      if (!eof) {
-         struct pollfd p = {statusp[0], POLLIN, 0};
-         double wait_ms = (deadline - now) * 1000;
-         int ms = wait_ms > 100 ? 100 : (int)wait_ms + 1;
-         if (poll(&p, 1, ms) > 0)
-            eof = !read_status(&w, statusp[0]);
-      } else {
-         /* The pipe is closed but the keeper has not been reaped yet. */
-         struct timespec nap = {0, 2 * 1000 * 1000};
-         nanosleep(&nap, NULL);
-      }
-      pid_t got = waitpid(kid, &ks, WNOHANG);
-      if (got == kid)
-         reaped = 1;
-   }
-   /* Whatever is left in the pipe: the keeper's last line, the tool's. */
-   while (!eof && read_status(&w, statusp[0]) == 1)
+   int fds[2] = {f.statusp[0], f.errp[0]}, ks;
+   cbr_ending e = {.recorded_exit = cs->recorded_exit};
+   e.killed = watch_run(&w, kid, fds, &ks);
+   /* Whatever is left in the pipes: the keeper's last line, the tool's, and
+    * what the program wrote last (not what a child it left behind writes
+    * later: the reads do not wait). */
+   while (fds[0] >= 0 && read_status(&w, fds[0]) == 1)
       ;
-   g_group = 0;
-   g_vgpid = 0;
-   restore_signals(old);
+   while (fds[1] >= 0 && read_stderr(&w, fds[1]) == 1)
+      ;
+   f.statusp[0] = fds[0];
+   f.errp[0] = fds[1];
+   cbr_keeper_gone();
+   cbr_restore_signals();
    r->seconds = cbr_now() - start;
+   finish_tail(&w, r->stderr_tail, sizeof r->stderr_tail);
 
    if (w.spawn_failed)
       goto out;
-   if (killed) {
-      r->hung_before_release = !r->status.released;
-   } else if (w.got_wait) {
-      r->exit_code = cb_wait_status_code(w.wstatus);
-      r->signal = WIFSIGNALED(w.wstatus) ? WTERMSIG(w.wstatus) : 0;
-   } else {
+   if (!e.killed && !w.got_wait) {
       snprintf(r->error, sizeof r->error, "lost track of the run (the "
                "process that waits for Valgrind ended with status %d)",
                cb_wait_status_code(ks));
       goto out;
    }
-   if (!killed && !r->status.infeasible && r->exit_code == 0 && o->check) {
+   e.wstatus = w.wstatus;
+   if (!e.killed && o->check && cbr_exit_normal(&e, &r->status)) {
       int to = o->json || o->all ? 2 : 1;
-      r->check_code = cbr_run_check(o->check, outp, to, o->timeout_s);
+      r->check_code = cbr_run_check(o->check, f.outp, to, o->timeout_s);
       if (r->check_code < 0) {
          snprintf(r->error, sizeof r->error, "cannot run --check '%s'",
                   o->check);
          goto out;
       }
    }
-   judge(o, r, killed);
-   if (io->capture_stderr)
-      stderr_tail(errp, r->stderr_tail, sizeof r->stderr_tail);
+   cbr_judge(o, &e, r);
 
 out:
-   if (statusp[0] >= 0)
-      close(statusp[0]);
-   if (statusp[1] >= 0)
-      close(statusp[1]);
-   if (in_fd >= 0)
-      close(in_fd);
-   if (out_fd >= 0)
-      close(out_fd);
-   if (err_fd >= 0)
-      close(err_fd);
-   if (events_fd >= 0)
-      close(events_fd);
-   unlink(plan);
-   unlink(outp);
-   unlink(errp);
-   rmdir(dir);
+   close_files(&f);
    if (r->seconds == 0)
       r->seconds = cbr_now() - start;
    return r->verdict == CBR_ERROR ? -1 : 0;

@@ -1,6 +1,12 @@
 /* status.c: the tool's status lines (cb_wire.h) as facts about a run.
  *
  *   prefix-done | tail-done | released      scheduling progress
+ *   step <k> <n>                            tail step k of n started (the
+ *                                           tool says only some of a long
+ *                                           tail's steps, and the last one
+ *                                           started when it ends)
+ *   run-out-exited <tid>                    a run-out step ended: its thread
+ *   run-out-blocked <tid>                   exited, or blocked
  *   infeasible <reason>                     the plan could not be followed
  *   diverged <tid> <index>                  thread tid ran counted event
  *                                           index when it was not its turn
@@ -13,6 +19,13 @@
  *                                           "infeasible" when it stalls, so
  *                                           this is a note, not a verdict
  *   pattern <0|1>                           did e1, f, e2 run in that order
+ *   exec                                    the program called execve:
+ *                                           the tool's end will not come
+ *   end exit <N> | end signal               the tool's last line: the
+ *                                           program exited N, or ended
+ *                                           otherwise (a fatal signal); a
+ *                                           run without it is one where
+ *                                           Valgrind or the tool died
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -60,6 +73,29 @@ int cbr_status_line(cbr_status *st, const char *line)
          st->diverged = 1;
          st->diverged_tid = tid;
          st->diverged_index = index;
+      }
+   } else if (word_is(line, "step", &rest)) {
+      unsigned k, n;
+      if (sscanf(rest, "%u %u", &k, &n) != 2)
+         return 0;
+      st->step = k;
+      st->nsteps = n;
+      st->progress = 1;
+   } else if (word_is(line, "run-out-exited", &rest) ||
+              word_is(line, "run-out-blocked", &rest)) {
+      st->run_outs++;
+      st->progress = 1;
+   } else if (word_is(line, "exec", &rest)) {
+      st->execd = 1;
+   } else if (word_is(line, "end", &rest)) {
+      int code;
+      if (strcmp(rest, "signal") == 0) {
+         st->end = CBR_END_SIGNAL;
+      } else if (sscanf(rest, "exit %d", &code) == 1) {
+         st->end = CBR_END_EXIT;
+         st->end_exit = code;
+      } else {
+         return 0;
       }
    } else if (word_is(line, "pattern", &rest)) {
       if (strcmp(rest, "1") == 0)

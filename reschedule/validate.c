@@ -7,7 +7,8 @@
  *   - counted_mask differs from CB_COUNTED_MASK (another cbtools version);
  *   - program_digest differs from the program's file digest;
  *   - with --trace, trace_id differs from the trace's;
- *   - thread ids that cannot exist (0, or beyond the wire's 16 bits).
+ *   - thread ids that cannot exist (0, or beyond the wire's 16 bits), in
+ *     any tail variant, or a step count the plan cannot carry.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -34,6 +35,34 @@ static void name_of(const char *path, const Cbtools__Schedule *s, char *buf,
 static int bad_tid(uint32_t tid)
 {
    return tid == 0 || tid > 0xffff;
+}
+
+/* Every step of every variant names a thread that can exist, and a count
+ * that is not the plan's run-out mark. */
+static int bad_tail(const Cbtools__Schedule *s, const char *nm,
+                    const char *path, cb_error *err)
+{
+   size_t nv = cb_schedule_nvariants(s);
+   for (size_t k = 0; k < nv; k++) {
+      Cbtools__TailStep *const *tail;
+      size_t ntail;
+      const char *name;
+      if (cb_schedule_variant(s, k, &tail, &ntail, &name) != 0)
+         return cb_fail(err, "schedule %s is malformed: tail variant %zu is "
+                             "empty (%s)", nm, k, path) != 0;
+      for (size_t i = 0; i < ntail; i++) {
+         const Cbtools__TailStep *t = tail[i];
+         if (!t || bad_tid(t->tid))
+            return cb_fail(err, "schedule %s is malformed: step %zu of tail "
+                                "variant %zu names thread %u (%s)", nm, i + 1,
+                           k, t ? t->tid : 0, path) != 0;
+         if (t->count == CB_STEP_RUN_OUT && !(t->has_run_out && t->run_out))
+            return cb_fail(err, "schedule %s is malformed: step %zu of tail "
+                                "variant %zu counts %llu events (%s)", nm,
+                           i + 1, k, (unsigned long long)t->count, path) != 0;
+      }
+   }
+   return 0;
 }
 
 int cbr_load_schedule(const char *path, uint64_t program_digest,
@@ -83,13 +112,8 @@ int cbr_load_schedule(const char *path, uint64_t program_digest,
               s->n_prefix, path);
       goto refuse;
    }
-   for (size_t i = 0; i < s->n_tail; i++)
-      if (!s->tail[i] || bad_tid(s->tail[i]->tid)) {
-         cb_fail(err, "schedule %s is malformed: tail step %zu names thread "
-                      "%u (%s)", nm, i + 1, s->tail[i] ? s->tail[i]->tid : 0,
-                 path);
-         goto refuse;
-      }
+   if (bad_tail(s, nm, path, err))
+      goto refuse;
    out->s = s;
    return 0;
 refuse:

@@ -200,6 +200,15 @@ int cb_schedule_write(const char *path, const struct Cbtools__Schedule *s,
 /* Caller frees with cbtools__schedule__free_unpacked(s, NULL). */
 int cb_schedule_read(const char *path, struct Cbtools__Schedule **s,
                      cb_error *err);
+/* Tail variants (trace.proto): variant 0 is s->tail, named s->tail_name;
+ * variant k >= 1 is s->variants[k-1].  Every schedule has at least one. */
+struct Cbtools__TailStep;
+size_t cb_schedule_nvariants(const struct Cbtools__Schedule *s);
+/* Variant k's steps and name ("" when unnamed); -1 when there is no
+ * variant k. */
+int cb_schedule_variant(const struct Cbtools__Schedule *s, size_t k,
+                        struct Cbtools__TailStep *const **tail, size_t *ntail,
+                        const char **name);
 
 /* ---- Small shared helpers -------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 /* schedule_io.c: schedule files: magic "CBSCHED\x01" and one frame holding
- * a Schedule message (the same framing as traces, frame.c).
+ * a Schedule message (the same framing as traces, frame.c), and the one
+ * reading of a schedule's tail variants.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -81,4 +82,28 @@ int cb_schedule_read(const char *path, Cbtools__Schedule **s, cb_error *err)
 fail:
    cb_blob_free(&b);
    return -1;
+}
+
+size_t cb_schedule_nvariants(const Cbtools__Schedule *s)
+{
+   return 1 + s->n_variants;
+}
+
+int cb_schedule_variant(const Cbtools__Schedule *s, size_t k,
+                        Cbtools__TailStep *const **tail, size_t *ntail,
+                        const char **name)
+{
+   if (k == 0) {
+      *tail = s->tail;
+      *ntail = s->n_tail;
+      *name = s->tail_name ? s->tail_name : "";
+      return 0;
+   }
+   if (k > s->n_variants || !s->variants[k - 1])
+      return -1;
+   const Cbtools__Variant *v = s->variants[k - 1];
+   *tail = v->tail;
+   *ntail = v->n_tail;
+   *name = v->name ? v->name : "";
+   return 0;
 }

@@ -131,6 +131,11 @@ Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
 void cb_replay_counted(CbThread *t);  /* before t->counted++ */
 void cb_replay_thread_exit(CbThread *t);
+void cb_replay_ending(void);             /* shut-down starts */
 void cb_replay_fini(void);
+void cb_replay_exit_called(Int code);    /* exit_group, or the last exit */
+void cb_replay_exec_called(void);        /* execve: the tool's end may not come */
+void cb_replay_end(void);                /* the last status line */
+void cb_replay_forked_child(void);
 
 #endif /* CB_GLOBAL_H */

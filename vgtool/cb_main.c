@@ -16,6 +16,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_vkiscnums.h"
 #include "cb_global.h"
 
 CbMode  cb_mode = CB_MODE_RECORD;
@@ -84,12 +85,43 @@ static void cb_post_clo_init(void)
       VG_(exit)(2);
 }
 
+/* exitcode is always 0 (Valgrind passes none); replay mode learns the
+ * program's exit code from its exit system call (cb_pre_syscall). */
 static void cb_fini(Int exitcode)
 {
+   if (cb_replaying)
+      cb_replay_ending();
    cb_threads_fini();
    if (cb_replaying)
       cb_replay_fini();
    cb_out_end();
+   if (cb_replaying)
+      cb_replay_end();
+}
+
+/* Threads alive, for telling the last thread's exit (the process's exit
+ * code) from any other thread's. */
+static Int cb_live_threads = 1;
+
+static void cb_ll_create(ThreadId parent, ThreadId child)
+{
+   if (parent != VG_INVALID_THREADID)
+      cb_live_threads++;
+   cb_thread_ll_create(parent, child);
+}
+
+static void cb_ll_exit(ThreadId tid)
+{
+   cb_live_threads--;
+   cb_thread_ll_exit(tid);
+}
+
+static void cb_forked_child(ThreadId tid)
+{
+   cb_live_threads = 1;
+   cb_out_forked_child(tid);
+   if (cb_replaying)
+      cb_replay_forked_child();
 }
 
 /* Thread switches: the helpers read the running thread from globals.  It is
@@ -111,6 +143,12 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
 {
    if (cb_buf_used > 0)
       cb_out_flush();
+   if (cb_replaying && (syscallno == __NR_exit_group ||
+                        (syscallno == __NR_exit && cb_live_threads <= 1)))
+      cb_replay_exit_called((Int)args[0]);
+   if (cb_replaying && (syscallno == __NR_execve ||
+                        syscallno == __NR_execveat))
+      cb_replay_exec_called();
 }
 
 static void cb_post_syscall(ThreadId tid, UInt syscallno, UWord *args,
@@ -133,11 +171,11 @@ static void cb_pre_clo_init(void)
                                    cb_print_usage, cb_print_debug_usage);
    VG_(needs_client_requests)(cb_handle_client_request);
 
-   VG_(track_pre_thread_ll_create)(cb_thread_ll_create);
-   VG_(track_pre_thread_ll_exit)(cb_thread_ll_exit);
+   VG_(track_pre_thread_ll_create)(cb_ll_create);
+   VG_(track_pre_thread_ll_exit)(cb_ll_exit);
    VG_(track_start_client_code)(cb_start_client_code);
    VG_(needs_syscall_wrapper)(cb_pre_syscall, cb_post_syscall);
-   VG_(atfork)(NULL, NULL, cb_out_forked_child);
+   VG_(atfork)(NULL, NULL, cb_forked_child);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(cb_pre_clo_init)

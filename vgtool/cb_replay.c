@@ -2,12 +2,17 @@
  *
  * Counted events are numbered per thread exactly as in record mode.  In the
  * prefix each thread runs freely up to its prefix count, then waits; in the
- * tail only the thread of the current step runs its next n events; after
- * the last step everyone is released.  Waiting happens in the instruction
- * gate (cb_instrument.c) and in the preload library's "may I?" loop, both of
+ * tail only the thread of the current step runs its next n events (or, in
+ * a run-out step, runs until it exits or blocks); after the last step
+ * everyone is released.  Waiting happens in the instruction gate
+ * (cb_instrument.c) and in the preload library's "may I?" loop, both of
  * which end here.  A plan that cannot be followed (the thread whose turn it
  * is has gone, or no scheduled progress for the stall limit) is declared
  * infeasible and everyone is released: a replay never hangs.
+ *
+ * Every fact goes to the status fd as a line (cb_wire.h), the last one
+ * "end ..." from the tool's shut-down: cbreplay takes a run without it for
+ * one where Valgrind or the tool died, never for the program's failure.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -39,6 +44,9 @@ static ULong   cb_prefix_pending;   /* threads not yet at their prefix */
 static ULong   cb_ntail, cb_step;   /* tail steps, current one */
 static ULong  *cb_tail;             /* pairs (tid, n) */
 static ULong   cb_step_left;        /* events left in the current step */
+static Bool    cb_run_out;          /* the current step is a run-out step */
+static Bool    cb_ending;           /* shut-down: threads are torn down */
+static ULong   cb_step_said;        /* last step number written, 0 = none */
 static ULong   cb_pat[3][2];        /* e1, f, e2: (tid, index) */
 static ULong   cb_pat_seq[3];       /* when each ran, 0 = not yet */
 static ULong   cb_seq;
@@ -66,10 +74,13 @@ static void cb_report_pattern(void)
    cb_status(ok ? "pattern 1" : "pattern 0");
 }
 
+static void cb_say_step_reached(void);
+
 static void cb_release(void)
 {
    if (cb_phase == CB_PH_RELEASED)
       return;
+   cb_say_step_reached();
    cb_phase = CB_PH_RELEASED;
    cb_status("released");
    if (cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2])
@@ -86,17 +97,60 @@ static void cb_infeasible(const HChar *why)
    cb_release();
 }
 
-/* Moves to the next step with events left, or ends the tail. */
+/* "step K N" as tail step K (1-based) starts.  A long hand-made tail
+ * (the benchmark's 100,000 steps) would pay a write per forced switch, so
+ * past the first 64 only every 256th step is said as it starts; shut-down
+ * and the release say the last one started (cb_say_step_reached). */
+static void cb_say_step(Bool always)
+{
+   ULong k = cb_step + 1;
+   if (k == cb_step_said || k > cb_ntail)
+      return;
+   if (!always && k > 64 && k % 256 != 0 && k != cb_ntail)
+      return;
+   HChar buf[64];
+   VG_(snprintf)(buf, sizeof buf, "step %llu %llu", k, cb_ntail);
+   cb_status(buf);
+   cb_step_said = k;
+}
+
+static void cb_say_step_reached(void)
+{
+   if (cb_phase == CB_PH_TAIL)
+      cb_say_step(True);
+}
+
+static Bool cb_step_thread_exited(void)
+{
+   ULong tid = cb_tail[2 * cb_step];
+   return tid <= cb_nthreads && cb_exited[tid];
+}
+
+/* Moves to the next step with events left, or ends the tail.  A run-out
+ * step whose thread has already gone has nothing to run out; a counted
+ * step whose thread has gone can never be taken. */
 static void cb_next_step(void)
 {
-   while (cb_step < cb_ntail && cb_tail[2 * cb_step + 1] == 0)
-      cb_step++;
+   for (; cb_step < cb_ntail; cb_step++) {
+      ULong n = cb_tail[2 * cb_step + 1];
+      if (n == 0 || (n == CB_STEP_RUN_OUT && cb_step_thread_exited()))
+         continue;
+      break;
+   }
    if (cb_step >= cb_ntail) {
       cb_status("tail-done");
       cb_release();
       return;
    }
-   cb_step_left = cb_tail[2 * cb_step + 1];
+   cb_run_out = cb_tail[2 * cb_step + 1] == CB_STEP_RUN_OUT;
+   cb_step_left = cb_run_out ? 0 : cb_tail[2 * cb_step + 1];
+   cb_say_step(False);
+   if (!cb_run_out && cb_step_thread_exited()) {
+      HChar buf[96];
+      VG_(snprintf)(buf, sizeof buf, "thread %llu had exited before its turn",
+                    cb_tail[2 * cb_step]);
+      cb_infeasible(buf);
+   }
 }
 
 /* Stall detection.  Reading the clock is a system call under Valgrind, and
@@ -245,6 +299,24 @@ static void cb_yield_if_nothing_ran(void)
    cb_progress_at_denial = cb_progress;
 }
 
+/* A run-out step's thread that has made no progress for this long has
+ * blocked (or waits for a thread the plan holds): the plan moves on. */
+static UInt cb_run_out_idle_ms(void)
+{
+   return cb_stall_ms < CB_RUN_OUT_IDLE_MS ? (UInt)cb_stall_ms
+                                           : CB_RUN_OUT_IDLE_MS;
+}
+
+static void cb_run_out_ends(const HChar *fact)
+{
+   HChar buf[64];
+   VG_(snprintf)(buf, sizeof buf, "%s %llu", fact, cb_tail[2 * cb_step]);
+   cb_status(buf);
+   cb_step++;
+   cb_note_progress_time();
+   cb_next_step();
+}
+
 Bool cb_replay_may_run(CbThread *t)
 {
    if (cb_allowed(t))
@@ -256,8 +328,12 @@ Bool cb_replay_may_run(CbThread *t)
       cb_note_progress_time();
       return False;
    }
-   UInt now = VG_(read_millisecond_timer)();
-   if (now - cb_last_progress > cb_stall_ms) {
+   UInt idle = VG_(read_millisecond_timer)() - cb_last_progress;
+   if (cb_phase == CB_PH_TAIL && cb_run_out && idle > cb_run_out_idle_ms()) {
+      cb_run_out_ends("run-out-blocked");
+      return cb_allowed(t);
+   }
+   if (idle > cb_stall_ms) {
       cb_infeasible("stalled: no scheduled progress");
       return True;
    }
@@ -296,7 +372,7 @@ void cb_replay_counted(CbThread *t)
    } else {
       if (wid <= cb_nthreads)
          cb_done[wid]++;
-      if (--cb_step_left == 0) {
+      if (!cb_run_out && --cb_step_left == 0) {
          cb_step++;
          cb_next_step();
       }
@@ -308,6 +384,13 @@ void cb_replay_thread_exit(CbThread *t)
    HChar buf[96];
    if (t->wid <= cb_nthreads)
       cb_exited[t->wid] = True;
+   /* At shut-down every thread is torn down: no turn was lost. */
+   if (cb_ending)
+      return;
+   if (cb_phase == CB_PH_TAIL && cb_run_out && t->wid == cb_tail[2 * cb_step]) {
+      cb_run_out_ends("run-out-exited");
+      return;
+   }
    if (cb_phase == CB_PH_PREFIX && t->wid <= cb_nthreads &&
        cb_done[t->wid] < cb_prefix[t->wid]) {
       VG_(snprintf)(buf, sizeof buf, "thread %u exited before its prefix",
@@ -320,9 +403,77 @@ void cb_replay_thread_exit(CbThread *t)
    }
 }
 
+/* Before the threads are torn down at shut-down.  The program ending
+ * during a run-out step is that step's end (its thread exited with the
+ * process), and the plan's when every later step is empty or runs out a
+ * thread already gone; else cb_replay_fini says the program ended before
+ * the plan did.  No later step is started (and said): cbreplay reports the
+ * run-out step as the last one followed. */
+void cb_replay_ending(void)
+{
+   cb_ending = True;
+   if (cb_phase != CB_PH_TAIL || !cb_run_out)
+      return;
+   HChar buf[64];
+   VG_(snprintf)(buf, sizeof buf, "run-out-exited %llu", cb_tail[2 * cb_step]);
+   cb_status(buf);
+   for (ULong k = cb_step + 1; k < cb_ntail; k++) {
+      ULong tid = cb_tail[2 * k], n = cb_tail[2 * k + 1];
+      if (n != 0 && !(n == CB_STEP_RUN_OUT && tid <= cb_nthreads &&
+                      cb_exited[tid]))
+         return;
+   }
+   cb_step = cb_ntail;
+   cb_status("tail-done");
+   cb_release();
+}
+
 void cb_replay_fini(void)
 {
    if (cb_phase != CB_PH_RELEASED)
       cb_infeasible("program ended before the plan did");
    cb_report_pattern();
+}
+
+/* ---- How the run ended --------------------------------------------------- */
+
+static Bool cb_exit_seen;
+static Int  cb_exit_code;
+
+void cb_replay_exit_called(Int code)
+{
+   cb_exit_seen = True;
+   cb_exit_code = code & 0xff;
+}
+
+/* The program replaces itself: Valgrind (without --trace-children) does
+ * not follow, and no shut-down of the tool will say how the run ended.
+ * Say so now, and release the plan, which nothing can follow any more.
+ * Should the exec fail, the run goes on released. */
+void cb_replay_exec_called(void)
+{
+   cb_infeasible("the program executed another program before the plan "
+                 "ended");
+   cb_status("exec");
+}
+
+/* The last status line.  Valgrind calls the tool's fini after a fatal
+ * signal too, but does not tell the tool which one: cbreplay takes the
+ * signal from the wait status. */
+void cb_replay_end(void)
+{
+   HChar buf[64];
+   if (cb_exit_seen)
+      VG_(snprintf)(buf, sizeof buf, "end exit %d", cb_exit_code);
+   else
+      VG_(snprintf)(buf, sizeof buf, "end signal");
+   cb_status(buf);
+}
+
+/* A forked child runs unforced (its threads are not the plan's) and says
+ * nothing: the status lines are the parent's. */
+void cb_replay_forked_child(void)
+{
+   cb_status_fd = -1;
+   cb_phase = CB_PH_RELEASED;
 }

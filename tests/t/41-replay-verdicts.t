@@ -7,7 +7,9 @@
 # real tool.  The stand-in picks a behaviour from the first prefix count of
 # the plan (mode): 1 pass, 2 fail (exit 1), 3 infeasible, 4 hang after the
 # release, 5 SIGSEGV, 6 abort, 7 a divergence note, 8 meet another run (parallelism),
-# 9 hang before any status line.
+# 9 hang before any status line, 10 infeasible at step 1 of 2 and then exit 1,
+# 11 Valgrind dies (no "end" line), 12 the program exits 0 and Valgrind 1,
+# 13 fail only when the tail starts with thread 1 (tail variants).
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -33,18 +35,28 @@ done
 [ -n "$FAKE_PLAN_COPY" ] && cp "$plan" "$FAKE_PLAN_COPY"
 [ -n "$out" ] && printf 'raw events\n' >&"$out"
 mode=$(od -An -t u8 -j 32 -N 8 "$plan" | tr -d ' ')
+first_tid=$(od -An -t u8 -j 56 -N 8 "$plan" | tr -d ' ')
 say() { printf '%s\n' "$1" >&"$status"; }
 case $mode in
   3) say "infeasible thread T9 never reached its turn"; say released ;;
   7) say prefix-done; say "diverged 2 17"; say released ;;
   9) ;;
-  *) say prefix-done; say tail-done; say released ;;
+  10) say prefix-done; say "step 1 2"; say "infeasible thread 2 exited in its turn"
+      say released ;;
+  11) say prefix-done; echo "valgrind: the 'impossible' happened: out of memory" >&2
+      exit 1 ;;
+  *) say prefix-done; say "step 1 2"; say "step 2 2"; say tail-done; say released ;;
 esac
-export CB_FAKE_MODE=$mode
+export CB_FAKE_MODE=$mode CB_FAKE_TID=$first_tid
 "$@"
 rc=$?
-say "pattern 1"
-if [ $rc -gt 128 ]; then trap - ABRT SEGV; ulimit -c 0; kill -s $((rc - 128)) $$; fi
+[ "$mode" = 12 ] && { say "end exit $rc"; exit 1; }
+if [ "$mode" = 3 ]; then say "pattern 0"; else say "pattern 1"; fi
+if [ $rc -gt 128 ]; then
+   say "end signal"
+   trap - ABRT SEGV; ulimit -c 0; kill -s $((rc - 128)) $$
+fi
+say "end exit $rc"
 exit $rc
 EOF
 chmod +x "$TMP/bin/valgrind"
@@ -57,7 +69,8 @@ echo 200
 [ -n "$PIDFILE" ] && echo $$ >> "$PIDFILE"
 case $CB_FAKE_MODE in
   2) echo "prog: assertion failed: counter == 2" >&2; exit 1 ;;
-  3) exit 1 ;;
+  10) exit 1 ;;
+  13) if [ "$CB_FAKE_TID" = 1 ]; then echo "prog: T1 went first" >&2; exit 1; fi ;;
   4|9) sleep 300 & echo $! >> "${PIDFILE:-/dev/null}"; wait ;;
   5) kill -SEGV $$ ;;
   6) kill -ABRT $$ ;;
@@ -82,7 +95,7 @@ mk() { # mk FILE ID MODE [more args]
       --e1 1:2:read:rww.c:14:deposit:5 --f 2:0:write:rww.c:15:withdraw:6 \
       --e2 1:3:write:rww.c:15:deposit:6 "$@"
 }
-for m in 1 2 3 4 5 6 7 9; do mk "$TMP/m$m.pb" $m $m; done
+for m in 1 2 3 4 5 6 7 9 10 11 12; do mk "$TMP/m$m.pb" $m $m; done
 
 # ---- one run: verdicts and exit codes
 out=$(cbreplay --schedule "$TMP/m1.pb" -- "$P")
@@ -103,10 +116,31 @@ cmd=$(printf '%s\n' "$out" | sed -n 's/^  reproduce: //p')
 is $? 1 "the reproduce command reproduces the failure"
 
 out=$(cbreplay --schedule "$TMP/m3.pb" -- "$P")
-is $? 3 "infeasible: exit 3 (even though the program then exited 1)"
-like "$out" "infeasible \(then exit 1\)" "infeasible: shows how the program ended"
+is $? 3 "infeasible: exit 3"
 like "$out" "s3 infeasible: thread T9 never reached its turn" "infeasible: the tool's reason"
 unlike "$out" "BUG" "infeasible: no bug report"
+
+# A program that fails after the tool could not go on failed: the bug is
+# not thrown away.
+out=$(cbreplay --schedule "$TMP/m10.pb" -- "$P" 2>/dev/null)
+is $? 1 "exit 1 after an infeasible turn: failed, exit 1"
+like "$out" "s10 failed after following the schedule to step 1 of 2; then the tool could not go on: thread 2 exited in its turn" \
+     "failed: says how far the schedule was followed"
+like "$out" "BUG \(s10\)" "failed after an infeasible turn: a bug report"
+
+# Valgrind or the tool failing is an error (exit 5), never a bug.
+out=$(cbreplay --schedule "$TMP/m11.pb" -- "$P" 2>"$TMP/err")
+is $? 5 "Valgrind died (no end from the tool): error, exit 5"
+like "$out" "^s11 .* error " "error: in the table"
+like "$out" "ERROR \(s11\): Valgrind or the cbtools tool died: Valgrind exited 1 before the tool reported the program's end" \
+     "error: says the tool died"
+like "$out" "\| valgrind: the 'impossible' happened" "error: Valgrind's last stderr lines"
+unlike "$out" "BUG" "error: no bug report"
+like "$(cat "$TMP/err")" "^cbreplay: s11: error: " "error: said on stderr too"
+out=$(cbreplay --schedule "$TMP/m12.pb" -- "$P" 2>/dev/null)
+is $? 5 "the program exited 0 and Valgrind 1: error, exit 5"
+like "$out" "Valgrind failed: the program exited 0, then Valgrind exited 1" \
+     "error: Valgrind ended otherwise than the program"
 
 out=$(cbreplay --schedule "$TMP/m7.pb" -- "$P")
 is $? 0 "diverged is a note, not a verdict: the run passed"
@@ -209,6 +243,53 @@ like "$out" "prog: assertion failed: counter == 2" "--all: the bug report shows 
 is "$(printf '%s\n' "$out" | grep -c '^BUG')" 2 "--all: a bug report for the failure and the hang"
 out=$(cd "$TMP" && ln -s s trace.pb.schedules && cbreplay --all --json --timeout 2 -- "$P")
 is $? 1 "--all finds ./trace.pb.schedules by default"
+
+# --all: an error without failures is exit 5, a failure wins over it.
+mkdir "$TMP/e"
+mk "$TMP/e/s1.pb" 1 1
+mk "$TMP/e/s2.pb" 2 11
+out=$(cbreplay --schedules "$TMP/e" --all -- "$P" 2>/dev/null)
+is $? 5 "--all with an error and no failure: exit 5"
+like "$out" "2 forced runs: 0 failed, 0 hung, 1 passed, 0 infeasible, 1 error" \
+     "--all: errors counted apart"
+mk "$TMP/e/s3.pb" 3 2
+out=$(cbreplay --schedules "$TMP/e" --all -- "$P" 2>/dev/null)
+is $? 1 "--all with an error and a failure: exit 1"
+
+# ---- tail variants: variant 0 (T2 first) passes, variant 1 (T1 first) fails.
+mk "$TMP/v.pb" 20 13 --tail-name "release after e2" --variant 1:1,2:1 \
+   --variant-name "T1 to its block end" --variant 2:out
+out=$(cbreplay --schedule "$TMP/v.pb" -- "$P" 2>/dev/null)
+is $? 1 "variant 0 passes, variant 1 fails: failed, exit 1"
+like "$out" "^s20 .* failed \(exit 1\) .* 1 of 3$" "the table names the variant"
+like "$out" "tail variant 1 \(T1 to its block end\) of the schedule's 3 \(2 tried\)" \
+     "the bug report names the variant"
+like "$out" "reproduce: cbreplay --schedule $TMP/v.pb --variant 1 -- $P$" \
+     "the reproduce command forces that variant"
+cmd=$(printf '%s\n' "$out" | sed -n 's/^  reproduce: //p')
+(eval "$cmd") >/dev/null 2>&1
+is $? 1 "the reproduce command reproduces the failing variant"
+cbreplay --variant 0 --schedule "$TMP/v.pb" -- "$P" >/dev/null 2>&1
+is $? 0 "--variant 0 forces only variant 0 (passes)"
+out=$(cbreplay --variant 3 --schedule "$TMP/v.pb" -- "$P" 2>&1)
+is $? 2 "--variant beyond the schedule's: exit 2"
+like "$out" "no such tail variant \(its variants are 0 to 2\)" "--variant beyond: says why"
+out=$(cbreplay --variant 1 --all --schedules "$TMP/e" -- "$P" 2>&1)
+is $? 2 "--variant with --all: exit 2"
+if perl -MJSON::PP -e 1 2>/dev/null; then
+   got=$(cbreplay --json --schedule "$TMP/v.pb" -- "$P" 2>/dev/null | perl -MJSON::PP -e '
+      local $/; my $r = decode_json(<STDIN>)->{runs}[0];
+      print join(",", $r->{verdict}, $r->{variant}, $r->{variant_name},
+                 $r->{variants_tried}, $r->{variants}, $r->{steps_followed},
+                 $r->{steps})')
+   is "$got" "failed,1,T1 to its block end,2,3,2,2" "--json: variant, tried, steps"
+fi
+mk "$TMP/v2.pb" 21 13 --variant 2:2 --variant 2:1,1:1
+out=$(cbreplay --schedule "$TMP/v2.pb" -- "$P" 2>/dev/null)
+is $? 0 "every variant passes: passed"
+like "$out" "s21 tail variants tried: 3 of 3" "passed: every variant was tried"
+out=$(cbreplay --schedule "$TMP/m1.pb" -- "$P")
+unlike "$out" "variant" "a schedule without variants says nothing of them"
 
 mkdir "$TMP/none"
 out=$(cbreplay --schedules "$TMP/none" --all -- "$P" 2>"$TMP/err")

@@ -95,7 +95,9 @@ mk() { # N VERDICT ARGS...
 case $(basename "$prog") in
 buggy*)
    mk 1 1 --pattern RWW --variable balance --e1 2:0:read:bank.c:27:deposit \
-      --f 3:1:write:bank.c:28:deposit --e2 2:1:write:bank.c:28:deposit
+      --f 3:1:write:bank.c:28:deposit --e2 2:1:write:bank.c:28:deposit \
+      --tail 2:1 --variant 3:1
+   echo 1 >"$dir/s1.pb.variant"
    mk 2 1 --pattern RWW --variable balance --e1 3:0:read:bank.c:27:deposit \
       --f 2:1:write:bank.c:28:deposit --e2 3:1:write:bank.c:28:deposit
    mk 3 4 --pattern WWW --variable 'odd "name" \ here' \
@@ -121,6 +123,8 @@ sleep 0.3
 rm -f "$RUNNING/$$"
 v=$(cat "$2.verdict" 2>/dev/null || echo 2)
 [ "$v" = 1 ] && echo "the forced run failed"
+[ "$v" = 1 ] && [ -f "$2.variant" ] &&
+   echo "  tail variant $(cat "$2.variant") (x) of the schedule's 2 (2 tried)"
 exit "$v"
 EOF
 printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/buggy"
@@ -167,8 +171,8 @@ unlike "$ERR" "$(printf '\r')" "progress: no carriage return when stderr is not 
 
 # The reproduce command, run as printed, forces the same schedule.
 REPRO=$(printf '%s\n' "$SUM" | sed -n 's/^ *reproduce: //p' | head -n 1)
-like "$REPRO" "cbreplay --schedule .*/out/tests/001-buggy/schedules/s1.pb -- .*/progs/buggy 'a b' 'c \"d\"' 'e f'" \
-   "reproduce: cbreplay, the schedule and the test's own words"
+like "$REPRO" "cbreplay --schedule .*/out/tests/001-buggy/schedules/s1.pb --variant 1 -- .*/progs/buggy 'a b' 'c \"d\"' 'e f'" \
+   "reproduce: cbreplay, the schedule, the tail variant that failed and the test's own words"
 (cd / && sh -c "$REPRO" >/dev/null 2>&1); RC=$?
 is "$RC" 1 "reproduce: the printed command fails again"
 
@@ -186,6 +190,7 @@ is "$(jget "$J" '$d->{tests}[0]{schedules}[2]{variable}')" 'odd "name" \ here' \
    "report.json: quotes and backslashes escaped and read back"
 is "$(jget "$J" 'join ",", @{$d->{bugs}[0]{schedules}}')" "s1,s2" "report.json: the schedules that confirm a bug"
 is "$(jget "$J" '$d->{bugs}[0]{e2}{line}')" 28 "report.json: e2's line"
+is "$(jget "$J" '$d->{tests}[0]{schedules}[0]{variant}')" 1 "report.json: the tail variant of a failed run"
 
 # report.sarif
 S=$FAKE/out/report.sarif

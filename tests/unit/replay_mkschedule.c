@@ -4,12 +4,16 @@
  *
  *   replay_mkschedule -o FILE [--id N] [--program PROG | --digest HEX]
  *       [--trace-id HEX] [--mask HEX] [--prefix N,N,...]
- *       [--tail T:N,T:N,...] [--tail-repeat K]
+ *       [--tail T:N,T:N,...] [--tail-repeat K] [--tail-name NAME]
+ *       [--variant T:N,T:N,... [--variant-name NAME]]...
  *       [--pattern RWW] [--variable NAME] [--address HEX]
  *       [--e1 T:INDEX:KIND[:FILE:LINE[:FUNCTION[:VALUE]]]] [--f ...] [--e2 ...]
  *
  * --prefix gives the counted events of threads 1, 2, ... before the tail;
  * --tail the steps (thread, count), repeated K times with --tail-repeat.
+ * A step T:out is a run-out step (TailStep.run_out).  Each --variant adds
+ * an alternate tail (Schedule.variants: variant 1, 2, ...), named by the
+ * --variant-name after it; --tail-name names variant 0, the tail.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -70,6 +74,47 @@ static Cbtools__PatternEvent *pattern_event(char *spec)
    return e;
 }
 
+/* "T:N,T:out,..." -> steps; *n gets how many. */
+static Cbtools__TailStep *parse_steps(const char *spec, size_t *n)
+{
+   size_t cap = strlen(spec) + 1;
+   Cbtools__TailStep *steps = calloc(cap, sizeof *steps);
+   char *copy = strdup(spec);
+   char *save = NULL;
+   *n = 0;
+   for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+      char *colon = strchr(p, ':');
+      if (!colon)
+         die("tail step wants T:N or T:out", p);
+      *colon = 0;
+      Cbtools__TailStep *t = &steps[(*n)++];
+      cbtools__tail_step__init(t);
+      t->has_tid = 1;
+      t->tid = (uint32_t)num(p, 10);
+      if (strcmp(colon + 1, "out") == 0) {
+         t->has_run_out = t->run_out = 1;
+      } else {
+         t->has_count = 1;
+         t->count = num(colon + 1, 10);
+      }
+   }
+   return steps;
+}
+
+static void add_variant(Cbtools__Schedule *s, const char *spec)
+{
+   Cbtools__Variant *v = calloc(1, sizeof *v);
+   cbtools__variant__init(v);
+   size_t n;
+   Cbtools__TailStep *steps = parse_steps(spec, &n);
+   v->n_tail = n;
+   v->tail = calloc(n ? n : 1, sizeof *v->tail);
+   for (size_t i = 0; i < n; i++)
+      v->tail[i] = &steps[i];
+   s->variants = realloc(s->variants, (s->n_variants + 1) * sizeof *s->variants);
+   s->variants[s->n_variants++] = v;
+}
+
 int main(int argc, char **argv)
 {
    static const struct option longopts[] = {
@@ -80,6 +125,8 @@ int main(int argc, char **argv)
       {"pattern", 1, NULL, 'n'},   {"variable", 1, NULL, 'v'},
       {"address", 1, NULL, 'a'},   {"e1", 1, NULL, '1'},
       {"f", 1, NULL, 'f'},         {"e2", 1, NULL, '2'},
+      {"tail-name", 1, NULL, 'N'}, {"variant", 1, NULL, 'V'},
+      {"variant-name", 1, NULL, 'W'},
       {NULL, 0, NULL, 0}};
    Cbtools__Schedule s;
    cbtools__schedule__init(&s);
@@ -119,6 +166,13 @@ int main(int argc, char **argv)
       case '1': s.e1 = pattern_event(optarg); break;
       case 'f': s.f = pattern_event(optarg); break;
       case '2': s.e2 = pattern_event(optarg); break;
+      case 'N': s.tail_name = optarg; break;
+      case 'V': add_variant(&s, optarg); break;
+      case 'W':
+         if (!s.n_variants)
+            die("--variant-name names the --variant before it", optarg);
+         s.variants[s.n_variants - 1]->name = optarg;
+         break;
       default: die("bad usage (see the comment at the top)", NULL);
       }
    }
@@ -127,20 +181,8 @@ int main(int argc, char **argv)
 
    if (tail) {
       /* Parse the steps once, then repeat them. */
-      size_t nsteps = 0, cap = strlen(tail) + 1;
-      Cbtools__TailStep *steps = calloc(cap, sizeof *steps);
-      char *copy = strdup(tail);
-      for (char *p = strtok(copy, ","); p; p = strtok(NULL, ",")) {
-         char *colon = strchr(p, ':');
-         if (!colon)
-            die("tail step wants T:N", p);
-         *colon = 0;
-         cbtools__tail_step__init(&steps[nsteps]);
-         steps[nsteps].has_tid = steps[nsteps].has_count = 1;
-         steps[nsteps].tid = (uint32_t)num(p, 10);
-         steps[nsteps].count = num(colon + 1, 10);
-         nsteps++;
-      }
+      size_t nsteps;
+      Cbtools__TailStep *steps = parse_steps(tail, &nsteps);
       s.n_tail = nsteps * repeat;
       s.tail = calloc(s.n_tail ? s.n_tail : 1, sizeof *s.tail);
       for (size_t i = 0; i < s.n_tail; i++)

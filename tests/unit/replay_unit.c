@@ -1,10 +1,12 @@
 /* replay_unit: unit tests of cbreplay's parts that need no tool: status
- * lines, the plan file, finding and listing schedules, refusing foreign
- * schedules, the reproduce command.  Prints TAP.  Run with a scratch folder
+ * lines, the plan file (tail variants, run-out steps), finding and listing
+ * schedules, refusing foreign schedules, the verdict rules, the reproduce
+ * command.  Prints TAP.  Run with a scratch folder
  * as its only argument.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,6 +54,18 @@ static void test_status(void)
    cbr_status_init(&st);
    ok(cbr_status_line(&st, "infeasible") && st.infeasible &&
          st.reason[0] != 0, "infeasible without a reason still has one");
+   cbr_status_init(&st);
+   ok(cbr_status_line(&st, "step 7 9") && st.step == 7 && st.nsteps == 9 &&
+         st.progress, "step K N is progress and says how far");
+   ok(!cbr_status_line(&st, "step x"), "bad step line ignored");
+   ok(cbr_status_line(&st, "run-out-exited 2") &&
+         cbr_status_line(&st, "run-out-blocked 3") && st.run_outs == 2,
+      "run-out endings counted");
+   ok(!st.end && cbr_status_line(&st, "end exit 3") &&
+         st.end == CBR_END_EXIT && st.end_exit == 3, "end exit N");
+   ok(cbr_status_line(&st, "end signal") && st.end == CBR_END_SIGNAL,
+      "end signal");
+   ok(!cbr_status_line(&st, "end what"), "bad end line ignored");
 }
 
 static Cbtools__Schedule *sample(void)
@@ -80,12 +94,96 @@ static Cbtools__Schedule *sample(void)
    return &s;
 }
 
+/* Variant 1 of the sample: (2, run out), (1, 4), (2, 5): T2's later step
+ * is run out too. */
+static void add_variant(Cbtools__Schedule *s)
+{
+   static Cbtools__Variant v;
+   static Cbtools__TailStep a, b, c;
+   static Cbtools__TailStep *steps[3] = {&a, &b, &c};
+   static Cbtools__Variant *vs[1] = {&v};
+   cbtools__variant__init(&v);
+   cbtools__tail_step__init(&a);
+   cbtools__tail_step__init(&b);
+   cbtools__tail_step__init(&c);
+   a.has_tid = a.has_run_out = 1; a.tid = 2; a.run_out = 1;
+   b.has_tid = b.has_count = 1; b.tid = 1; b.count = 4;
+   c.has_tid = c.has_count = 1; c.tid = 2; c.count = 5;
+   v.name = "T2 to its end";
+   v.n_tail = 3; v.tail = steps;
+   s->n_variants = 1; s->variants = vs;
+   s->tail_name = "release after e2";
+}
+
+static int read_words(const char *path, uint64_t *w, size_t max)
+{
+   FILE *f = fopen(path, "rb");
+   size_t n = f ? fread(w, 8, max, f) : 0;
+   if (f)
+      fclose(f);
+   return (int)n;
+}
+
+static void test_variants(const char *dir)
+{
+   char path[PATH_MAX];
+   cb_error err;
+   Cbtools__Schedule *s = sample();
+   Cbtools__TailStep *const *tail;
+   size_t ntail;
+   const char *name;
+   ok(cb_schedule_nvariants(s) == 1 &&
+         cb_schedule_variant(s, 0, &tail, &ntail, &name) == 0 && ntail == 2 &&
+         !*name && cb_schedule_variant(s, 1, &tail, &ntail, &name) != 0,
+      "a schedule without variants has one: its tail");
+   add_variant(s);
+   ok(cb_schedule_nvariants(s) == 2 &&
+         cb_schedule_variant(s, 0, &tail, &ntail, &name) == 0 &&
+         !strcmp(name, "release after e2") &&
+         cb_schedule_variant(s, 1, &tail, &ntail, &name) == 0 && ntail == 3 &&
+         !strcmp(name, "T2 to its end"),
+      "variant 0 is the tail, variant 1 the first of variants");
+   snprintf(path, sizeof path, "%s/plan1", dir);
+   ok(cbr_write_plan(path, s, 1, 100, &err) == 0, "plan of variant 1 written");
+   uint64_t w[64];
+   int n = read_words(path, w, 64);
+   static const uint64_t want[] = {
+      CB_PLAN_MAGIC, CB_WIRE_VERSION, CB_COUNTED_MASK, 2, 5, 0,
+      3, 2, CB_STEP_RUN_OUT, 1, 4, 2, CB_STEP_RUN_OUT,
+      1, 6, 2, 2, 0, 0, 100};
+   ok(n == (int)(sizeof want / sizeof *want) &&
+         memcmp(w, want, sizeof want) == 0,
+      "plan: run-out steps as ~0, and a thread's steps after its run-out too");
+   ok(cbr_write_plan(path, s, 2, 100, &err) != 0 &&
+         strstr(err.msg, "no tail variant 2"), "no variant 2: refused");
+
+   /* Round trip through a file, and the loader's checks of every variant. */
+   cbr_schedule cs;
+   snprintf(path, sizeof path, "%s/s8.pb", dir);
+   ok(cb_schedule_write(path, (void *)s, &err) == 0 &&
+         cbr_load_schedule(path, 0x1234, 0, 0, &cs, &err) == 0 &&
+         cb_schedule_nvariants(cs.s) == 2 &&
+         cs.s->variants[0]->tail[0]->run_out &&
+         !strcmp(cs.s->tail_name, "release after e2"),
+      "variants and run_out survive the file");
+   if (cs.s)
+      cbr_free_schedule(&cs);
+   s->variants[0]->tail[1]->tid = 0;
+   cb_schedule_write(path, (void *)s, &err);
+   ok(cbr_load_schedule(path, 0x1234, 0, 0, &cs, &err) != 0 &&
+         strstr(err.msg, "step 2 of tail variant 1 names thread 0"),
+      "a bad thread in a variant is refused");
+   s->variants[0]->tail[1]->tid = 1;
+   s->n_variants = 0;
+   s->tail_name = NULL;
+}
+
 static void test_plan(const char *dir)
 {
    char path[PATH_MAX];
    cb_error err;
    snprintf(path, sizeof path, "%s/plan", dir);
-   ok(cbr_write_plan(path, sample(), 1500, &err) == 0, "plan written");
+   ok(cbr_write_plan(path, sample(), 0, 1500, &err) == 0, "plan written");
    uint64_t w[64];
    FILE *f = fopen(path, "rb");
    size_t n = f ? fread(w, 8, 64, f) : 0;
@@ -233,6 +331,7 @@ static void test_reproduce(void)
    cbr_schedule cs;
    memset(&cs, 0, sizeof cs);
    snprintf(cs.path, sizeof cs.path, "/d/s3.pb");
+   cs.s = sample();
    cbr_result r;
    memset(&r, 0, sizeof r);
    cbr_report rep = {&o, "/bin/prog", &cs, &r, 1};
@@ -243,6 +342,89 @@ static void test_reproduce(void)
       "reproduce command is shell-quoted");
    if (n_failed)
       printf("#   got: %s\n", buf);
+   add_variant(cs.s);
+   r.variant = 1;
+   cbr_reproduce_command(&rep, 0, buf, sizeof buf);
+   ok(strstr(buf, "--schedule /d/s3.pb --variant 1 --check") != NULL,
+      "reproduce command names the variant when there are several");
+   cs.s->n_variants = 0;
+}
+
+/* judge.c: the first rule that applies. */
+static enum cbr_verdict judged(int killed, int wstatus, int end, int end_exit,
+                               int infeasible, int pattern, int check_code,
+                               int recorded_exit)
+{
+   cbr_options o;
+   memset(&o, 0, sizeof o);
+   o.check = check_code >= 0 ? "true" : NULL;
+   cbr_ending e = {killed, wstatus, recorded_exit};
+   cbr_result r;
+   memset(&r, 0, sizeof r);
+   cbr_status_init(&r.status);
+   r.status.end = end;
+   r.status.end_exit = end_exit;
+   r.status.infeasible = infeasible;
+   r.status.pattern = pattern;
+   r.check_code = check_code;
+   cbr_judge(&o, &e, &r);
+   return r.verdict;
+}
+
+#define EXITED(n) ((n) << 8)
+static void test_judge(void)
+{
+   ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 0, 1, -1, -1) == CBR_PASSED,
+      "exit 0, tool ended: passed");
+   ok(judged(0, EXITED(134), 0, 0, 0, 1, -1, -1) == CBR_ERROR,
+      "no end line from the tool: error, whatever the exit");
+   ok(judged(0, SIGKILL, 0, 0, 0, 1, -1, -1) == CBR_ERROR,
+      "Valgrind killed (SIGKILL) before the tool's end: error");
+   ok(judged(0, EXITED(1), CBR_END_EXIT, 0, 0, 1, -1, -1) == CBR_ERROR,
+      "the program exited 0 but Valgrind 1: error");
+   ok(judged(0, SIGABRT, CBR_END_SIGNAL, 0, 1, 0, -1, -1) == CBR_FAILED,
+      "abort after an infeasible turn: failed, not infeasible");
+   ok(judged(0, EXITED(1), CBR_END_EXIT, 1, 1, 0, -1, -1) == CBR_FAILED,
+      "exit 1 after an infeasible turn: failed");
+   ok(judged(0, EXITED(3), CBR_END_EXIT, 3, 0, 1, -1, 3) == CBR_PASSED,
+      "the recorded run's own exit code is no failure");
+   ok(judged(0, EXITED(3), CBR_END_EXIT, 3, 0, 1, -1, 4) == CBR_FAILED,
+      "another non-zero exit code is");
+   ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 1, 0, 1, -1) == CBR_FAILED,
+      "--check failed after an infeasible turn: failed");
+   ok(judged(1, 0, 0, 0, 1, 0, -1, -1) == CBR_HUNG,
+      "killed after --timeout: hung, even after an infeasible turn");
+   ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 1, 0, 0, -1) == CBR_INFEASIBLE,
+      "passed without the violation after an infeasible turn: infeasible");
+   ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 1, 1, -1, -1) == CBR_PASSED,
+      "passed with the violation, then infeasible: passed (it was tested)");
+
+   cbr_result r;
+   char buf[128];
+   cbr_options o;
+   memset(&o, 0, sizeof o);
+   cbr_ending e = {0, EXITED(1), -1};
+   memset(&r, 0, sizeof r);
+   cbr_status_init(&r.status);
+   ok(cbr_status_line(&r.status, "exec") && r.status.execd,
+      "exec: the program replaced itself");
+   cbr_judge(&o, &e, &r);
+   ok(r.verdict == CBR_FAILED && r.exit_code == 1,
+      "no end after an exec: the exec'd program's exit 1 is a failure");
+
+   memset(&r, 0, sizeof r);
+   cbr_status_init(&r.status);
+   r.nsteps = 9;
+   ok(!strcmp(cbr_how_far(&r, buf, sizeof buf),
+              "before the schedule's prefix was done"), "how far: nowhere");
+   r.status.prefix_done = 1;
+   r.status.step = 7;
+   ok(!strcmp(cbr_how_far(&r, buf, sizeof buf),
+              "after following the schedule to step 7 of 9"),
+      "how far: step 7 of 9");
+   r.status.tail_done = 1;
+   ok(!strcmp(cbr_how_far(&r, buf, sizeof buf),
+              "after following the whole schedule"), "how far: all of it");
 }
 
 int main(int argc, char **argv)
@@ -253,6 +435,8 @@ int main(int argc, char **argv)
    }
    test_status();
    test_plan(argv[1]);
+   test_variants(argv[1]);
+   test_judge();
    test_find(argv[1]);
    test_validate(argv[1]);
    test_reproduce();

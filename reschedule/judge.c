@@ -1,0 +1,123 @@
+/* judge.c: the verdict of one forced run, and how far it followed the
+ * schedule.
+ *
+ * Verdict, first rule that applies:
+ *   error       Valgrind or the tool failed: the tool never wrote its last
+ *               status line ("end ...", from its shut-down), so it died
+ *               (a Valgrind panic, an out-of-memory kill), unless it said
+ *               the program exec'd another program; or it wrote
+ *               "end exit N" and Valgrind then ended otherwise.  Also a run
+ *               that could not start (run_one.c).  Never a bug of the
+ *               program.
+ *   failed      the program failed: a fatal signal (abort included), an
+ *               exit code that is neither 0 nor the recorded run's own, or
+ *               --check CMD exited non-zero; whether or not the schedule
+ *               was followed to its end (an abort inside the forced tail is
+ *               the bug the schedule was looking for, even when a thread
+ *               then "exited in its turn").
+ *   hung        killed after --timeout.
+ *   infeasible  the tool could not follow the schedule and the violation
+ *               did not happen (e1, f, e2 not in that order), and the
+ *               program passed: the run tested nothing.
+ *   passed      otherwise.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "launch.h"
+#include "replay.h"
+
+static int exit_is_normal(int code, int recorded_exit)
+{
+   return code == 0 || (recorded_exit > 0 && code == recorded_exit);
+}
+
+int cbr_exit_normal(const cbr_ending *e, const cbr_status *st)
+{
+   return !e->killed && (st->end || st->execd) && WIFEXITED(e->wstatus) &&
+          exit_is_normal(WEXITSTATUS(e->wstatus), e->recorded_exit);
+}
+
+static const char *ended_as(int wstatus, char *buf, size_t len)
+{
+   if (WIFSIGNALED(wstatus)) {
+      const char *abbrev = sigabbrev_np(WTERMSIG(wstatus));
+      if (abbrev)
+         snprintf(buf, len, "was killed by SIG%s", abbrev);
+      else
+         snprintf(buf, len, "was killed by signal %d", WTERMSIG(wstatus));
+   } else {
+      snprintf(buf, len, "exited %d", cb_wait_status_code(wstatus));
+   }
+   return buf;
+}
+
+/* Whether the tool's end and Valgrind's agree; if not, says why in
+ * r->error. */
+static int tool_ended_well(const cbr_ending *e, cbr_result *r)
+{
+   char how[64];
+   const cbr_status *st = &r->status;
+   if (!st->end && st->execd)
+      return 1; /* the exec'd program ended as the wait status says */
+   if (!st->end) {
+      snprintf(r->error, sizeof r->error, "Valgrind or the cbtools tool died: "
+               "Valgrind %s before the tool reported the program's end%s",
+               ended_as(e->wstatus, how, sizeof how),
+               WIFSIGNALED(e->wstatus) && WTERMSIG(e->wstatus) == SIGKILL
+                  ? " (killed from outside: out of memory?)" : "");
+      return 0;
+   }
+   if (st->end == CBR_END_EXIT &&
+       (!WIFEXITED(e->wstatus) || WEXITSTATUS(e->wstatus) != st->end_exit)) {
+      snprintf(r->error, sizeof r->error, "Valgrind failed: the program "
+               "exited %d, then Valgrind %s", st->end_exit,
+               ended_as(e->wstatus, how, sizeof how));
+      return 0;
+   }
+   return 1;
+}
+
+void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r)
+{
+   if (e->killed) {
+      r->exit_code = -1;
+      r->signal = 0;
+      r->hung_before_release = !r->status.released;
+   } else {
+      r->exit_code = cb_wait_status_code(e->wstatus);
+      r->signal = WIFSIGNALED(e->wstatus) ? WTERMSIG(e->wstatus) : 0;
+   }
+   if (!e->killed && !tool_ended_well(e, r))
+      r->verdict = CBR_ERROR;
+   else if (!e->killed && (r->signal ||
+                           !exit_is_normal(r->exit_code, e->recorded_exit)))
+      r->verdict = CBR_FAILED;
+   else if (!e->killed && o->check && r->check_code != 0)
+      r->verdict = CBR_FAILED;
+   else if (e->killed)
+      r->verdict = CBR_HUNG;
+   else if (r->status.infeasible && r->status.pattern != 1)
+      r->verdict = CBR_INFEASIBLE;
+   else
+      r->verdict = CBR_PASSED;
+}
+
+const char *cbr_how_far(const cbr_result *r, char *buf, size_t len)
+{
+   const cbr_status *st = &r->status;
+   unsigned n = st->nsteps ? st->nsteps : r->nsteps;
+   if (st->tail_done)
+      snprintf(buf, len, "after following the whole schedule");
+   else if (st->step > 0)
+      snprintf(buf, len, "after following the schedule to step %u of %u",
+               st->step, n);
+   else if (st->prefix_done)
+      snprintf(buf, len, "after following the schedule's prefix");
+   else
+      snprintf(buf, len, "before the schedule's prefix was done");
+   return buf;
+}

@@ -1,0 +1,145 @@
+/* keeper.c: the process that starts Valgrind for one forced run, and
+ * killing a run.
+ *
+ * cbreplay forks a small "keeper" process that makes itself the leader of
+ * a new process group and then calls cb_tool_spawn, so that Valgrind, the
+ * program and anything the program forks share that group whatever
+ * launch.c does about groups; cbreplay kills the whole group (and, in case
+ * launch.c gave Valgrind a group of its own, that one too) when the run
+ * hangs or cbreplay itself is interrupted.  The keeper waits for Valgrind
+ * and passes on its wait status as a line on the same status pipe the tool
+ * writes to, then exits:
+ *   cbreplay-pid N      Valgrind's pid
+ *   cbreplay-wait W     Valgrind's raw wait status
+ *   cbreplay-error MSG  cb_tool_spawn failed
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launch.h"
+#include "replay.h"
+
+/* The run in progress, for the signal handler: cbreplay interrupted must not
+ * leave a forced program behind. */
+static volatile sig_atomic_t g_group, g_vgpid;
+
+void cbr_kill_run(void)
+{
+   if (g_group > 0)
+      kill(-(pid_t)g_group, SIGKILL);
+   if (g_vgpid > 0) {
+      kill(-(pid_t)g_vgpid, SIGKILL); /* ESRCH unless it leads a group */
+      kill((pid_t)g_vgpid, SIGKILL);
+   }
+}
+
+void cbr_keeper_vgpid(pid_t pid)
+{
+   g_vgpid = pid;
+}
+
+void cbr_keeper_gone(void)
+{
+   g_group = 0;
+   g_vgpid = 0;
+}
+
+static void on_fatal_signal(int sig)
+{
+   cbr_kill_run();
+   signal(sig, SIG_DFL);
+   raise(sig);
+}
+
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+enum { NCAUGHT = sizeof caught / sizeof *caught };
+static struct sigaction g_old[NCAUGHT];
+
+void cbr_catch_signals(void)
+{
+   struct sigaction sa;
+   memset(&sa, 0, sizeof sa);
+   sa.sa_handler = on_fatal_signal;
+   sigemptyset(&sa.sa_mask);
+   for (size_t i = 0; i < NCAUGHT; i++)
+      sigaction(caught[i], &sa, &g_old[i]);
+}
+
+void cbr_restore_signals(void)
+{
+   for (size_t i = 0; i < NCAUGHT; i++)
+      sigaction(caught[i], &g_old[i], NULL);
+}
+
+static void keep_open(int fd)
+{
+   int fl = fcntl(fd, F_GETFD);
+   if (fl >= 0)
+      fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+}
+
+static void keeper(const cbr_options *o, const char *plan_path, int statusw,
+                   int in_fd, int out_fd, int err_fd, int events_fd)
+{
+   setpgid(0, 0);
+   for (size_t i = 0; i < NCAUGHT; i++)
+      signal(caught[i], SIG_DFL);
+   if (in_fd >= 0)
+      dup2(in_fd, 0);
+   if (out_fd >= 0)
+      dup2(out_fd, 1);
+   if (err_fd >= 0)
+      dup2(err_fd, 2);
+   keep_open(statusw);
+   if (events_fd >= 0)
+      keep_open(events_fd);
+
+   char plan_arg[PATH_MAX + 64], status_arg[32], out_arg[32];
+   snprintf(plan_arg, sizeof plan_arg, "--cb-plan=%s", plan_path);
+   snprintf(status_arg, sizeof status_arg, "--cb-status-fd=%d", statusw);
+   snprintf(out_arg, sizeof out_arg, "--cb-out-fd=%d", events_fd);
+   const char *args[] = {"--cb-mode=replay", plan_arg, status_arg,
+                         events_fd >= 0 ? out_arg : NULL, NULL};
+   cb_launch l;
+   memset(&l, 0, sizeof l);
+   l.tool_args = args;
+   l.keep_fds[l.nkeep++] = statusw;
+   if (events_fd >= 0)
+      l.keep_fds[l.nkeep++] = events_fd;
+   l.replay = 1;
+
+   cb_error err;
+   pid_t pid = cb_tool_spawn(&l, o->prog_argv, &err);
+   if (pid < 0) {
+      dprintf(statusw, "cbreplay-error %s\n", err.msg);
+      _exit(2);
+   }
+   dprintf(statusw, "cbreplay-pid %d\n", (int)pid);
+   int ws;
+   while (waitpid(pid, &ws, 0) < 0)
+      if (errno != EINTR)
+         _exit(3);
+   dprintf(statusw, "cbreplay-wait %d\n", ws);
+   _exit(0);
+}
+
+pid_t cbr_start_keeper(const cbr_options *o, const char *plan, int statusw,
+                       int in_fd, int out_fd, int err_fd, int events_fd)
+{
+   fflush(NULL);
+   pid_t kid = fork();
+   if (kid < 0)
+      return -1;
+   if (kid == 0)
+      keeper(o, plan, statusw, in_fd, out_fd, err_fd, events_fd);
+   setpgid(kid, kid); /* also done by the keeper: no race either way */
+   g_group = kid;
+   return kid;
+}

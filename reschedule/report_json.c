@@ -1,0 +1,119 @@
+/* report_json.c: cbreplay --json: one document with every forced run.
+ *
+ * Per run: "verdict" is one of "passed", "failed", "hung", "infeasible",
+ * "error" (judge.c: error = Valgrind or the tool failed, never the
+ * program); "variant" is the tail variant whose run gave the verdict,
+ * "variants_tried" how many were forced, "variants" how many the schedule
+ * has; "steps_followed" of "steps" says how far the tail was followed
+ * ("how_far" in words); "reason" what failed in an error, else why the
+ * tool could not follow the plan (when it could not: the verdict of such a
+ * run is still failed when the program failed);
+ * "stderr_tail" the run's last stderr lines when they were captured (--all)
+ * or the run was an error.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <string.h>
+
+#include "replay.h"
+
+static void json_event(FILE *out, const Cbtools__PatternEvent *e)
+{
+   char where[PATH_MAX + 32];
+   if (!e) {
+      fputs("null", out);
+      return;
+   }
+   const Cbtools__Location *l = e->location;
+   fprintf(out, "{\"tid\": %u, \"index\": %llu, \"kind\": ", e->tid,
+           (unsigned long long)e->index);
+   cb_json_write_string(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
+   if (cbr_shows_value(e))
+      fprintf(out, ", \"value\": %llu", (unsigned long long)e->value);
+   fputs(", \"location\": ", out);
+   cb_json_write_string(out, cbr_event_where(e, 0, where, sizeof where));
+   fputs(", \"file\": ", out);
+   cb_json_write_string(out, l ? l->file : "");
+   fprintf(out, ", \"line\": %u, \"function\": ", l ? l->line : 0);
+   cb_json_write_string(out, l ? l->function : "");
+   fputc('}', out);
+}
+
+/* Which variant, and how far it was followed. */
+static void json_progress(FILE *out, const cbr_schedule *cs,
+                          const cbr_result *r)
+{
+   char far[128];
+   unsigned steps = r->status.nsteps ? r->status.nsteps : r->nsteps;
+   unsigned followed = r->status.tail_done ? steps : r->status.step;
+   fprintf(out, ",\n   \"variant\": %u, \"variant_name\": ", r->variant);
+   cb_json_write_string(out, cbr_variant_name(cs, r->variant));
+   fprintf(out, ", \"variants_tried\": %u, \"variants\": %u, "
+                "\"steps_followed\": %u, \"steps\": %u, \"how_far\": ",
+           r->variants_tried, r->nvariants, followed, steps);
+   cb_json_write_string(out, cbr_how_far(r, far, sizeof far));
+}
+
+void cbr_print_json(FILE *out, const cbr_report *rep)
+{
+   char buf[8192];
+   size_t count[CBR_ERROR + 1] = {0};
+   fputs("{\"program\": ", out);
+   cb_json_write_string(out, rep->program);
+   fputs(", \"args\": [", out);
+   for (int a = 1; a < rep->o->prog_argc; a++) {
+      if (a > 1)
+         fputs(", ", out);
+      cb_json_write_string(out, rep->o->prog_argv[a]);
+   }
+   fputs("],\n \"runs\": [", out);
+   for (size_t i = 0; i < rep->n; i++) {
+      const cbr_schedule *cs = &rep->cs[i];
+      const Cbtools__Schedule *s = cs->s;
+      const cbr_result *r = &rep->results[i];
+      count[r->verdict]++;
+      fputs(i ? ",\n  {" : "\n  {", out);
+      fputs("\"schedule\": ", out);
+      cb_json_write_string(out, cs->name);
+      fputs(", \"path\": ", out);
+      cb_json_write_string(out, cs->path);
+      fputs(", \"pattern\": ", out);
+      cb_json_write_string(out, cbr_pattern_of(s));
+      fputs(", \"variable\": ", out);
+      cb_json_write_string(out, cbr_variable_of(s, buf, sizeof buf));
+      fputs(",\n   \"e1\": ", out);
+      json_event(out, s->e1);
+      fputs(",\n   \"f\": ", out);
+      json_event(out, s->f);
+      fputs(",\n   \"e2\": ", out);
+      json_event(out, s->e2);
+      fputs(",\n   \"verdict\": ", out);
+      cb_json_write_string(out, cbr_verdict_name(r->verdict));
+      fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",
+              r->exit_code, r->signal, r->check_code);
+      fprintf(out, ", \"violation\": %s",
+              r->status.pattern == 1 ? "true"
+              : r->status.pattern == 0 ? "false" : "null");
+      fprintf(out, ", \"released\": %s, \"seconds\": %.3f",
+              r->status.released ? "true" : "false", r->seconds);
+      if (r->status.diverged)
+         fprintf(out, ", \"diverged\": {\"tid\": %u, \"index\": %llu}",
+                 r->status.diverged_tid, r->status.diverged_index);
+      json_progress(out, cs, r);
+      fputs(", \"reason\": ", out);
+      cb_json_write_string(out, r->verdict == CBR_ERROR ? r->error
+                                : r->status.infeasible ? r->status.reason
+                                                       : "");
+      fputs(", \"stderr_tail\": ", out);
+      cb_json_write_string(out, !r->stderr_shown || r->verdict == CBR_ERROR
+                                   ? r->stderr_tail : "");
+      fputs(",\n   \"reproduce\": ", out);
+      cb_json_write_string(out, cbr_reproduce_command(rep, i, buf, sizeof buf));
+      fputc('}', out);
+   }
+   fprintf(out, "],\n \"summary\": {\"runs\": %zu, \"passed\": %zu, "
+                "\"failed\": %zu, \"infeasible\": %zu, \"hung\": %zu, "
+                "\"error\": %zu}}\n",
+           rep->n, count[CBR_PASSED], count[CBR_FAILED],
+           count[CBR_INFEASIBLE], count[CBR_HUNG], count[CBR_ERROR]);
+}
