@@ -30,6 +30,29 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
    pe->location = loc;
 }
 
+/* Tail steps as the schedule message holds them; a run-out step
+ * (CBP_RUN_OUT) is marked run_out with no count. */
+static Cbtools__TailStep **tail_steps(const cbp_step *tail, uint32_t n) {
+   Cbtools__TailStep **sp = cbp_xcalloc(n ? n : 1, sizeof *sp);
+   for (uint32_t i = 0; i < n; i++) {
+      Cbtools__TailStep *st = cbp_xcalloc(1, sizeof *st);
+      cbtools__tail_step__init(st);
+      st->has_tid = 1; st->tid = tail[i].tid;
+      if (tail[i].count == CBP_RUN_OUT) {
+         st->has_run_out = 1; st->run_out = 1;
+      } else {
+         st->has_count = 1; st->count = tail[i].count;
+      }
+      sp[i] = st;
+   }
+   return sp;
+}
+
+static void free_steps(Cbtools__TailStep **sp, size_t n) {
+   for (size_t i = 0; i < n; i++) free(sp[i]);
+   free(sp);
+}
+
 int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
                        const cbp_candidate *c, const char *path, cb_error *err) {
    Cbtools__Schedule s;
@@ -41,15 +64,24 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.has_counted_mask = 1; s.counted_mask = CB_COUNTED_MASK;
    s.n_prefix = x->nthreads;
    s.prefix = c->prefix;
-   Cbtools__TailStep *steps = cbp_xcalloc(c->ntail, sizeof *steps);
-   Cbtools__TailStep **sp = cbp_xcalloc(c->ntail, sizeof *sp);
-   for (uint32_t i = 0; i < c->ntail; i++) {
-      cbtools__tail_step__init(&steps[i]);
-      steps[i].has_tid = 1; steps[i].tid = c->tail[i].tid;
-      steps[i].has_count = 1; steps[i].count = c->tail[i].count;
-      sp[i] = &steps[i];
+   s.n_tail = c->ntail; s.tail = tail_steps(c->tail, c->ntail);
+   /* The alternates (synthesis.c): replay forces them in order when the
+    * runs before them pass. */
+   Cbtools__Variant var[CBP_NALT], *vp[CBP_NALT];
+   size_t nv = 0;
+   for (int k = 0; k < CBP_NALT; k++) {
+      if (!c->nalt[k]) continue;
+      cbtools__variant__init(&var[nv]);
+      var[nv].name = (char *)cbp_alt_name[k];
+      var[nv].n_tail = c->nalt[k];
+      var[nv].tail = tail_steps(c->alt[k], c->nalt[k]);
+      vp[nv] = &var[nv];
+      nv++;
    }
-   s.n_tail = c->ntail; s.tail = sp;
+   if (nv) {
+      s.n_variants = nv; s.variants = vp;
+      s.tail_name = (char *)cbp_main_tail_name;
+   }
    s.pattern = (char *)cbp_pattern_name[c->pattern];
    s.has_variable = 1; s.variable = c->addr;
    char name[256];
@@ -63,6 +95,7 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.has_cut_index = 1; s.cut_index = c->e;
    s.z3 = (char *)(c->z3 ? c->z3 : "");
    int rc = cb_schedule_write(path, &s, err);
-   free(steps); free(sp);
+   free_steps(s.tail, s.n_tail);
+   for (size_t k = 0; k < nv; k++) free_steps(var[k].tail, var[k].n_tail);
    return rc;
 }

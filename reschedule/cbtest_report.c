@@ -51,6 +51,14 @@ static int write_file(const char *path, writer_fn fn, const cbt_suite *s,
 
 /* ---- report.json ------------------------------------------------------------- */
 
+/* The bug shape a pattern name stands for, in words. */
+static const char *cbt_shape_name(const char *pattern)
+{
+   if (!strcmp(pattern, "ORD")) return "order violation";
+   if (!strcmp(pattern, "DLK")) return "lock-order inversion";
+   return "atomicity violation";
+}
+
 static void json_event(cbt_json *j, const char *key, const cbt_event *e)
 {
    cbt_json_object(j, key);
@@ -270,9 +278,10 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    event_words("e2", &r->e2, r->variable, w2, sizeof w2);
    char msg[4 * PATH_MAX + 10000];
    snprintf(msg, sizeof msg,
-            "%s atomicity violation on %s, confirmed: the forced run %s "
+            "%s %s on %s, confirmed: the forced run %s "
             "(test %s, schedule %s). %s; %s; %s. Reproduce: %s",
-            r->pattern, r->variable, b->hung ? "hung" : "failed", t->id,
+            r->pattern, cbt_shape_name(r->pattern), r->variable,
+            b->hung ? "hung" : "failed", t->id,
             r->name, w1, wf, w2, b->reproduce);
 
    cbt_json_object(j, NULL);

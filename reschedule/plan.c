@@ -77,8 +77,13 @@ int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
    for (size_t i = 0; i < s->n_prefix; i++)
       bad |= put(&v, s->prefix[i]);
    bad |= put_tail(&v, tail, ntail);
-   bad |= put_event(&v, s->e1);
-   bad |= put_event(&v, s->f);
+   /* The tool reports "pattern 1" when the three ran in this order.  An
+    * order violation (ORD: e1 = e2 = the access that ran first in the
+    * recorded run, f the other thread's, forced before it) happened when f
+    * ran before e1: the order f, e1, e1. */
+   int ord = s->pattern && !strcmp(s->pattern, "ORD");
+   bad |= put_event(&v, ord ? s->f : s->e1);
+   bad |= put_event(&v, ord ? s->e1 : s->f);
    bad |= put_event(&v, s->e2);
    bad |= put(&v, stall_ms);
    if (bad) {

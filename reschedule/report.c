@@ -333,6 +333,13 @@ static int is_deadlock(const Cbtools__Schedule *s)
    return s->pattern && !strcmp(s->pattern, "DLK");
 }
 
+/* Pattern ORD (cbpredict's orders.c): e1 = e2 = T1's access that ran
+ * first in the recorded run, f = T2's conflicting access forced before it. */
+static int is_order(const Cbtools__Schedule *s)
+{
+   return s->pattern && !strcmp(s->pattern, "ORD");
+}
+
 static void print_stderr_tail(FILE *out, const char *what,
                               const cbr_result *r)
 {
@@ -355,9 +362,12 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
       c[PATH_MAX + 32], cmd[8192];
 
    char obj[3][256];
-   int dlk = is_deadlock(s);
+   int dlk = is_deadlock(s), ord = is_order(s);
    cbr_variable_of(s, var, sizeof var);
-   if (dlk)
+   if (ord)
+      fprintf(out, "\nBUG (%s): ORD order violation on %s; the forced run %s",
+              cs->name, var, verdict_text(r, vt, sizeof vt));
+   else if (dlk)
       fprintf(out, "\nBUG (%s): DLK lock-order inversion on %s, a deadlock; "
                    "the forced run %s", cs->name, var,
               verdict_text(r, vt, sizeof vt));
@@ -392,6 +402,14 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
               cbr_event_where(s->e1, 1, a, sizeof a), obj[2],
               cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
               cbr_event_where(s->f, 1, c, sizeof c));
+   else if (ord && s->e1 && s->f)
+      fprintf(out, "  in the recorded run T%u's %s at %s came before T%u's %s at "
+                   "%s, and nothing orders them (no create, join, barrier or "
+                   "signal): forced the other way round, T%u's %s ran first.\n",
+              s->e1->tid, cb_event_kind_name(s->e1->kind),
+              cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
+              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c),
+              s->f->tid, cb_event_kind_name(s->f->kind));
    else if (s->e1 && s->f && s->e2)
       fprintf(out, "  T%u's %s at %s and its %s at %s were not atomic: T%u's "
                    "%s at %s ran between them.\n",
