@@ -8,6 +8,7 @@
 
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_hashtable.h"
 #include "cb_wire.h"
 
 /* ---- options (cb_main.c) ---- */
@@ -77,6 +78,9 @@ typedef struct {
    UShort  last_child;   /* wid of the thread it created last */
    Addr    stk_lo;       /* its own stack: [stk_lo, stk_lo + stk_len) */
    SizeT   stk_len;
+   Bool    stk_known;    /* stk_lo/stk_len set (it has run) */
+   VgHashTable *esc;     /* its escaped stack lines (cb_stacks.c), or NULL */
+   Addr    esc_lo;       /* the lowest of them */
    CbFrame *frames;      /* shadow stack of function activations */
    UInt    nframes, capframes;
    ULong   counted;      /* counted events so far (next counted index);
@@ -89,7 +93,9 @@ typedef struct {
 
 extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
 extern CbThread *cb_cur;           /* the thread running client code */
-extern Addr      cb_stk_lo;        /* cb_cur's stack, cached for helpers */
+/* The part of cb_cur's stack whose accesses are dropped without a look:
+ * its stack below its lowest escaped line (cb_stacks.c). */
+extern Addr      cb_stk_lo;
 extern SizeT     cb_stk_len;
 extern ULong     cb_cur_tid16;     /* cb_cur->wid << 16: a record's tid bits */
 
@@ -105,6 +111,16 @@ CbThread *cb_thread(ThreadId tid);
 /* Every non-memory event goes through here so that counting is shared. */
 void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
               ULong value);
+
+/* ---- stack memory shared between threads (cb_stacks.c) ---- */
+extern Bool cb_stacks_watch_rsp;   /* instrument RSP-relative accesses too */
+void cb_stacks_init(void);
+void cb_stacks_scan(void);         /* before the buffer is written or
+                                      another thread runs */
+void cb_stacks_flushed(void);      /* the buffer was emptied */
+Bool cb_stacks_own_local(Addr a);  /* replay mode's per-access filter */
+void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len);
+void cb_stacks_thread_gone(CbThread *t);
 
 /* ---- function activations (cb_blocks.c) ---- */
 VG_REGPARM(2) void cb_call(Addr target, Addr sp);

@@ -2,9 +2,10 @@
  *
  * Each memory access of watched code emits a READ or WRITE record with its
  * value, unless it can be proved at translation time never to be shared:
- * addresses computed from the stack pointer, and constant addresses in
- * read-only data, the GOT or the PLT.  Accesses to the running thread's own
- * stack are dropped at run time.  In record mode the record is written by
+ * addresses computed from the stack pointer (until some thread's stack
+ * memory is shared: cb_stacks.c), and constant addresses in read-only
+ * data, the GOT or the PLT.  Accesses to the running thread's own stack are
+ * dropped at run time, unless the line escaped to another thread.  In record mode the record is written by
  * inline IR (no helper call: a call per access was most of the tool's cost);
  * replay mode calls cb_ev_mem, which also counts the event for the plan.
  * Both keep exactly the same events with the same fields.  Function entries,
@@ -39,7 +40,8 @@ static UInt cb_insn_has_ev;
 /* Replay mode's memory event (record mode: cb_emit_mem_inline). */
 static VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
 {
-   if (a - cb_stk_lo < cb_stk_len) {   /* the thread's own stack */
+   if (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a)) {
+      /* the thread's own stack, not shared */
       if (info & CB_INFO_FIRST)
          cb_insn_has_ev = 0;
       return;
@@ -61,7 +63,7 @@ static VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
  * the strength of the first address being on the stack. */
 static VG_REGPARM(2) UWord cb_gate(Addr a, UWord multi)
 {
-   if (!multi && a - cb_stk_lo < cb_stk_len)
+   if (!multi && (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a)))
       return 0;
    if (UNLIKELY(!cb_cur))
       return 0;
@@ -79,7 +81,10 @@ static Bool cb_addr_needs_helper(const CbScan *sc, IRExpr *addr)
 {
    if (addr->tag == Iex_RdTmp) {
       IRTemp t = addr->Iex.RdTmp.tmp;
-      return !(t < (IRTemp)sc->ntmps && sc->rsp_derived[t]);
+      /* Stack-pointer-relative: the thread's own stack, instrumented only
+       * once some stack memory was shared (cb_stacks.c). */
+      return cb_stacks_watch_rsp ||
+             !(t < (IRTemp)sc->ntmps && sc->rsp_derived[t]);
    }
    if (addr->tag == Iex_Const) {
       IRConst *c = addr->Iex.Const.con;

@@ -48,8 +48,10 @@ static void cb_write_all(const UChar *p, UInt n)
 
 void cb_out_flush(void)
 {
+   cb_stacks_scan();   /* may drop records, and must see every one */
    cb_write_all(cb_buf, (UInt)cb_buf_used);
    cb_buf_used = 0;
+   cb_stacks_flushed();
 }
 
 /* The inline record path's slow path: the buffer has no room for the next
@@ -98,6 +100,7 @@ void cb_out_forked_child(ThreadId tid)
 {
    cb_out_fd = -1;
    cb_buf_used = 0;
+   cb_stacks_flushed();
 }
 
 /* Appends a LOCDEF/SYMDEF header and its NUL-terminated strings. */
