@@ -96,7 +96,7 @@ VG_REGPARM(2) void cb_call(Addr target, Addr sp)
       return;
    while (t->nframes > 0 && t->frames[t->nframes - 1].sp <= sp)
       cb_pop(t);
-   cb_push(t, target, sp, *(Addr *)sp, cb_loc_for(target));
+   cb_push(t, target, sp, *(Addr *)sp, cb_loc_for_fn(target));
 }
 
 /* fn: a function's entry, reached by any path; sp: the stack pointer there,

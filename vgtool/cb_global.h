@@ -54,8 +54,12 @@ static inline void cb_put(UChar kind, UChar size, UShort tid, UInt loc,
    cb_buf_used += sizeof(cb_wire_event);
 }
 
-/* Location id of a code address; emits its LOCDEF the first time. */
+/* Location id of a code address; emits its LOCDEF the first time.  Its
+ * function is the innermost one, inlined or not (--read-inline-info=yes). */
 UInt cb_loc_for(Addr a);
+/* The same for a function's entry, named after the function whose symbol
+ * holds it: a block's location. */
+UInt cb_loc_for_fn(Addr a);
 /* Emits a SYMDEF for the global holding data address a, once per symbol. */
 void cb_symdef_for(Addr a);
 

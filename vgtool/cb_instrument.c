@@ -311,14 +311,14 @@ static void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
  * the entry (whatever path led here: a call, a PLT stub, a chased call). */
 static void cb_emit_enter(CbEmit *em, const VexGuestLayout *layout)
 {
-   em->loc = cb_loc_for(em->insn);
+   UInt loc = cb_loc_for_fn(em->insn);
    IRTemp sp = newIRTemp(em->sb->tyenv, Ity_I64);
    addStmtToIRSB(em->sb, IRStmt_WrTmp(sp, IRExpr_Get(layout->offset_SP,
                                                      Ity_I64)));
    IRDirty *d = unsafeIRDirty_0_N(
       3, "cb_enter", VG_(fnptr_to_fnentry)(cb_enter),
       mkIRExprVec_3(mkIRExpr_HWord(em->insn), IRExpr_RdTmp(sp),
-                    mkIRExpr_HWord(em->loc)));
+                    mkIRExpr_HWord(loc)));
    addStmtToIRSB(em->sb, IRStmt_Dirty(d));
 }
 

@@ -138,16 +138,36 @@ static void cb_put_def(UChar kind, UInt id, Addr address, UInt line,
    cb_buf_used += sizeof *d + padded;
 }
 
-UInt cb_loc_for(Addr a)
+/* The innermost function inlined at code address a (--read-inline-info),
+ * copied into fn; False when a is in no inlined code.  The tool API names
+ * inlined functions only through VG_(describe_IP), whose text is
+ * "0xADDR: FUNCTION (FILE:LINE)" or "0xADDR: FUNCTION (in OBJECT)". */
+static Bool cb_inlined_fnname(DiEpoch ep, Addr a, HChar *fn, SizeT len)
 {
-   CbLocNode *n = VG_(HT_lookup)(cb_locs, a);
-   if (n)
-      return n->id;
-   n = VG_(malloc)("cb.loc", sizeof *n);
-   n->key = a;
-   n->id = cb_next_loc++;
-   VG_(HT_add_node)(cb_locs, n);
+   InlIPCursor *ic = VG_(new_IIPC)(ep, a);
+   if (!ic)
+      return False;
+   const HChar *d = VG_(describe_IP)(ep, a, ic);
+   Bool deeper = VG_(next_IIPC)(ic);   /* an outer frame: a is inlined */
+   VG_(delete_IIPC)(ic);
+   const HChar *s = VG_(strstr)(d, ": ");
+   const HChar *e = NULL;
+   for (const HChar *q = s; q && (q = VG_(strstr)(q, " (")) != NULL; q++)
+      e = q;
+   if (!deeper || !s || !e || e <= s + 2)
+      return False;
+   SizeT n = (SizeT)(e - (s + 2));
+   if (n > len - 1)
+      n = len - 1;
+   VG_(memcpy)(fn, s + 2, n);
+   fn[n] = 0;
+   return True;
+}
 
+/* A LOCDEF for code address a, under id; fn_entry: name the function whose
+ * symbol holds a, even when a is inside code inlined into it. */
+static void cb_put_locdef(UInt id, Addr a, Bool fn_entry)
+{
    /* The debug info strings are only valid until the next query: copy. */
    DiEpoch ep = VG_(current_DiEpoch)();
    HChar obj[256], fn[256], file[256];
@@ -156,14 +176,57 @@ UInt cb_loc_for(Addr a)
    obj[0] = fn[0] = file[0] = 0;
    if (VG_(get_objname)(ep, a, &s))
       VG_(strncpy)(obj, s, sizeof obj - 1), obj[sizeof obj - 1] = 0;
-   if (VG_(get_fnname)(ep, a, &s))
+   if ((fn_entry || !cb_inlined_fnname(ep, a, fn, sizeof fn)) &&
+       VG_(get_fnname)(ep, a, &s))
       VG_(strncpy)(fn, s, sizeof fn - 1), fn[sizeof fn - 1] = 0;
    if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line))
       VG_(strncpy)(file, s, sizeof file - 1), file[sizeof file - 1] = 0;
    else
       line = 0;
    const HChar *strs[3] = { obj, fn, file };
-   cb_put_def(CB_WIRE_LOCDEF, n->id, a, line, strs, 3);
+   cb_put_def(CB_WIRE_LOCDEF, id, a, line, strs, 3);
+}
+
+/* Locations are keyed by code address; a function entry's own location
+ * (cb_loc_for_fn) by the address with the top bit set, which no user-space
+ * code address has. */
+#define CB_LOC_FN_KEY(a) ((UWord)(a) | (1ul << 63))
+
+static UInt cb_loc_lookup(UWord key, Addr a, Bool fn_entry)
+{
+   CbLocNode *n = VG_(HT_lookup)(cb_locs, key);
+   if (n)
+      return n->id;
+   n = VG_(malloc)("cb.loc", sizeof *n);
+   n->key = key;
+   n->id = cb_next_loc++;
+   VG_(HT_add_node)(cb_locs, n);
+   cb_put_locdef(n->id, a, fn_entry);
+   return n->id;
+}
+
+/* The location of an instruction: its file and line, and the innermost
+ * function it belongs to, inlined or not. */
+UInt cb_loc_for(Addr a)
+{
+   return cb_loc_lookup((UWord)a, a, False);
+}
+
+/* The location of a function's entry, named after the function itself: a
+ * block's name.  The same location as cb_loc_for(a) unless the entry
+ * instruction already belongs to inlined code. */
+UInt cb_loc_for_fn(Addr a)
+{
+   CbLocNode *n = VG_(HT_lookup)(cb_locs, CB_LOC_FN_KEY(a));
+   if (n)
+      return n->id;
+   HChar fn[8];
+   if (cb_inlined_fnname(VG_(current_DiEpoch)(), a, fn, sizeof fn))
+      return cb_loc_lookup(CB_LOC_FN_KEY(a), a, True);
+   n = VG_(malloc)("cb.loc", sizeof *n);
+   n->key = CB_LOC_FN_KEY(a);
+   n->id = cb_loc_for(a);
+   VG_(HT_add_node)(cb_locs, n);
    return n->id;
 }
 
