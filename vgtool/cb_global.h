@@ -60,6 +60,8 @@ UInt cb_loc_for(Addr a);
 /* The same for a function's entry, named after the function whose symbol
  * holds it: a block's location. */
 UInt cb_loc_for_fn(Addr a);
+/* A new location at a's file:line, named after function fn. */
+UInt cb_loc_named(Addr a, const HChar *fn);
 /* Emits a SYMDEF for the global holding data address a, once per symbol. */
 void cb_symdef_for(Addr a);
 
@@ -74,7 +76,9 @@ Bool cb_const_addr_shared(Addr a);
 /* ---- threads (cb_threads.c) ---- */
 /* fn: entry address; sp: stack pointer at entry; ret: the word there, the
  * return address (tells a tail call from a new call at the same depth). */
-typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; } CbFrame;
+/* chain: 0 for a real activation; for an inlined one (cb_inline.c), its
+ * inline chain, and fn is the first address seen in it. */
+typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; UInt chain; } CbFrame;
 #define CB_MAX_HELD 16
 typedef struct {
    Bool    live;
@@ -85,6 +89,7 @@ typedef struct {
    Bool    stk_known;    /* stk_lo/stk_len set (it has run) */
    VgHashTable *esc;     /* its escaped stack lines (cb_stacks.c), or NULL */
    Addr    esc_lo;       /* the lowest of them */
+   UInt    inl_entered;  /* cb_entered while another thread runs */
    CbFrame *frames;      /* shadow stack of function activations */
    UInt    nframes, capframes;
    ULong   counted;      /* counted events so far (next counted index);
@@ -133,6 +138,22 @@ VG_REGPARM(3) void cb_enter(Addr fn, Addr sp, UWord loc);
 Bool cb_is_fn_entry(Addr a);   /* translation time */
 Bool cb_call_target_watched(Addr target);
 void cb_blocks_close_all(CbThread *t);
+void cb_blocks_resume(CbThread *t);   /* t runs: sets cb_cur_chain */
+UInt cb_blocks_top_chain(const CbThread *t);
+void cb_blocks_pop_inlined(CbThread *t, UInt keep);
+void cb_blocks_push_inlined(CbThread *t, UInt chain, Addr fn, UInt loc);
+
+/* ---- inlined activations (cb_inline.c) ---- */
+/* The running thread's: the inline chain of its top frame, or
+ * CB_CHAIN_INVALID while cb_entered is set; the chain whose entry
+ * instruction ran since its last event, 0 if none (saved per thread in
+ * CbThread.inl_entered while others run). */
+extern UInt cb_cur_chain;
+extern UInt cb_entered;
+#define CB_CHAIN_INVALID 0xffffffffu
+Bool cb_inline_innermost(Addr a, HChar *fn, SizeT len);
+Bool cb_inline_at(Addr insn, UInt *chain, UInt *entry);  /* translation */
+VG_REGPARM(1) void cb_inline_switch(UWord chain);
 
 /* ---- instrumentation (cb_instrument.c) ---- */
 IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,

@@ -187,6 +187,11 @@ typedef struct {
     * superblocks), and whether this instruction already emitted. */
    IRTemp stk_lo, stk_len, tid16;
    IRTemp has_ev;     /* I64, 0 or 1 */
+   /* Inlined activations (cb_inline.c): */
+   Bool   inl;        /* the instruction's function has inlined code */
+   UInt   ichain;     /* the instruction's static inline chain */
+   Bool   ichecked;   /* already compared with the thread's */
+   UInt   known;      /* what cb_cur_chain holds here, or CB_CHAIN_INVALID */
 } CbEmit;
 
 static IRTemp cb_tmp(IRSB *sb, IRType ty, IRExpr *e)
@@ -207,6 +212,50 @@ static IRExpr *cb_tmp_expr(IRSB *sb, IRExpr *e)
 static IRExpr *cb_hword_at(const void *p)
 {
    return IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)p));
+}
+
+/* At an instruction's IMark: its inline chain, and if it is the entry of
+ * an inlined body, the two stores that make the next event start a new
+ * activation of it (cb_inline.c). */
+static void cb_emit_inline_entry(CbEmit *em)
+{
+   UInt entry;
+   em->ichecked = False;
+   em->inl = cb_inline_at(em->insn, &em->ichain, &entry);
+   if (!em->inl || entry == 0)
+      return;
+   addStmtToIRSB(em->sb, IRStmt_Store(Iend_LE,
+                                      mkIRExpr_HWord((HWord)&cb_entered),
+                                      IRExpr_Const(IRConst_U32(entry))));
+   addStmtToIRSB(em->sb,
+                 IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&cb_cur_chain),
+                              IRExpr_Const(IRConst_U32(CB_CHAIN_INVALID))));
+   em->known = CB_CHAIN_INVALID;
+}
+
+/* Before an instruction's first event (a recorded access, a call): a load
+ * and a compare of the thread's inline chain with the instruction's; the
+ * helper runs only when they differ. */
+static void cb_emit_inline_check(CbEmit *em)
+{
+   if (!em->inl || em->ichecked)
+      return;
+   em->ichecked = True;
+   if (em->ichain == em->known)
+      return;
+   em->known = em->ichain;
+   IRSB *sb = em->sb;
+   IRTemp cur = cb_tmp(sb, Ity_I32,
+                       IRExpr_Load(Iend_LE, Ity_I32,
+                                   mkIRExpr_HWord((HWord)&cb_cur_chain)));
+   IRTemp ne = cb_tmp(sb, Ity_I1,
+                      IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(cur),
+                                   IRExpr_Const(IRConst_U32(em->ichain))));
+   IRDirty *d = unsafeIRDirty_0_N(1, "cb_inline_switch",
+                                  VG_(fnptr_to_fnentry)(cb_inline_switch),
+                                  mkIRExprVec_1(mkIRExpr_HWord(em->ichain)));
+   d->guard = IRExpr_RdTmp(ne);
+   addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
 /* Record mode: the event as plain IR, no helper call.  The record is
@@ -287,6 +336,7 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
 static void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
                         UChar kind, IRExpr *guard)
 {
+   cb_emit_inline_check(em);
    if (em->loc == 0)
       em->loc = cb_loc_for(em->insn);
    if (addr->tag == Iex_Const) {
@@ -395,6 +445,17 @@ static void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, Int offset_sp)
    }
 }
 
+/* A call that VEX followed into its callee within the superblock: the
+ * store of the return address (the next instruction's) below the stack
+ * pointer. */
+static Bool cb_is_chased_call(const IRStmt *st, Addr insn, UInt len)
+{
+   if (st->tag != Ist_Store || st->Ist.Store.data->tag != Iex_Const)
+      return False;
+   const IRConst *c = st->Ist.Store.data->Iex.Const.con;
+   return c->tag == Ico_U64 && c->Ico.U64 == (ULong)insn + len;
+}
+
 /* Appends the shadow-stack helper of a superblock that ends in a call or a
  * return (the stack pointer read at the end is the one after the push or
  * the pop). */
@@ -441,7 +502,8 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
 
    IRSB *sb = deepCopyIRSBExceptStmts(bb);
    CbEmit em = { sb, 0, 0, True, IRTemp_INVALID, IRTemp_INVALID,
-                 IRTemp_INVALID, IRTemp_INVALID };
+                 IRTemp_INVALID, IRTemp_INVALID,
+                 False, 0, False, CB_CHAIN_INVALID };
    Int i = 0;
    while (i < bb->stmts_used && bb->stmts[i]->tag != Ist_IMark)
       addStmtToIRSB(sb, bb->stmts[i++]);
@@ -450,6 +512,7 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
     * same address (a lock-prefixed add) adds only its write. */
    IRExpr *loaded[4];
    Int nloaded = 0;
+   UInt insn_len = 0;
 
    for (; i < bb->stmts_used; i++) {
       IRStmt *st = bb->stmts[i];
@@ -458,11 +521,15 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       if (st->tag == Ist_IMark) {
          addStmtToIRSB(sb, st);
          em.insn = (Addr)st->Ist.IMark.addr;
+         insn_len = st->Ist.IMark.len;
          em.loc = 0;
          em.first = True;
          nloaded = 0;
-         if (cb_is_fn_entry(em.insn))
+         if (cb_is_fn_entry(em.insn)) {
             cb_emit_enter(&em, layout);
+            em.known = CB_CHAIN_INVALID;
+         }
+         cb_emit_inline_entry(&em);
          if (cb_replaying && gate[i] == CB_GATE_AFTER_IMARK)
             cb_emit_gate(sb, layout, em.insn, NULL, True);
          continue;
@@ -470,6 +537,8 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       Int n;
       IRExpr *addr = cb_stmt_access(st, &n);
       Bool instr = addr && cb_addr_needs_helper(&sc, addr);
+      if (cb_is_chased_call(st, em.insn, insn_len))
+         cb_emit_inline_check(&em);   /* a call is an event, see below */
       if (cb_replaying && instr &&
           (gate[i] == CB_GATE_BEFORE || gate[i] == CB_GATE_BEFORE_MULTI))
          cb_emit_gate(sb, layout, em.insn, addr,
@@ -563,7 +632,11 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       }
    }
 
-   /* Function activations: calls and returns end superblocks. */
+   /* Function activations: calls and returns end superblocks.  A call is
+    * an event of its instruction's inlined activation (its callee's block
+    * nests in it, a synchronisation call happens in it). */
+   if (sb->jumpkind == Ijk_Call)
+      cb_emit_inline_check(&em);
    cb_add_call_ret(sb, layout);
 
    VG_(free)(sc.rsp_derived);

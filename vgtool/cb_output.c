@@ -138,35 +138,10 @@ static void cb_put_def(UChar kind, UInt id, Addr address, UInt line,
    cb_buf_used += sizeof *d + padded;
 }
 
-/* The innermost function inlined at code address a (--read-inline-info),
- * copied into fn; False when a is in no inlined code.  The tool API names
- * inlined functions only through VG_(describe_IP), whose text is
- * "0xADDR: FUNCTION (FILE:LINE)" or "0xADDR: FUNCTION (in OBJECT)". */
-static Bool cb_inlined_fnname(DiEpoch ep, Addr a, HChar *fn, SizeT len)
-{
-   InlIPCursor *ic = VG_(new_IIPC)(ep, a);
-   if (!ic)
-      return False;
-   const HChar *d = VG_(describe_IP)(ep, a, ic);
-   Bool deeper = VG_(next_IIPC)(ic);   /* an outer frame: a is inlined */
-   VG_(delete_IIPC)(ic);
-   const HChar *s = VG_(strstr)(d, ": ");
-   const HChar *e = NULL;
-   for (const HChar *q = s; q && (q = VG_(strstr)(q, " (")) != NULL; q++)
-      e = q;
-   if (!deeper || !s || !e || e <= s + 2)
-      return False;
-   SizeT n = (SizeT)(e - (s + 2));
-   if (n > len - 1)
-      n = len - 1;
-   VG_(memcpy)(fn, s + 2, n);
-   fn[n] = 0;
-   return True;
-}
-
-/* A LOCDEF for code address a, under id; fn_entry: name the function whose
- * symbol holds a, even when a is inside code inlined into it. */
-static void cb_put_locdef(UInt id, Addr a, Bool fn_entry)
+/* A LOCDEF for code address a, under id, naming function name if given,
+ * else (fn_entry) the function whose symbol holds a, even when a is inside
+ * code inlined into it, else the innermost function, inlined or not. */
+static void cb_put_locdef(UInt id, Addr a, Bool fn_entry, const HChar *name)
 {
    /* The debug info strings are only valid until the next query: copy. */
    DiEpoch ep = VG_(current_DiEpoch)();
@@ -176,8 +151,10 @@ static void cb_put_locdef(UInt id, Addr a, Bool fn_entry)
    obj[0] = fn[0] = file[0] = 0;
    if (VG_(get_objname)(ep, a, &s))
       VG_(strncpy)(obj, s, sizeof obj - 1), obj[sizeof obj - 1] = 0;
-   if ((fn_entry || !cb_inlined_fnname(ep, a, fn, sizeof fn)) &&
-       VG_(get_fnname)(ep, a, &s))
+   if (name)
+      VG_(strncpy)(fn, name, sizeof fn - 1), fn[sizeof fn - 1] = 0;
+   else if ((fn_entry || !cb_inline_innermost(a, fn, sizeof fn)) &&
+            VG_(get_fnname)(ep, a, &s))
       VG_(strncpy)(fn, s, sizeof fn - 1), fn[sizeof fn - 1] = 0;
    if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line))
       VG_(strncpy)(file, s, sizeof file - 1), file[sizeof file - 1] = 0;
@@ -201,7 +178,7 @@ static UInt cb_loc_lookup(UWord key, Addr a, Bool fn_entry)
    n->key = key;
    n->id = cb_next_loc++;
    VG_(HT_add_node)(cb_locs, n);
-   cb_put_locdef(n->id, a, fn_entry);
+   cb_put_locdef(n->id, a, fn_entry, NULL);
    return n->id;
 }
 
@@ -221,13 +198,22 @@ UInt cb_loc_for_fn(Addr a)
    if (n)
       return n->id;
    HChar fn[8];
-   if (cb_inlined_fnname(VG_(current_DiEpoch)(), a, fn, sizeof fn))
+   if (cb_inline_innermost(a, fn, sizeof fn))
       return cb_loc_lookup(CB_LOC_FN_KEY(a), a, True);
    n = VG_(malloc)("cb.loc", sizeof *n);
    n->key = CB_LOC_FN_KEY(a);
    n->id = cb_loc_for(a);
    VG_(HT_add_node)(cb_locs, n);
    return n->id;
+}
+
+/* A new location at a's file and line, named after function fn (an
+ * inlined function's block: cb_inline.c). */
+UInt cb_loc_named(Addr a, const HChar *fn)
+{
+   UInt id = cb_next_loc++;
+   cb_put_locdef(id, a, False, fn);
+   return id;
 }
 
 void cb_symdef_for(Addr a)

@@ -55,6 +55,7 @@ static void cb_thread_reset(CbThread *t, UShort wid)
    t->stk_known = False;
    t->esc = NULL;
    t->esc_lo = 0;
+   t->inl_entered = 0;
    t->nframes = 0;
    t->counted = 0;
    t->nheld = 0;
@@ -104,6 +105,8 @@ void cb_thread_ll_exit(ThreadId tid)
    cb_thread_finish(t);
    if (cb_cur == t) {
       cb_cur = NULL;
+      cb_cur_chain = 0;
+      cb_entered = 0;
       cb_stk_lo = 0;
       cb_stk_len = 0;
       cb_cur_tid16 = 0;
@@ -121,8 +124,12 @@ void cb_thread_start_client(ThreadId tid, ULong blocks)
       cb_thread_reset(t, ++cb_next_wid);
    Addr max = VG_(thread_get_stack_max)(tid);
    SizeT size = VG_(thread_get_stack_size)(tid);
+   if (cb_cur)
+      cb_cur->inl_entered = cb_entered;
+   cb_entered = t->inl_entered;
    cb_cur = t;
    cb_cur_tid16 = (ULong)t->wid << 16;
+   cb_blocks_resume(t);
    if (max != 0 && size != 0) {
       /* [max - size, max]: the whole stack, plus the red zone below it. */
       cb_stacks_thread_runs(tid, t, max + 1 - size - 256, size + 256);

@@ -1,14 +1,15 @@
 #!/bin/sh
 # Optimised builds (issue 9, point 2): a `static` helper that gcc -O2
-# inlines into the thread's start routine.  Its accesses and lock calls must
-# be reported `in deposit` (the innermost inlined function, from Valgrind's
-# inline info), the start routine's own code `in teller`, and the blocks of
-# real calls keep the name of the function called.
+# inlines into the thread's start routine, called in a loop.  Its accesses
+# and lock calls must be reported `in deposit` (the innermost inlined
+# function, from Valgrind's inline info), the start routine's own code `in
+# teller`; each inlined call must be a block of its own (begin deposit ..
+# end deposit, nested in teller's), as a real call would be.
 . "$(dirname "$0")/../tap.sh"
 
 cat >"$TMP/inlined.c" <<'EOF'
-/* inlined.c: two tellers deposit into one balance through a static helper
- * that gcc -O2 inlines into the start routine. */
+/* inlined.c: two tellers deposit three times into one balance through a
+ * static helper that gcc -O2 inlines into the start routine. */
 #include <pthread.h>
 #include <stdio.h>
 static int balance = 100;
@@ -25,7 +26,8 @@ static void deposit(int amount)
 }
 static void *teller(void *arg)
 {
-   deposit((int)(long)arg);
+   for (int i = 0; i < 3; i++)
+      deposit((int)(long)arg);
    __atomic_fetch_add(&served, 1, __ATOMIC_SEQ_CST);  /* teller's own */
    return NULL;
 }
@@ -37,7 +39,7 @@ int main(void)
    pthread_join(a, NULL);
    pthread_join(b, NULL);
    printf("%d %d\n", balance, served);
-   return balance != 130;
+   return balance != 190;
 }
 EOF
 src=$TMP/inlined.c
@@ -55,6 +57,7 @@ tr=$TMP/inlined.pb
 s=0
 timeout -k 5 120 cbtrace record -o "$tr" -- "$prog" >"$tr.out" 2>"$tr.err" || s=$?
 is "$s" 0 "recorded run exits 0"
+is "$(cat "$tr.out")" "190 2" "the program ran as natively"
 cbtrace dump "$tr" >"$tr.dump" 2>"$tr.dump.err"
 d=$tr.dump
 for t in T2 T3; do
@@ -70,4 +73,11 @@ for t in T2 T3; do
       "$t: its first block is teller, named teller"
 done
 unlike "$(grep -E ' (read|write) balance ' "$d")" " in teller$" "no access of balance is attributed to teller"
+
+# Blocks: each inlined call opens and closes its own block inside teller's.
+for t in T2 T3; do
+   is "$(awk -v t=$t '$2 == t && ($3 == "begin" || $3 == "end" || $4 == "balance" || $4 == "served") { print $3, $4 }' "$d" | tr '\n' ',')" \
+      "begin teller,$(printf 'begin deposit,read balance,write balance,end deposit,%.0s' 1 2 3)read served,write served,end teller," \
+      "$t: teller's block holds three deposit blocks, each with its read and write"
+done
 done_testing
