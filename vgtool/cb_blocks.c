@@ -14,6 +14,9 @@
  * one, which also closes frames that a longjmp skipped.  A tail call (jmp to
  * another function, same stack pointer and return address) opens a frame
  * nested in its caller's; both end at the shared return.
+ * Activations of inlined functions (cb_inline.c) are frames too, above
+ * their real frame and with its stack pointer and return address, so that
+ * whatever ends the real frame ends them; their chain field is nonzero.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */

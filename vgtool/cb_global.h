@@ -153,6 +153,9 @@ extern UInt cb_entered;
 #define CB_CHAIN_INVALID 0xffffffffu
 Bool cb_inline_innermost(Addr a, HChar *fn, SizeT len);
 Bool cb_inline_at(Addr insn, UInt *chain, UInt *entry);  /* translation */
+void cb_inline_emit_entry(IRSB *sb, UInt entry);
+void cb_inline_emit_check(IRSB *sb, UInt chain);
+Bool cb_inline_is_chased_call(const IRStmt *st, Addr insn, UInt len);
 VG_REGPARM(1) void cb_inline_switch(UWord chain);
 
 /* ---- instrumentation (cb_instrument.c) ---- */

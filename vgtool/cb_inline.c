@@ -33,6 +33,7 @@
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_hashtable.h"
 #include "pub_tool_debuginfo.h"
+#include "pub_tool_machine.h"
 #include "cb_global.h"
 
 UInt cb_cur_chain;
@@ -269,4 +270,47 @@ VG_REGPARM(1) void cb_inline_switch(UWord target)
       cb_blocks_push_inlined(t, c, cb_chains[c].entry, cb_chains[c].loc);
    }
    cb_blocks_resume(t);
+}
+
+/* ---- IR for cb_instrument.c ---- */
+
+/* At an inlined body's entry instruction: cb_entered = entry, and
+ * cb_cur_chain made invalid so that the next check calls the helper. */
+void cb_inline_emit_entry(IRSB *sb, UInt entry)
+{
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&cb_entered),
+                                  IRExpr_Const(IRConst_U32(entry))));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE,
+                                  mkIRExpr_HWord((HWord)&cb_cur_chain),
+                                  IRExpr_Const(IRConst_U32(CB_CHAIN_INVALID))));
+}
+
+/* A load and a compare; cb_inline_switch(chain) only when they differ. */
+void cb_inline_emit_check(IRSB *sb, UInt chain)
+{
+   IRTemp cur = newIRTemp(sb->tyenv, Ity_I32);
+   addStmtToIRSB(sb, IRStmt_WrTmp(cur, IRExpr_Load(Iend_LE, Ity_I32,
+                                                   mkIRExpr_HWord(
+                                                      (HWord)&cb_cur_chain))));
+   IRTemp ne = newIRTemp(sb->tyenv, Ity_I1);
+   addStmtToIRSB(sb, IRStmt_WrTmp(ne, IRExpr_Binop(Iop_CmpNE32,
+                                                   IRExpr_RdTmp(cur),
+                                                   IRExpr_Const(
+                                                      IRConst_U32(chain)))));
+   IRDirty *d = unsafeIRDirty_0_N(1, "cb_inline_switch",
+                                  VG_(fnptr_to_fnentry)(cb_inline_switch),
+                                  mkIRExprVec_1(mkIRExpr_HWord(chain)));
+   d->guard = IRExpr_RdTmp(ne);
+   addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+/* A call that VEX followed into its callee within the superblock (a call
+ * is an event of the caller's inlined activation): the store of the return
+ * address, the next instruction's. */
+Bool cb_inline_is_chased_call(const IRStmt *st, Addr insn, UInt len)
+{
+   if (st->tag != Ist_Store || st->Ist.Store.data->tag != Iex_Const)
+      return False;
+   const IRConst *c = st->Ist.Store.data->Iex.Const.con;
+   return c->tag == Ico_U64 && c->Ico.U64 == (ULong)insn + len;
 }

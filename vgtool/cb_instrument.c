@@ -13,7 +13,8 @@
  * each instruction that may
  * produce a counted event is preceded by a turn check and a guarded
  * Ijk_Yield exit back to the same instruction (DESIGN.md, "Forcing a
- * schedule").
+ * schedule").  In functions with inlined code, the inline chain is
+ * checked before each instruction's first event (cb_inline.c).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -215,7 +216,7 @@ static IRExpr *cb_hword_at(const void *p)
 }
 
 /* At an instruction's IMark: its inline chain, and if it is the entry of
- * an inlined body, the two stores that make the next event start a new
+ * an inlined body, the stores that make the next event start a new
  * activation of it (cb_inline.c). */
 static void cb_emit_inline_entry(CbEmit *em)
 {
@@ -224,18 +225,13 @@ static void cb_emit_inline_entry(CbEmit *em)
    em->inl = cb_inline_at(em->insn, &em->ichain, &entry);
    if (!em->inl || entry == 0)
       return;
-   addStmtToIRSB(em->sb, IRStmt_Store(Iend_LE,
-                                      mkIRExpr_HWord((HWord)&cb_entered),
-                                      IRExpr_Const(IRConst_U32(entry))));
-   addStmtToIRSB(em->sb,
-                 IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&cb_cur_chain),
-                              IRExpr_Const(IRConst_U32(CB_CHAIN_INVALID))));
+   cb_inline_emit_entry(em->sb, entry);
    em->known = CB_CHAIN_INVALID;
 }
 
-/* Before an instruction's first event (a recorded access, a call): a load
- * and a compare of the thread's inline chain with the instruction's; the
- * helper runs only when they differ. */
+/* Before an instruction's first event (a recorded access, a call): the
+ * thread's inline chain compared with the instruction's, unless this
+ * superblock already made them equal. */
 static void cb_emit_inline_check(CbEmit *em)
 {
    if (!em->inl || em->ichecked)
@@ -244,18 +240,7 @@ static void cb_emit_inline_check(CbEmit *em)
    if (em->ichain == em->known)
       return;
    em->known = em->ichain;
-   IRSB *sb = em->sb;
-   IRTemp cur = cb_tmp(sb, Ity_I32,
-                       IRExpr_Load(Iend_LE, Ity_I32,
-                                   mkIRExpr_HWord((HWord)&cb_cur_chain)));
-   IRTemp ne = cb_tmp(sb, Ity_I1,
-                      IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(cur),
-                                   IRExpr_Const(IRConst_U32(em->ichain))));
-   IRDirty *d = unsafeIRDirty_0_N(1, "cb_inline_switch",
-                                  VG_(fnptr_to_fnentry)(cb_inline_switch),
-                                  mkIRExprVec_1(mkIRExpr_HWord(em->ichain)));
-   d->guard = IRExpr_RdTmp(ne);
-   addStmtToIRSB(sb, IRStmt_Dirty(d));
+   cb_inline_emit_check(em->sb, em->ichain);
 }
 
 /* Record mode: the event as plain IR, no helper call.  The record is
@@ -445,17 +430,6 @@ static void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, Int offset_sp)
    }
 }
 
-/* A call that VEX followed into its callee within the superblock: the
- * store of the return address (the next instruction's) below the stack
- * pointer. */
-static Bool cb_is_chased_call(const IRStmt *st, Addr insn, UInt len)
-{
-   if (st->tag != Ist_Store || st->Ist.Store.data->tag != Iex_Const)
-      return False;
-   const IRConst *c = st->Ist.Store.data->Iex.Const.con;
-   return c->tag == Ico_U64 && c->Ico.U64 == (ULong)insn + len;
-}
-
 /* Appends the shadow-stack helper of a superblock that ends in a call or a
  * return (the stack pointer read at the end is the one after the push or
  * the pop). */
@@ -537,7 +511,7 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       Int n;
       IRExpr *addr = cb_stmt_access(st, &n);
       Bool instr = addr && cb_addr_needs_helper(&sc, addr);
-      if (cb_is_chased_call(st, em.insn, insn_len))
+      if (cb_inline_is_chased_call(st, em.insn, insn_len))
          cb_emit_inline_check(&em);   /* a call is an event, see below */
       if (cb_replaying && instr &&
           (gate[i] == CB_GATE_BEFORE || gate[i] == CB_GATE_BEFORE_MULTI))
