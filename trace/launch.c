@@ -112,7 +112,7 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
       nt++;
    while (prog_argv[np])
       np++;
-   const char **argv = calloc(nt + np + 8, sizeof *argv);
+   const char **argv = calloc(nt + np + 9, sizeof *argv);
    if (!argv) {
       cb_fail(err, "out of memory");
       return -1;
@@ -122,6 +122,8 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
    argv[a++] = "--tool=cbtools";
    argv[a++] = "-q";
    argv[a++] = "--fair-sched=yes";
+   /* Locations name the innermost inlined function (vgtool/cb_output.c). */
+   argv[a++] = "--read-inline-info=yes";
    if (l->replay)
       argv[a++] = "--px-default=allregs-at-mem-access";
    size_t log_slot = 0;

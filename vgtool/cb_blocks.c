@@ -14,6 +14,9 @@
  * one, which also closes frames that a longjmp skipped.  A tail call (jmp to
  * another function, same stack pointer and return address) opens a frame
  * nested in its caller's; both end at the shared return.
+ * Activations of inlined functions (cb_inline.c) are frames too, above
+ * their real frame and with its stack pointer and return address, so that
+ * whatever ends the real frame ends them; their chain field is nonzero.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -63,13 +66,28 @@ Bool cb_is_fn_entry(Addr a)
    return !cb_addr_is_plt(a);
 }
 
+/* The inline chain of t's top frame, kept in cb_cur_chain for generated
+ * code while t runs. */
+UInt cb_blocks_top_chain(const CbThread *t)
+{
+   return t->nframes > 0 ? t->frames[t->nframes - 1].chain : 0;
+}
+
+static void cb_sync_chain(CbThread *t)
+{
+   if (t == cb_cur)
+      cb_cur_chain = cb_entered ? CB_CHAIN_INVALID : cb_blocks_top_chain(t);
+}
+
 static void cb_pop(CbThread *t)
 {
    CbFrame *f = &t->frames[--t->nframes];
    cb_event(t, CB_EV_BLOCK_END, 0, f->loc, f->fn, 0);
+   cb_sync_chain(t);
 }
 
-static void cb_push(CbThread *t, Addr fn, Addr sp, Addr ret, UInt loc)
+static void cb_push_frame(CbThread *t, Addr fn, Addr sp, Addr ret, UInt loc,
+                          UInt chain)
 {
    if (t->nframes == t->capframes) {
       t->capframes = t->capframes ? 2 * t->capframes : 64;
@@ -81,7 +99,40 @@ static void cb_push(CbThread *t, Addr fn, Addr sp, Addr ret, UInt loc)
    f->sp = sp;
    f->ret = ret;
    f->loc = loc;
+   f->chain = chain;
    cb_event(t, CB_EV_BLOCK_BEGIN, 0, loc, fn, 0);
+   cb_sync_chain(t);
+}
+
+static void cb_push(CbThread *t, Addr fn, Addr sp, Addr ret, UInt loc)
+{
+   cb_push_frame(t, fn, sp, ret, loc, 0);
+}
+
+/* Inlined activations live above their real frame, with its stack pointer
+ * and return address, so that whatever closes the real frame closes them. */
+void cb_blocks_push_inlined(CbThread *t, UInt chain, Addr fn, UInt loc)
+{
+   Addr sp = 0, ret = 0;
+   if (t->nframes > 0) {
+      sp = t->frames[t->nframes - 1].sp;
+      ret = t->frames[t->nframes - 1].ret;
+   }
+   cb_push_frame(t, fn, sp, ret, loc, chain);
+}
+
+/* Closes t's open inlined activations down to the one of chain keep (or to
+ * the real frame). */
+void cb_blocks_pop_inlined(CbThread *t, UInt keep)
+{
+   while (t->nframes > 0 && t->frames[t->nframes - 1].chain != 0 &&
+          t->frames[t->nframes - 1].chain != keep)
+      cb_pop(t);
+}
+
+void cb_blocks_resume(CbThread *t)
+{
+   cb_sync_chain(t);
 }
 
 /* target: the called address; sp: the stack pointer after the call pushed
@@ -96,7 +147,7 @@ VG_REGPARM(2) void cb_call(Addr target, Addr sp)
       return;
    while (t->nframes > 0 && t->frames[t->nframes - 1].sp <= sp)
       cb_pop(t);
-   cb_push(t, target, sp, *(Addr *)sp, cb_loc_for(target));
+   cb_push(t, target, sp, *(Addr *)sp, cb_loc_for_fn(target));
 }
 
 /* fn: a function's entry, reached by any path; sp: the stack pointer there,
@@ -124,7 +175,7 @@ VG_REGPARM(3) void cb_enter(Addr fn, Addr sp, UWord loc)
           * tail calls coming back to a function still open in it: close
           * what the chain opened after it, open nothing. */
          for (UInt i = top; i > 0 && t->frames[i - 1].sp == sp; i--)
-            if (t->frames[i - 1].fn == fn) {
+            if (t->frames[i - 1].fn == fn && t->frames[i - 1].chain == 0) {
                while (t->nframes > i)
                   cb_pop(t);
                return;

@@ -8,6 +8,7 @@
 
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_hashtable.h"
 #include "cb_wire.h"
 
 /* ---- options (cb_main.c) ---- */
@@ -53,8 +54,14 @@ static inline void cb_put(UChar kind, UChar size, UShort tid, UInt loc,
    cb_buf_used += sizeof(cb_wire_event);
 }
 
-/* Location id of a code address; emits its LOCDEF the first time. */
+/* Location id of a code address; emits its LOCDEF the first time.  Its
+ * function is the innermost one, inlined or not (--read-inline-info=yes). */
 UInt cb_loc_for(Addr a);
+/* The same for a function's entry, named after the function whose symbol
+ * holds it: a block's location. */
+UInt cb_loc_for_fn(Addr a);
+/* A new location at a's file:line, named after function fn. */
+UInt cb_loc_named(Addr a, const HChar *fn);
 /* Emits a SYMDEF for the global holding data address a, once per symbol. */
 void cb_symdef_for(Addr a);
 
@@ -69,7 +76,9 @@ Bool cb_const_addr_shared(Addr a);
 /* ---- threads (cb_threads.c) ---- */
 /* fn: entry address; sp: stack pointer at entry; ret: the word there, the
  * return address (tells a tail call from a new call at the same depth). */
-typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; } CbFrame;
+/* chain: 0 for a real activation; for an inlined one (cb_inline.c), its
+ * inline chain, and fn is the first address seen in it. */
+typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; UInt chain; } CbFrame;
 #define CB_MAX_HELD 16
 typedef struct {
    Bool    live;
@@ -77,6 +86,10 @@ typedef struct {
    UShort  last_child;   /* wid of the thread it created last */
    Addr    stk_lo;       /* its own stack: [stk_lo, stk_lo + stk_len) */
    SizeT   stk_len;
+   Bool    stk_known;    /* stk_lo/stk_len set (it has run) */
+   VgHashTable *esc;     /* its escaped stack lines (cb_stacks.c), or NULL */
+   Addr    esc_lo;       /* the lowest of them */
+   UInt    inl_entered;  /* cb_entered while another thread runs */
    CbFrame *frames;      /* shadow stack of function activations */
    UInt    nframes, capframes;
    ULong   counted;      /* counted events so far (next counted index);
@@ -89,7 +102,9 @@ typedef struct {
 
 extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
 extern CbThread *cb_cur;           /* the thread running client code */
-extern Addr      cb_stk_lo;        /* cb_cur's stack, cached for helpers */
+/* The part of cb_cur's stack whose accesses are dropped without a look:
+ * its stack below its lowest escaped line (cb_stacks.c). */
+extern Addr      cb_stk_lo;
 extern SizeT     cb_stk_len;
 extern ULong     cb_cur_tid16;     /* cb_cur->wid << 16: a record's tid bits */
 
@@ -106,6 +121,16 @@ CbThread *cb_thread(ThreadId tid);
 void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
               ULong value);
 
+/* ---- stack memory shared between threads (cb_stacks.c) ---- */
+extern Bool cb_stacks_watch_rsp;   /* instrument RSP-relative accesses too */
+void cb_stacks_init(void);
+void cb_stacks_scan(void);         /* before the buffer is written or
+                                      another thread runs */
+void cb_stacks_flushed(void);      /* the buffer was emptied */
+Bool cb_stacks_own_local(Addr a);  /* replay mode's per-access filter */
+void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len);
+void cb_stacks_thread_gone(CbThread *t);
+
 /* ---- function activations (cb_blocks.c) ---- */
 VG_REGPARM(2) void cb_call(Addr target, Addr sp);
 VG_REGPARM(1) void cb_ret(Addr sp);
@@ -113,6 +138,25 @@ VG_REGPARM(3) void cb_enter(Addr fn, Addr sp, UWord loc);
 Bool cb_is_fn_entry(Addr a);   /* translation time */
 Bool cb_call_target_watched(Addr target);
 void cb_blocks_close_all(CbThread *t);
+void cb_blocks_resume(CbThread *t);   /* t runs: sets cb_cur_chain */
+UInt cb_blocks_top_chain(const CbThread *t);
+void cb_blocks_pop_inlined(CbThread *t, UInt keep);
+void cb_blocks_push_inlined(CbThread *t, UInt chain, Addr fn, UInt loc);
+
+/* ---- inlined activations (cb_inline.c) ---- */
+/* The running thread's: the inline chain of its top frame, or
+ * CB_CHAIN_INVALID while cb_entered is set; the chain whose entry
+ * instruction ran since its last event, 0 if none (saved per thread in
+ * CbThread.inl_entered while others run). */
+extern UInt cb_cur_chain;
+extern UInt cb_entered;
+#define CB_CHAIN_INVALID 0xffffffffu
+Bool cb_inline_innermost(Addr a, HChar *fn, SizeT len);
+Bool cb_inline_at(Addr insn, UInt *chain, UInt *entry);  /* translation */
+void cb_inline_emit_entry(IRSB *sb, UInt entry);
+void cb_inline_emit_check(IRSB *sb, UInt chain);
+Bool cb_inline_is_chased_call(const IRStmt *st, Addr insn, UInt len);
+VG_REGPARM(1) void cb_inline_switch(UWord chain);
 
 /* ---- instrumentation (cb_instrument.c) ---- */
 IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,

@@ -2,9 +2,10 @@
  *
  * Each memory access of watched code emits a READ or WRITE record with its
  * value, unless it can be proved at translation time never to be shared:
- * addresses computed from the stack pointer, and constant addresses in
- * read-only data, the GOT or the PLT.  Accesses to the running thread's own
- * stack are dropped at run time.  In record mode the record is written by
+ * addresses computed from the stack pointer (until some thread's stack
+ * memory is shared: cb_stacks.c), and constant addresses in read-only
+ * data, the GOT or the PLT.  Accesses to the running thread's own stack are
+ * dropped at run time, unless the line escaped to another thread.  In record mode the record is written by
  * inline IR (no helper call: a call per access was most of the tool's cost);
  * replay mode calls cb_ev_mem, which also counts the event for the plan.
  * Both keep exactly the same events with the same fields.  Function entries,
@@ -12,7 +13,8 @@
  * each instruction that may
  * produce a counted event is preceded by a turn check and a guarded
  * Ijk_Yield exit back to the same instruction (DESIGN.md, "Forcing a
- * schedule").
+ * schedule").  In functions with inlined code, the inline chain is
+ * checked before each instruction's first event (cb_inline.c).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -39,7 +41,8 @@ static UInt cb_insn_has_ev;
 /* Replay mode's memory event (record mode: cb_emit_mem_inline). */
 static VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
 {
-   if (a - cb_stk_lo < cb_stk_len) {   /* the thread's own stack */
+   if (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a)) {
+      /* the thread's own stack, not shared */
       if (info & CB_INFO_FIRST)
          cb_insn_has_ev = 0;
       return;
@@ -61,7 +64,7 @@ static VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
  * the strength of the first address being on the stack. */
 static VG_REGPARM(2) UWord cb_gate(Addr a, UWord multi)
 {
-   if (!multi && a - cb_stk_lo < cb_stk_len)
+   if (!multi && (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a)))
       return 0;
    if (UNLIKELY(!cb_cur))
       return 0;
@@ -79,7 +82,10 @@ static Bool cb_addr_needs_helper(const CbScan *sc, IRExpr *addr)
 {
    if (addr->tag == Iex_RdTmp) {
       IRTemp t = addr->Iex.RdTmp.tmp;
-      return !(t < (IRTemp)sc->ntmps && sc->rsp_derived[t]);
+      /* Stack-pointer-relative: the thread's own stack, instrumented only
+       * once some stack memory was shared (cb_stacks.c). */
+      return cb_stacks_watch_rsp ||
+             !(t < (IRTemp)sc->ntmps && sc->rsp_derived[t]);
    }
    if (addr->tag == Iex_Const) {
       IRConst *c = addr->Iex.Const.con;
@@ -182,6 +188,11 @@ typedef struct {
     * superblocks), and whether this instruction already emitted. */
    IRTemp stk_lo, stk_len, tid16;
    IRTemp has_ev;     /* I64, 0 or 1 */
+   /* Inlined activations (cb_inline.c): */
+   Bool   inl;        /* the instruction's function has inlined code */
+   UInt   ichain;     /* the instruction's static inline chain */
+   Bool   ichecked;   /* already compared with the thread's */
+   UInt   known;      /* what cb_cur_chain holds here, or CB_CHAIN_INVALID */
 } CbEmit;
 
 static IRTemp cb_tmp(IRSB *sb, IRType ty, IRExpr *e)
@@ -202,6 +213,34 @@ static IRExpr *cb_tmp_expr(IRSB *sb, IRExpr *e)
 static IRExpr *cb_hword_at(const void *p)
 {
    return IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)p));
+}
+
+/* At an instruction's IMark: its inline chain, and if it is the entry of
+ * an inlined body, the stores that make the next event start a new
+ * activation of it (cb_inline.c). */
+static void cb_emit_inline_entry(CbEmit *em)
+{
+   UInt entry;
+   em->ichecked = False;
+   em->inl = cb_inline_at(em->insn, &em->ichain, &entry);
+   if (!em->inl || entry == 0)
+      return;
+   cb_inline_emit_entry(em->sb, entry);
+   em->known = CB_CHAIN_INVALID;
+}
+
+/* Before an instruction's first event (a recorded access, a call): the
+ * thread's inline chain compared with the instruction's, unless this
+ * superblock already made them equal. */
+static void cb_emit_inline_check(CbEmit *em)
+{
+   if (!em->inl || em->ichecked)
+      return;
+   em->ichecked = True;
+   if (em->ichain == em->known)
+      return;
+   em->known = em->ichain;
+   cb_inline_emit_check(em->sb, em->ichain);
 }
 
 /* Record mode: the event as plain IR, no helper call.  The record is
@@ -282,6 +321,7 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
 static void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
                         UChar kind, IRExpr *guard)
 {
+   cb_emit_inline_check(em);
    if (em->loc == 0)
       em->loc = cb_loc_for(em->insn);
    if (addr->tag == Iex_Const) {
@@ -306,14 +346,14 @@ static void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
  * the entry (whatever path led here: a call, a PLT stub, a chased call). */
 static void cb_emit_enter(CbEmit *em, const VexGuestLayout *layout)
 {
-   em->loc = cb_loc_for(em->insn);
+   UInt loc = cb_loc_for_fn(em->insn);
    IRTemp sp = newIRTemp(em->sb->tyenv, Ity_I64);
    addStmtToIRSB(em->sb, IRStmt_WrTmp(sp, IRExpr_Get(layout->offset_SP,
                                                      Ity_I64)));
    IRDirty *d = unsafeIRDirty_0_N(
       3, "cb_enter", VG_(fnptr_to_fnentry)(cb_enter),
       mkIRExprVec_3(mkIRExpr_HWord(em->insn), IRExpr_RdTmp(sp),
-                    mkIRExpr_HWord(em->loc)));
+                    mkIRExpr_HWord(loc)));
    addStmtToIRSB(em->sb, IRStmt_Dirty(d));
 }
 
@@ -436,7 +476,8 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
 
    IRSB *sb = deepCopyIRSBExceptStmts(bb);
    CbEmit em = { sb, 0, 0, True, IRTemp_INVALID, IRTemp_INVALID,
-                 IRTemp_INVALID, IRTemp_INVALID };
+                 IRTemp_INVALID, IRTemp_INVALID,
+                 False, 0, False, CB_CHAIN_INVALID };
    Int i = 0;
    while (i < bb->stmts_used && bb->stmts[i]->tag != Ist_IMark)
       addStmtToIRSB(sb, bb->stmts[i++]);
@@ -445,6 +486,7 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
     * same address (a lock-prefixed add) adds only its write. */
    IRExpr *loaded[4];
    Int nloaded = 0;
+   UInt insn_len = 0;
 
    for (; i < bb->stmts_used; i++) {
       IRStmt *st = bb->stmts[i];
@@ -453,11 +495,15 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       if (st->tag == Ist_IMark) {
          addStmtToIRSB(sb, st);
          em.insn = (Addr)st->Ist.IMark.addr;
+         insn_len = st->Ist.IMark.len;
          em.loc = 0;
          em.first = True;
          nloaded = 0;
-         if (cb_is_fn_entry(em.insn))
+         if (cb_is_fn_entry(em.insn)) {
             cb_emit_enter(&em, layout);
+            em.known = CB_CHAIN_INVALID;
+         }
+         cb_emit_inline_entry(&em);
          if (cb_replaying && gate[i] == CB_GATE_AFTER_IMARK)
             cb_emit_gate(sb, layout, em.insn, NULL, True);
          continue;
@@ -465,6 +511,8 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       Int n;
       IRExpr *addr = cb_stmt_access(st, &n);
       Bool instr = addr && cb_addr_needs_helper(&sc, addr);
+      if (cb_inline_is_chased_call(st, em.insn, insn_len))
+         cb_emit_inline_check(&em);   /* a call is an event, see below */
       if (cb_replaying && instr &&
           (gate[i] == CB_GATE_BEFORE || gate[i] == CB_GATE_BEFORE_MULTI))
          cb_emit_gate(sb, layout, em.insn, addr,
@@ -558,7 +606,11 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       }
    }
 
-   /* Function activations: calls and returns end superblocks. */
+   /* Function activations: calls and returns end superblocks.  A call is
+    * an event of its instruction's inlined activation (its callee's block
+    * nests in it, a synchronisation call happens in it). */
+   if (sb->jumpkind == Ijk_Call)
+      cb_emit_inline_check(&em);
    cb_add_call_ret(sb, layout);
 
    VG_(free)(sc.rsp_derived);

@@ -48,8 +48,10 @@ static void cb_write_all(const UChar *p, UInt n)
 
 void cb_out_flush(void)
 {
+   cb_stacks_scan();   /* may drop records, and must see every one */
    cb_write_all(cb_buf, (UInt)cb_buf_used);
    cb_buf_used = 0;
+   cb_stacks_flushed();
 }
 
 /* The inline record path's slow path: the buffer has no room for the next
@@ -105,6 +107,7 @@ void cb_out_forked_child(ThreadId tid)
    cb_buf_used = 0;
    cb_status_fd = -1;
    cb_replaying = False;
+   cb_stacks_flushed();
 }
 
 /* Appends a LOCDEF/SYMDEF header and its NUL-terminated strings. */
@@ -142,16 +145,11 @@ static void cb_put_def(UChar kind, UInt id, Addr address, UInt line,
    cb_buf_used += sizeof *d + padded;
 }
 
-UInt cb_loc_for(Addr a)
+/* A LOCDEF for code address a, under id, naming function name if given,
+ * else (fn_entry) the function whose symbol holds a, even when a is inside
+ * code inlined into it, else the innermost function, inlined or not. */
+static void cb_put_locdef(UInt id, Addr a, Bool fn_entry, const HChar *name)
 {
-   CbLocNode *n = VG_(HT_lookup)(cb_locs, a);
-   if (n)
-      return n->id;
-   n = VG_(malloc)("cb.loc", sizeof *n);
-   n->key = a;
-   n->id = cb_next_loc++;
-   VG_(HT_add_node)(cb_locs, n);
-
    /* The debug info strings are only valid until the next query: copy. */
    DiEpoch ep = VG_(current_DiEpoch)();
    HChar obj[256], fn[256], file[256];
@@ -160,15 +158,69 @@ UInt cb_loc_for(Addr a)
    obj[0] = fn[0] = file[0] = 0;
    if (VG_(get_objname)(ep, a, &s))
       VG_(strncpy)(obj, s, sizeof obj - 1), obj[sizeof obj - 1] = 0;
-   if (VG_(get_fnname)(ep, a, &s))
+   if (name)
+      VG_(strncpy)(fn, name, sizeof fn - 1), fn[sizeof fn - 1] = 0;
+   else if ((fn_entry || !cb_inline_innermost(a, fn, sizeof fn)) &&
+            VG_(get_fnname)(ep, a, &s))
       VG_(strncpy)(fn, s, sizeof fn - 1), fn[sizeof fn - 1] = 0;
    if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line))
       VG_(strncpy)(file, s, sizeof file - 1), file[sizeof file - 1] = 0;
    else
       line = 0;
    const HChar *strs[3] = { obj, fn, file };
-   cb_put_def(CB_WIRE_LOCDEF, n->id, a, line, strs, 3);
+   cb_put_def(CB_WIRE_LOCDEF, id, a, line, strs, 3);
+}
+
+/* Locations are keyed by code address; a function entry's own location
+ * (cb_loc_for_fn) by the address with the top bit set, which no user-space
+ * code address has. */
+#define CB_LOC_FN_KEY(a) ((UWord)(a) | (1ul << 63))
+
+static UInt cb_loc_lookup(UWord key, Addr a, Bool fn_entry)
+{
+   CbLocNode *n = VG_(HT_lookup)(cb_locs, key);
+   if (n)
+      return n->id;
+   n = VG_(malloc)("cb.loc", sizeof *n);
+   n->key = key;
+   n->id = cb_next_loc++;
+   VG_(HT_add_node)(cb_locs, n);
+   cb_put_locdef(n->id, a, fn_entry, NULL);
    return n->id;
+}
+
+/* The location of an instruction: its file and line, and the innermost
+ * function it belongs to, inlined or not. */
+UInt cb_loc_for(Addr a)
+{
+   return cb_loc_lookup((UWord)a, a, False);
+}
+
+/* The location of a function's entry, named after the function itself: a
+ * block's name.  The same location as cb_loc_for(a) unless the entry
+ * instruction already belongs to inlined code. */
+UInt cb_loc_for_fn(Addr a)
+{
+   CbLocNode *n = VG_(HT_lookup)(cb_locs, CB_LOC_FN_KEY(a));
+   if (n)
+      return n->id;
+   HChar fn[8];
+   if (cb_inline_innermost(a, fn, sizeof fn))
+      return cb_loc_lookup(CB_LOC_FN_KEY(a), a, True);
+   n = VG_(malloc)("cb.loc", sizeof *n);
+   n->key = CB_LOC_FN_KEY(a);
+   n->id = cb_loc_for(a);
+   VG_(HT_add_node)(cb_locs, n);
+   return n->id;
+}
+
+/* A new location at a's file and line, named after function fn (an
+ * inlined function's block: cb_inline.c). */
+UInt cb_loc_named(Addr a, const HChar *fn)
+{
+   UInt id = cb_next_loc++;
+   cb_put_locdef(id, a, False, fn);
+   return id;
 }
 
 void cb_symdef_for(Addr a)

@@ -52,6 +52,10 @@ static void cb_thread_reset(CbThread *t, UShort wid)
    t->last_child = 0;
    t->stk_lo = 0;
    t->stk_len = 0;
+   t->stk_known = False;
+   t->esc = NULL;
+   t->esc_lo = 0;
+   t->inl_entered = 0;
    t->nframes = 0;
    t->counted = 0;
    t->nheld = 0;
@@ -60,6 +64,7 @@ static void cb_thread_reset(CbThread *t, UShort wid)
 void cb_threads_init(void)
 {
    cb_threads = VG_(calloc)("cb.threads", VG_N_THREADS, sizeof(CbThread));
+   cb_stacks_init();
    /* The main thread exists before the tool sees any creation. */
    cb_thread_reset(&cb_threads[1], ++cb_next_wid);
    cb_event(&cb_threads[1], CB_EV_THREAD_START, 0, 0, 0, 0);
@@ -90,6 +95,7 @@ static void cb_thread_finish(CbThread *t)
    cb_event(t, CB_EV_THREAD_EXIT, 0, 0, 0, 0);
    if (cb_replaying)
       cb_replay_thread_exit(t);
+   cb_stacks_thread_gone(t);
    t->live = False;
 }
 
@@ -99,6 +105,8 @@ void cb_thread_ll_exit(ThreadId tid)
    cb_thread_finish(t);
    if (cb_cur == t) {
       cb_cur = NULL;
+      cb_cur_chain = 0;
+      cb_entered = 0;
       cb_stk_lo = 0;
       cb_stk_len = 0;
       cb_cur_tid16 = 0;
@@ -110,19 +118,25 @@ void cb_thread_ll_exit(ThreadId tid)
 void cb_thread_start_client(ThreadId tid, ULong blocks)
 {
    CbThread *t = cb_thread(tid);
+   /* Escapes by the thread that ran so far, before t runs. */
+   cb_stacks_scan();
    if (!t->live)
       cb_thread_reset(t, ++cb_next_wid);
    Addr max = VG_(thread_get_stack_max)(tid);
    SizeT size = VG_(thread_get_stack_size)(tid);
+   if (cb_cur)
+      cb_cur->inl_entered = cb_entered;
+   cb_entered = t->inl_entered;
+   cb_cur = t;
+   cb_cur_tid16 = (ULong)t->wid << 16;
+   cb_blocks_resume(t);
    if (max != 0 && size != 0) {
       /* [max - size, max]: the whole stack, plus the red zone below it. */
-      t->stk_lo = max + 1 - size - 256;
-      t->stk_len = size + 256;
+      cb_stacks_thread_runs(tid, t, max + 1 - size - 256, size + 256);
+   } else {
+      cb_stk_lo = 0;   /* unknown stack: nothing is dropped as local */
+      cb_stk_len = 0;
    }
-   cb_cur = t;
-   cb_stk_lo = t->stk_lo;
-   cb_stk_len = t->stk_len;
-   cb_cur_tid16 = (ULong)t->wid << 16;
 }
 
 void cb_thread_created(ThreadId tid, UWord pthread)

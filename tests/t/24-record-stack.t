@@ -1,0 +1,98 @@
+#!/bin/sh
+# Stack memory shared between threads (vgtool/cb_stacks.c): main keeps a
+# counter in a local, passes its address to two workers, and counts with
+# them.  Every thread's accesses to it must be in the trace, main's too, at
+# -O0 (frame-pointer-relative) and at -O2 (stack-pointer-relative, which the
+# tool instruments only once some stack memory was shared); the stack
+# memory that no other thread touched (loop counters, the workers' own
+# locals) must stay out.
+. "$(dirname "$0")/../tap.sh"
+
+N=5
+cat >"$TMP/stackcount.c" <<EOF
+/* stackcount.c: three threads count in main's local counter, under a lock.
+ * The workers count once, meet main at a barrier (so that the counter has
+ * been shared before main touches it), then count on. */
+#include <pthread.h>
+#include <stdio.h>
+#define N $N
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t ready;
+static void count(long *counter)
+{
+   pthread_mutex_lock(&lock);
+   (*counter)++;                   /* worker count */
+   pthread_mutex_unlock(&lock);
+}
+static void *worker(void *arg)
+{
+   for (int i = 0; i < N; i++) {
+      count(arg);
+      if (i == 0)
+         pthread_barrier_wait(&ready);
+   }
+   return NULL;
+}
+int main(void)
+{
+   long counter = 0;
+   pthread_t t[2];
+   pthread_barrier_init(&ready, NULL, 3);
+   for (int i = 0; i < 2; i++)
+      pthread_create(&t[i], NULL, worker, &counter);
+   pthread_barrier_wait(&ready);
+   for (int i = 0; i < N; i++) {
+      pthread_mutex_lock(&lock);
+      counter++;                   /* main count */
+      pthread_mutex_unlock(&lock);
+   }
+   for (int i = 0; i < 2; i++)
+      pthread_join(t[i], NULL);
+   printf("%ld\n", counter);       /* main total */
+   return counter != 3 * N;
+}
+EOF
+src=$TMP/stackcount.c
+line_of() { grep -n "$1" "$src" | head -1 | cut -d: -f1; }
+main_line=$(line_of 'main count')
+total_line=$(line_of 'main total')
+
+for opt in O0 O2; do
+   prog=$TMP/stackcount-$opt
+   if ! cc -$opt -g -pthread -o "$prog" "$src" 2>"$TMP/cc.err"; then
+      ok "$opt: the test program builds" false
+      sed 's/^/#   /' "$TMP/cc.err"
+      continue
+   fi
+   tr=$TMP/$opt.pb
+   s=0
+   timeout -k 5 120 cbtrace record -o "$tr" -- "$prog" >"$tr.out" 2>"$tr.err" || s=$?
+   is "$s" 0 "$opt: recorded run exits 0"
+   is "$(cat "$tr.out")" "$((3 * N))" "$opt: the program counted to $((3 * N))"
+   cbtrace dump "$tr" >"$tr.dump" 2>"$tr.dump.err"
+   d=$tr.dump
+   # The counter: the stack address the first worker wrote.
+   addr=$(awk '$2 == "T2" && $3 == "write" && $4 ~ /^0x/ { print $4; exit }' "$d")
+   ok "$opt: a worker's write to main's counter is recorded ($addr)" test -n "$addr"
+   [ -n "$addr" ] || continue
+   for t in T1 T2 T3; do
+      n=$(awk -v t=$t -v a="$addr" '$2 == t && $3 == "write" && $4 == a' "$d" | wc -l)
+      is "$n" "$N" "$opt: $t wrote the counter $N times"
+   done
+   is "$(awk -v a="$addr" '$3 == "write" && $4 == a { print $8 }' "$d" | sort -n | tr '\n' ' ')" \
+      "$(seq 1 $((3 * N)) | tr '\n' ' ')" \
+      "$opt: the writes of the counter are 1..$((3 * N)), each once: no increment lost"
+   like "$(grep -E "^[0-9]+ T1 write $addr " "$d" | head -1)" "@ ([^ ]*/)?stackcount.c:$main_line in main" \
+      "$opt: main's increments are at stackcount.c:$main_line in main"
+   like "$(grep -E "^[0-9]+ T1 read $addr " "$d")" "= $((3 * N)) @ ([^ ]*/)?stackcount.c:$total_line in main" \
+      "$opt: main's read of the total $((3 * N)) is recorded"
+   # Nothing else of any stack: every access to an unnamed address is on a
+   # 16-byte line that two threads touched.
+   lonely=$(awk '($3 == "read" || $3 == "write") && $4 ~ /^0x/ {
+                    line = substr($4, 1, length($4) - 1)
+                    if (!((line, $2) in seen)) { seen[line, $2] = 1; users[line]++ }
+                    acc[NR] = line; txt[NR] = $0 }
+                 END { for (i in acc) if (users[acc[i]] < 2) print txt[i] }' "$d" | head -3)
+   is "$lonely" "" "$opt: no access to stack memory that only one thread touched"
+done
+done_testing

@@ -1,0 +1,308 @@
+/* cb_stacks.c: which stack memory is shared between threads.
+ *
+ * A thread's accesses to its own stack are dropped (most events are), but
+ * only while no other thread has touched that memory: a thread that passes
+ * the address of a local to others (`pthread_create(&t, 0, worker, &job)`)
+ * shares it.  When a thread accesses a 16-byte line of another live
+ * thread's stack, the line escapes, and from then on its owner's accesses
+ * to it are recorded too, until the owner exits.
+ *
+ * The record path pays nothing for this.  Escapes are found by scanning the
+ * records buffered since the last scan, at every thread switch and before
+ * every write of the buffer: Valgrind runs one thread at a time, so an
+ * escape is always known before its owner runs again.  Inline code drops
+ * what lies below the owner's lowest escaped line (cb_stk_len is that
+ * length); what lies above reaches the buffer, and the scan removes the
+ * records of lines that did not escape.  Replay mode's helpers ask
+ * cb_stacks_keep_own instead, per access, so that events are counted as
+ * the record path keeps them.
+ *
+ * An escaped local is often accessed RSP-relative by its owner (gcc -O1 and
+ * up), and those accesses are not instrumented at all (cb_instrument.c).  At
+ * the first escape of the run every translation is discarded and from then
+ * on RSP-relative accesses go through the same run-time filter: programs
+ * that never share stack memory keep the cheaper code.
+ *
+ * The owner's accesses before the escape are not recorded: the line was
+ * thread-local until then, and the usual way an address reaches another
+ * thread (pthread_create's argument, a store to a global then read by the
+ * other thread) orders those accesses before the other thread's first one.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_hashtable.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_threadstate.h"
+#include "libvex_guest_amd64.h"
+#include "cb_global.h"
+
+/* Not in the tool headers (pub_core_transtab.h): the tool-facing
+ * VG_(discard_translations_safely) may only be called from a client
+ * request, and an escape is found at a thread switch. */
+extern void VG_(discard_translations)(Addr guest_start, ULong range,
+                                      const HChar *who);
+
+#define CB_LINE_SHIFT 4
+#define CB_PAGE_SHIFT 12
+
+Bool cb_stacks_watch_rsp;      /* translation time: see the head comment */
+static Bool cb_discard_pending;
+static UWord cb_scan_pos;      /* cb_buf bytes already scanned */
+
+/* Live threads whose stack is known. */
+static CbThread **cb_stk_threads;   /* VG_N_THREADS of them */
+static UInt cb_nstk;
+
+/* Page -> the thread whose stack holds the whole page, NULL when no stack
+ * touches it, CB_MIXED when the exact address must be looked up.  Heap
+ * and global pages answer in one load and compare. */
+#define CB_MIXED ((CbThread *)1)
+#define CB_PC_SIZE 1024
+typedef struct { UWord page; CbThread *owner; } CbPageEnt;
+static CbPageEnt cb_pc[CB_PC_SIZE];
+
+typedef struct { struct _VgHashNode *next; UWord key; } CbLineNode;
+
+static void cb_pc_invalidate(void)
+{
+   for (UInt i = 0; i < CB_PC_SIZE; i++)
+      cb_pc[i].page = ~(UWord)0;
+}
+
+static CbThread *cb_exact_owner(Addr a)
+{
+   for (UInt i = 0; i < cb_nstk; i++) {
+      CbThread *t = cb_stk_threads[i];
+      if (a - t->stk_lo < t->stk_len)
+         return t;
+   }
+   return NULL;
+}
+
+static CbThread *cb_page_owner(UWord page)
+{
+   Addr lo = page << CB_PAGE_SHIFT, hi = lo + (1ul << CB_PAGE_SHIFT);
+   CbThread *owner = NULL;
+   for (UInt i = 0; i < cb_nstk; i++) {
+      CbThread *t = cb_stk_threads[i];
+      Addr slo = t->stk_lo, shi = t->stk_lo + t->stk_len;
+      if (shi <= lo || hi <= slo)
+         continue;
+      if (owner || slo > lo || shi < hi)
+         return CB_MIXED;
+      owner = t;
+   }
+   return owner;
+}
+
+/* The live thread whose stack holds a, or NULL. */
+static inline CbThread *cb_stack_owner(Addr a)
+{
+   UWord page = a >> CB_PAGE_SHIFT;
+   CbPageEnt *e = &cb_pc[page & (CB_PC_SIZE - 1)];
+   if (UNLIKELY(e->page != page)) {
+      e->page = page;
+      e->owner = cb_page_owner(page);
+   }
+   return e->owner == CB_MIXED ? cb_exact_owner(a) : e->owner;
+}
+
+static Bool cb_line_escaped(const CbThread *t, Addr a)
+{
+   return t->esc && VG_(HT_lookup)(t->esc, a >> CB_LINE_SHIFT) != NULL;
+}
+
+/* Length of the part of t's stack dropped by the inline filter: all of it
+ * below its lowest escaped line. */
+static SizeT cb_filter_len(const CbThread *t)
+{
+   return t->esc ? t->esc_lo - t->stk_lo : t->stk_len;
+}
+
+static void cb_escape_line(CbThread *o, Addr a)
+{
+   UWord line = a >> CB_LINE_SHIFT;
+   if (!o->esc)
+      o->esc = VG_(HT_construct)("cb.esc");
+   else if (VG_(HT_lookup)(o->esc, line))
+      return;
+   CbLineNode *n = VG_(malloc)("cb.escline", sizeof *n);
+   n->key = line;
+   VG_(HT_add_node)(o->esc, n);
+   Addr lo = line << CB_LINE_SHIFT;
+   if (VG_(HT_count_nodes)(o->esc) == 1 || lo < o->esc_lo)
+      o->esc_lo = lo < o->stk_lo ? o->stk_lo : lo;
+   if (o == cb_cur)
+      cb_stk_len = cb_filter_len(o);
+   if (!cb_stacks_watch_rsp) {
+      cb_stacks_watch_rsp = True;
+      cb_discard_pending = True;
+   }
+}
+
+/* The same-instruction flag of the records after a dropped one: the first
+ * kept record of an instruction must not carry it.  carry: no record of
+ * the current instruction has been kept yet. */
+static Bool cb_fix_same_insn(cb_wire_event *e, Bool dropped, Bool carry)
+{
+   Bool same = (e->size & CB_SIZE_SAME_INSN) != 0;
+   if (dropped)
+      return same ? carry : True;
+   if (same && carry)
+      e->size &= (UChar)~CB_SIZE_SAME_INSN;
+   return False;
+}
+
+static inline UInt cb_record_len(const UChar *p)
+{
+   if (*p == CB_WIRE_LOCDEF || *p == CB_WIRE_SYMDEF)
+      return sizeof(cb_wire_locdef) + ((const cb_wire_locdef *)p)->strlen;
+   return sizeof(cb_wire_event);
+}
+
+static inline Bool cb_is_access(const UChar *p)
+{
+   return *p == CB_EV_READ || *p == CB_EV_WRITE;
+}
+
+/* The scan from the first access that a stack holds: marks escapes, and
+ * drops (compacting the buffer) an owner's accesses to its own lines that
+ * did not escape.  Returns the new end of the buffer. */
+static UChar *cb_scan_slow(UChar *p, UChar *end)
+{
+   UChar *w = p;
+   Bool carry = False;
+   while (p < end) {
+      UInt n = cb_record_len(p);
+      Bool drop = False;
+      if (cb_is_access(p)) {
+         cb_wire_event *e = (cb_wire_event *)p;
+         CbThread *o = cb_stack_owner((Addr)e->addr);
+         Addr last = (Addr)e->addr + CB_SIZE_BYTES(e->size) - 1;
+         if (o && o->wid == e->tid) {
+            drop = !cb_line_escaped(o, (Addr)e->addr);
+         } else if (o) {
+            cb_escape_line(o, (Addr)e->addr);
+            if (cb_stack_owner(last) == o)   /* an access across lines */
+               cb_escape_line(o, last);
+         }
+         carry = cb_fix_same_insn(e, drop, carry);
+      }
+      if (!drop) {
+         if (w != p)
+            VG_(memmove)(w, p, n);
+         w += n;
+      }
+      p += n;
+   }
+   return w;
+}
+
+/* Looks at the records buffered since the last scan.  Most accesses are to
+ * heap and globals, which no stack holds: a page-cache hit each. */
+void cb_stacks_scan(void)
+{
+   UChar *p = cb_buf + cb_scan_pos, *end = cb_buf + cb_buf_used;
+   if (cb_nstk > 0) {
+      while (p < end) {
+         if (cb_is_access(p) &&
+             cb_stack_owner((Addr)((cb_wire_event *)p)->addr) != NULL)
+            break;
+         p += cb_record_len(p);
+      }
+      if (p < end)
+         cb_buf_used = (UWord)(cb_scan_slow(p, end) - cb_buf);
+   }
+   cb_scan_pos = cb_buf_used;
+}
+
+void cb_stacks_flushed(void)
+{
+   cb_scan_pos = 0;
+}
+
+/* Replay mode, for an address the inline filter's part does not hold: is
+ * it in the running thread's own stack, on a line that did not escape?  The
+ * same decision as the scan's, made per access so that events are counted
+ * as the record path keeps them. */
+Bool cb_stacks_own_local(Addr a)
+{
+   CbThread *t = cb_cur;
+   return t && a - t->stk_lo < t->stk_len && !cb_line_escaped(t, a);
+}
+
+static void cb_free_line(void *n)
+{
+   VG_(free)(n);
+}
+
+static void cb_clear_escapes(CbThread *t)
+{
+   if (t->esc) {
+      VG_(HT_destruct)(t->esc, cb_free_line);
+      t->esc = NULL;
+   }
+}
+
+static void cb_stk_add(CbThread *t)
+{
+   for (UInt i = 0; i < cb_nstk; i++)
+      if (cb_stk_threads[i] == t)
+         return;
+   tl_assert(cb_nstk < VG_N_THREADS);
+   cb_stk_threads[cb_nstk++] = t;
+}
+
+/* t, about to run (tid), has its stack at [lo, lo + len).  Sets the inline
+ * filter's globals; discards translations made before the first escape. */
+void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len)
+{
+   if (lo != t->stk_lo || len != t->stk_len || !t->stk_known) {
+      cb_clear_escapes(t);   /* a stack that moved (never seen) */
+      t->stk_lo = lo;
+      t->stk_len = len;
+      t->stk_known = True;
+      cb_stk_add(t);
+      cb_pc_invalidate();
+   }
+   cb_stk_lo = t->stk_lo;
+   cb_stk_len = cb_filter_len(t);
+   if (UNLIKELY(cb_discard_pending)) {
+      /* The block this thread is about to enter was looked up already: an
+       * exhausted event counter sends it back to the scheduler before the
+       * block runs, and the next lookup translates it afresh. */
+      cb_discard_pending = False;
+      VG_(discard_translations)(0, 1ull << 47, "cbtools: stack escaped");
+      Int zero = 0;
+      VG_(set_shadow_regs_area)(tid, 0,
+                                __builtin_offsetof(VexGuestAMD64State,
+                                                   host_EvC_COUNTER),
+                                sizeof zero, (const UChar *)&zero);
+   }
+}
+
+/* t ends: its stack may be reused by a new thread, which starts with no
+ * escaped line. */
+void cb_stacks_thread_gone(CbThread *t)
+{
+   cb_stacks_scan();
+   cb_clear_escapes(t);
+   for (UInt i = 0; i < cb_nstk; i++)
+      if (cb_stk_threads[i] == t) {
+         cb_stk_threads[i] = cb_stk_threads[--cb_nstk];
+         cb_pc_invalidate();
+         break;
+      }
+   t->stk_known = False;
+}
+
+void cb_stacks_init(void)
+{
+   cb_stk_threads = VG_(calloc)("cb.stacks", VG_N_THREADS,
+                                sizeof *cb_stk_threads);
+   cb_pc_invalidate();
+}
