@@ -162,6 +162,107 @@ static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    free(th);
 }
 
+/* The candidate of a cycle of k nests (k >= 2): nest i's thread holds its
+ * outer lock and asks for its inner one, the outer lock of nest i + 1.
+ * T1 = nest 0's thread (e1 its outer acquisition, e2 its request), T2 =
+ * nest 1's (f its outer acquisition), the others in c.more. */
+static cbp_candidate cycle_candidate(const cbp_vclock *v, cbp_locks *L,
+                                     const nest *const *w, int k) {
+   cbp_candidate c;
+   memset(&c, 0, sizeof c);
+   c.pattern = CBP_DLK;
+   c.addr = cbp_lock_addr(L, w[0]->inner);
+   c.t1 = w[0]->tid; c.t2 = w[1]->tid;
+   c.e1 = c.e = w[0]->o_tidx; c.ce1 = c.ce = w[0]->o_cidx;
+   c.e2 = w[0]->i_tidx; c.ce2 = w[0]->i_cidx;
+   c.f = w[1]->o_tidx; c.cf = w[1]->o_cidx;
+   c.ls_e = w[0]->o_ls; c.ls_f = w[1]->o_ls;
+   c.seg_e = cbp_vc_seg_at(v, c.t1, c.ce1);
+   c.seg_f = cbp_vc_seg_at(v, c.t2, c.cf);
+   c.x1 = w[0]->o_le; c.x2 = w[1]->o_le;
+   for (int i = 2; i < k; i++) {
+      cbp_cycle_thread *m = &c.more[c.nmore++];
+      m->tid = w[i]->tid; m->tidx = w[i]->o_tidx; m->cidx = w[i]->o_cidx;
+      m->le = w[i]->o_le;
+   }
+   return c;
+}
+
+/* Can nests a and b be held at once, each waiting: no gate lock, lock
+ * states compatible at the outer acquisitions, and no clock orders them. */
+static int coexist(const cbp_vclock *v, cbp_locks *L, const nest *a, const nest *b) {
+   if (!no_gate(L, a->i_ls, b->i_ls) || !cbp_locks_compatible(L, a->o_ls, b->o_ls))
+      return 0;
+   const uint64_t *va = cbp_vc_seg(v, a->i_seg), *vb = cbp_vc_seg(v, b->i_seg);
+   return va[b->tid] <= b->o_cidx + 1 && vb[a->tid] <= a->o_cidx + 1;
+}
+
+/* ---- Cycles of three or more (dining philosophers) ------------------------
+ * Depth-first over nests from each start nest, each next nest's outer lock
+ * being the previous one's inner lock, threads and locks all distinct, up
+ * to CBP_MAX_CYCLE nests, every pair able to coexist.  A cycle is emitted
+ * from the nest of its earliest outer acquisition only (no rotations).  The
+ * search is bounded (CYCLE_STEPS expansions, CYCLE_MAX cycles): a lock
+ * graph that large is counted in r->cycles_capped, not searched whole. */
+#define CYCLE_STEPS 200000
+#define CYCLE_MAX 256
+
+typedef struct {
+   const nests *ns; const cbp_vclock *v; cbp_locks *L; cbp_result *r;
+   const nest *path[CBP_MAX_CYCLE]; int depth;
+   size_t steps, ncycles;
+   cbp_candidate **found; size_t *nfound, *capfound;
+} cycsearch;
+
+static size_t first_outer(const nests *ns, uint32_t outer) {
+   size_t lo = 0, hi = ns->n;
+   while (lo < hi) {
+      size_t m = (lo + hi) / 2;
+      if (ns->v[m].outer < outer) lo = m + 1; else hi = m;
+   }
+   return lo;
+}
+
+static void cycle_dfs(cycsearch *S) {
+   const nest *last = S->path[S->depth - 1], *start = S->path[0];
+   for (size_t b = first_outer(S->ns, last->inner);
+        b < S->ns->n && S->ns->v[b].outer == last->inner; b++) {
+      const nest *w = &S->ns->v[b];
+      if (++S->steps > CYCLE_STEPS || S->ncycles >= CYCLE_MAX) { S->r->cycles_capped++; return; }
+      if (w->o_tidx < start->o_tidx) continue;
+      int clash = 0;
+      for (int i = 0; i < S->depth && !clash; i++)
+         clash = S->path[i]->tid == w->tid || S->path[i]->outer == w->inner ||
+                 !coexist(S->v, S->L, S->path[i], w);
+      if (w->inner == start->outer && S->depth >= 2) {
+         clash = 0;
+         for (int i = 0; i < S->depth && !clash; i++)
+            clash = S->path[i]->tid == w->tid || !coexist(S->v, S->L, S->path[i], w);
+         if (clash) continue;
+         S->path[S->depth] = w;
+         cbp_candidate c = cycle_candidate(S->v, S->L, S->path, S->depth + 1);
+         *S->found = cbp_grow(*S->found, S->capfound, *S->nfound, sizeof **S->found);
+         (*S->found)[(*S->nfound)++] = c;
+         S->ncycles++;
+         continue;
+      }
+      if (clash || S->depth + 1 >= CBP_MAX_CYCLE) continue;
+      S->path[S->depth++] = w;
+      cycle_dfs(S);
+      S->depth--;
+   }
+}
+
+static void find_cycles(const nests *ns, const cbp_vclock *v, cbp_locks *L, cbp_result *r,
+                        cbp_candidate **found, size_t *nfound, size_t *capfound) {
+   cycsearch S = {ns, v, L, r, {0}, 0, 0, 0, found, nfound, capfound};
+   for (size_t a = 0; a < ns->n && S.steps <= CYCLE_STEPS && S.ncycles < CYCLE_MAX; a++) {
+      S.path[0] = &ns->v[a];
+      S.depth = 1;
+      cycle_dfs(&S);
+   }
+}
+
 void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                    cbp_locks *L, cbp_result *r) {
    nests ns;
@@ -193,22 +294,13 @@ void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
             r->dropped_vc++;
             continue;
          }
-         cbp_candidate c;
-         memset(&c, 0, sizeof c);
-         c.pattern = CBP_DLK;
-         c.addr = cbp_lock_addr(L, w1->inner);
-         c.t1 = w1->tid; c.t2 = w2->tid;
-         c.e1 = c.e = w1->o_tidx; c.ce1 = c.ce = w1->o_cidx;
-         c.e2 = w1->i_tidx; c.ce2 = w1->i_cidx;
-         c.f = w2->o_tidx; c.cf = w2->o_cidx;
-         c.ls_e = w1->o_ls; c.ls_f = w2->o_ls;
-         c.seg_e = cbp_vc_seg_at(v, c.t1, c.ce1);
-         c.seg_f = cbp_vc_seg_at(v, c.t2, c.cf);
-         c.x1 = w1->o_le; c.x2 = w2->o_le;
+         const nest *pair[2] = {w1, w2};
+         cbp_candidate c = cycle_candidate(v, L, pair, 2);
          found = cbp_grow(found, &capfound, nfound, sizeof *found);
          found[nfound++] = c;
       }
    }
+   find_cycles(&ns, v, L, r, &found, &nfound, &capfound);
    if (nfound > 1) qsort_r(found, nfound, sizeof *found, cmp_rep, (void *)t);
    for (size_t k = 0; k < nfound; k++) {
       if (k && same_rep(t, &found[k - 1], &found[k])) continue; /* first kept */

@@ -184,6 +184,15 @@ typedef struct {
  * it runs alone until it exits or blocks (replay then takes the next step);
  * its path may leave the recorded one, so it is only a thread's last step. */
 typedef struct { uint32_t tid; uint64_t count; } cbp_step;
+
+/* A deadlock cycle of more than two threads (three philosophers): each
+ * thread after T1 and T2, with the outer acquisition it holds. */
+#define CBP_MAX_CYCLE 4
+typedef struct {
+   uint32_t tid;
+   uint64_t tidx, cidx; /* its outer acquisition */
+   cbp_point le;        /* its last empty-lockset cut before it */
+} cbp_cycle_thread;
 #define CBP_RUN_OUT UINT64_MAX
 
 /* Alternate tails of a candidate, forced when the main tail's run passes
@@ -211,6 +220,8 @@ typedef struct {
    cbp_step *tail; uint32_t ntail;
    cbp_step *alt[CBP_NALT]; uint32_t nalt[CBP_NALT]; /* 0 steps: none */
    uint32_t through_f;  /* main tail steps up to f and T2's release */
+   cbp_cycle_thread more[CBP_MAX_CYCLE - 2]; /* DLK cycles: T3, T4 */
+   uint32_t nmore;
    int built;           /* synthesis ran on it (prefix and tail are set
                            unless dropped) */
    int dropped;         /* dropped by the keep hook or synthesis (why) */
@@ -231,6 +242,7 @@ typedef struct {
    uint64_t dropped_synth;   /* synthesis failed */
    uint64_t dropped_filter;  /* dropped by the keep hook (cbp_options) */
    uint64_t deadlocks;       /* DLK candidates among c */
+   uint64_t cycles_capped;   /* lock-graph cycle searches cut short */
    uint64_t orders;          /* ORD candidates among c */
    uint64_t transactions;
    uint64_t root_splits;     /* long root blocks closed and reopened */

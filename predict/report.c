@@ -62,7 +62,9 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
          if (!c->id) continue;
          char v[256], a[256], b[256], d[256], id[16], th[32];
          snprintf(id, sizeof id, "s%u", c->id);
-         snprintf(th, sizeof th, "T%u/T%u", c->t1, c->t2);
+         int w = snprintf(th, sizeof th, "T%u/T%u", c->t1, c->t2);
+         for (uint32_t k = 0; k < c->nmore && w > 0 && (size_t)w < sizeof th; k++)
+            w += snprintf(th + w, sizeof th - (size_t)w, "/T%u", c->more[k].tid);
          fprintf(out, "%-5s %-7s %-24s %-22s %-22s %-22s %s\n", id,
                  cbp_pattern_name[c->pattern],
                  cb_variable_str_at(t, c->addr, c->e1, v, sizeof v),
@@ -81,6 +83,10 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->orders, r->n,
            (unsigned long long)info->written, info->dir, info->seconds);
    unhandled_line(out, t);
+   if (r->cycles_capped)
+      fprintf(out, "cbpredict: the lock-order graph is too large to search every cycle "
+                   "of three or more threads: %llu searches were cut short\n",
+              (unsigned long long)r->cycles_capped);
    if (r->symmetric)
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",

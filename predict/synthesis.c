@@ -301,7 +301,12 @@ static uint64_t next_cut(const ranges *r, uint64_t total, uint64_t c) {
    return c <= total ? c : NONE;
 }
 
-static int in_tail(const cbp_candidate *c, uint32_t j) { return j == c->t1 || j == c->t2; }
+static int in_tail(const cbp_candidate *c, uint32_t j) {
+   if (j == c->t1 || j == c->t2) return 1;
+   for (uint32_t k = 0; k < c->nmore; k++)
+      if (c->more[k].tid == j) return 1;
+   return 0;
+}
 
 /* Raises the non-tail threads of c's prefix; NULL, or why it cannot be. */
 static const char *close_prefix(const cbp_escape *x, const cbp_vclock *v,
@@ -416,6 +421,12 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
    if (c->pattern == CBP_DLK) {
       add_step(c, &cap, c->t1, c->ce1 + 1 - c->prefix[c->t1 - 1]);
       add_step(c, &cap, c->t2, c->cf + 1 - c->prefix[c->t2 - 1]);
+      /* A longer cycle: each further thread through its own outer lock. */
+      for (uint32_t k = 0; k < c->nmore; k++) {
+         const cbp_cycle_thread *m = &c->more[k];
+         if (m->cidx + 1 < c->prefix[m->tid - 1]) return "a cycle thread's prefix passed its lock";
+         add_step(c, &cap, m->tid, m->cidx + 1 - c->prefix[m->tid - 1]);
+      }
       return dlk_lock_valid(S->t, S->L, c) ? NULL : "T2 needs a lock T1 holds on its way to B";
    }
    int t1_first = pos_of(c->x1) <= pos_of(c->x2);
@@ -478,6 +489,10 @@ static const char *synth_one(synth *S, cbp_candidate *c, uint64_t *saved) {
    cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
    c->prefix[A - 1] = xA.count;
    if (c->prefix[B - 1] > xB.count) c->prefix[B - 1] = xB.count;
+   for (uint32_t k = 0; k < c->nmore; k++) { /* a longer deadlock cycle */
+      const cbp_cycle_thread *m = &c->more[k];
+      if (c->prefix[m->tid - 1] > m->le.count) c->prefix[m->tid - 1] = m->le.count;
+   }
    make_consistent(S->v, c->prefix, n);
    const char *why = build_tail(S, c);
    if (!why) why = close_prefix(S->x, S->v, S->bad, c, S->need, S->end);

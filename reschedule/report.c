@@ -340,6 +340,19 @@ static int is_order(const Cbtools__Schedule *s)
    return s->pattern && !strcmp(s->pattern, "ORD");
 }
 
+/* Threads the schedule's tail runs: more than two in a deadlock cycle. */
+static size_t tail_threads(const Cbtools__Schedule *s)
+{
+   uint32_t seen[16];
+   size_t n = 0;
+   for (size_t i = 0; i < s->n_tail; i++) {
+      size_t k = 0;
+      while (k < n && seen[k] != s->tail[i]->tid) k++;
+      if (k == n && n < 16) seen[n++] = s->tail[i]->tid;
+   }
+   return n;
+}
+
 static void print_stderr_tail(FILE *out, const char *what,
                               const cbr_result *r)
 {
@@ -393,7 +406,15 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    print_event(out, "e1", s->e1, object_of(s, s->e1, var, obj[0], sizeof obj[0]));
    print_event(out, "f", s->f, object_of(s, s->f, var, obj[1], sizeof obj[1]));
    print_event(out, "e2", s->e2, object_of(s, s->e2, var, obj[2], sizeof obj[2]));
-   if (dlk && s->e1 && s->f && s->e2)
+   size_t cycle = dlk ? tail_threads(s) : 0;
+   if (dlk && cycle > 2)
+      fprintf(out, "  %zu threads each take one lock and then ask for the next one's "
+                   "(T%u took %s at %s and asked for %s at %s, which T%u took at %s, "
+                   "...): a cycle in which each waits for the next forever.\n",
+              cycle, s->e1->tid, obj[0], cbr_event_where(s->e1, 1, a, sizeof a),
+              obj[2], cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
+              cbr_event_where(s->f, 1, c, sizeof c));
+   else if (dlk && s->e1 && s->f && s->e2)
       fprintf(out, "  T%u took %s%s at %s and then asked for lock %s at %s, "
                    "while T%u held it, taken at %s: the two threads take these locks "
                    "in opposite orders, and each can wait for the other "
