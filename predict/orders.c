@@ -45,7 +45,11 @@ typedef struct {
    cbp_held held;
    uint64_t cidx;
    cbp_point le;
+   access_rec unlock; /* its last UNLOCK: a condition wait starts there */
 } othr;
+
+/* The last signal or broadcast on a condition variable. */
+typedef struct { uint64_t cv; access_rec sig; } cvrec;
 
 typedef struct { uint32_t la, lb; uint8_t ka, kb; } sitekey;
 
@@ -58,6 +62,7 @@ typedef struct {
    access_rec *recent;     /* ORD_RECENT per variable */
    cbp_map seen; sitekey *keys; size_t nkeys, capkeys;
    cbp_candidate *found; size_t nfound, capfound;
+   cbp_map cvmap; cvrec *cvs; size_t ncvs, capcvs;
 } opass;
 
 static uint64_t khash(const sitekey *k) {
@@ -105,6 +110,68 @@ static void conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
    p->r->cutpoints++;
 }
 
+/* ---- Lost wake-ups ------------------------------------------------------
+ * A wait that a signal ended in the recorded run, forced after that signal:
+ * the waiter is cut before the critical section whose unlock starts its
+ * wait (its last empty-lockset point), the signaller runs through its
+ * signal, then the waiter runs to the wait.  A waiter that checks its
+ * predicate does not wait then; one that does not waits forever (the run
+ * hangs: a bug).  The candidate is an ORD on the condition variable with
+ * e1 = e2 = the waiter's unlock and f = the signal. */
+static uint64_t cvhash(uint64_t a) { return cbp_mix(a); }
+static int cveq(const void *c, uint32_t i, const void *k) {
+   return ((const opass *)c)->cvs[i].cv == *(const uint64_t *)k;
+}
+static uint64_t cvhash_i(const void *c, uint32_t i) { return cvhash(((const opass *)c)->cvs[i].cv); }
+
+static cvrec *cv_of(opass *p, uint64_t cv) {
+   uint32_t *s = cbp_map_probe(&p->cvmap, cvhash(cv), cveq, p, &cv);
+   if (*s) return &p->cvs[*s - 1];
+   p->cvs = cbp_grow(p->cvs, &p->capcvs, p->ncvs, sizeof *p->cvs);
+   memset(&p->cvs[p->ncvs], 0, sizeof *p->cvs);
+   p->cvs[p->ncvs].cv = cv;
+   *s = (uint32_t)++p->ncvs;
+   cbp_map_added(&p->cvmap, cvhash_i, p);
+   return &p->cvs[*s - 1];
+}
+
+static void cond_event(opass *p, uint32_t tid, size_t i, const cb_event *e, othr *h) {
+   cvrec *r = cv_of(p, e->addr);
+   if (e->kind == CB_EV_COND_SIGNAL) {
+      r->sig = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+      return;
+   }
+   /* COND_WAIT, recorded once woken: the signal that woke it came after
+    * the unlock that started the wait. */
+   const access_rec *s = &r->sig, *u = &h->unlock;
+   if (!s->used || !u->used || s->tid == tid || s->tidx < u->tidx) return;
+   sitekey k = {u->loc, s->loc, CB_EV_UNLOCK, CB_EV_COND_SIGNAL};
+   uint32_t *slot = cbp_map_probe(&p->seen, khash(&k), keq, p, &k);
+   if (*slot) return;
+   const uint64_t *vs = cbp_vc_seg(p->v, cbp_vc_seg_at(p->v, s->tid, s->cidx));
+   if (vs[tid] > u->le.count) { p->r->dropped_vc++; return; }
+   p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
+   p->keys[p->nkeys] = k;
+   *slot = (uint32_t)++p->nkeys;
+   cbp_map_added(&p->seen, khash_i, p);
+   cbp_candidate c;
+   memset(&c, 0, sizeof c);
+   c.pattern = CBP_ORD;
+   c.addr = e->addr;
+   c.t1 = tid; c.t2 = s->tid;
+   c.e1 = c.e2 = u->tidx; c.ce1 = c.ce2 = u->cidx;
+   c.e = u->le.tidx == NONE ? u->tidx : u->le.tidx;
+   c.ce = u->le.count - 1;
+   c.f = s->tidx; c.cf = s->cidx;
+   c.ls_e = 0; c.ls_f = s->ls;
+   c.seg_e = cbp_vc_seg_at(p->v, tid, u->cidx);
+   c.seg_f = cbp_vc_seg_at(p->v, s->tid, s->cidx);
+   c.x1 = u->le; c.x2 = s->le;
+   p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
+   p->found[p->nfound++] = c;
+   p->r->cutpoints++;
+}
+
 /* b meets every recent conflicting access of another thread, then takes
  * the slot of its own (thread, kind), or the oldest one. */
 static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
@@ -143,6 +210,7 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    for (uint32_t j = 0; j <= n; j++) th[j].le = (cbp_point){0, NONE};
    p.recent = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent);
    cbp_map_init(&p.seen, 256);
+   cbp_map_init(&p.cvmap, 16);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
       if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
@@ -155,6 +223,10 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
          access_event(&p, e->tid, i, e, h);
       else if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK)
          lock_event(&p, h, e);
+      else if (e->kind == CB_EV_COND_SIGNAL || e->kind == CB_EV_COND_WAIT)
+         cond_event(&p, e->tid, i, e, h);
+      if (e->kind == CB_EV_UNLOCK)
+         h->unlock = (access_rec){e->tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
       h->cidx++;
    }
    for (size_t k = 0; k < p.nfound; k++) {
@@ -165,5 +237,6 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
    free(th); free(p.recent); free(p.keys); free(p.found);
    cbp_map_free(&p.seen);
+   cbp_map_free(&p.cvmap); free(p.cvs);
    if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }
