@@ -40,8 +40,7 @@ static void *server(void *arg)
    }
 
    /* The first connection: it gets the configured timeout. */
-   int timeout = cfg_timeout;                // cb: read cfg_timeout [f]
-   if (timeout <= 0) {
+   if (cfg_timeout <= 0) {                   // cb: read cfg_timeout [f]
       fprintf(stderr, "config: a connection with no timeout\n");
       return (void *)1;
    }

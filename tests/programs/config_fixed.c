@@ -32,8 +32,7 @@ static void *server(void *arg)
    }
 
    /* The first connection: it gets the configured timeout. */
-   int timeout = cfg_timeout;                // cb: read cfg_timeout
-   if (timeout <= 0) {
+   if (cfg_timeout <= 0) {                   // cb: read cfg_timeout
       fprintf(stderr, "config_fixed: a connection with no timeout\n");
       return (void *)1;
    }

@@ -26,13 +26,14 @@ static void *printer(void *arg)
    (void)arg;
    int expect = 1, bad = 0;
    for (;;) {
-      int job;
+      int job = 0;
       for (;;) {                             /* wait for mail */
          pthread_mutex_lock(&box_lock);      // cb: lock box_lock
-         int got = full;                     // cb: read full
-         if (got) {
+         int got = 0;
+         if (full) {                         // cb: read full
             job = slot;                      // cb: read slot
             full = 0;                        // cb: write full
+            got = 1;
          }
          pthread_mutex_unlock(&box_lock);    // cb: unlock box_lock
          if (got)
@@ -55,10 +56,11 @@ static void *printer(void *arg)
 static int try_post(int job)
 {
    pthread_mutex_lock(&box_lock);
-   int room = !full;                         // cb: read full
-   if (room) {
+   int room = 0;
+   if (!full) {                              // cb: read full
       slot = job;                            // cb: write slot
       full = 1;                              // cb: write full
+      room = 1;
    }
    pthread_mutex_unlock(&box_lock);
    return room;
