@@ -25,6 +25,9 @@ CHECK_DEPS += $(TEST_PROGRAMS)
 
 include tests/bench.mk
 
+# scripts/bench-e2e.sh runs the whole pipeline on the buggy test programs.
+bench: $(TEST_PROGRAMS) $(BIN)/cbtrace $(BIN)/cbpredict $(BIN)/cbreplay
+
 .PHONY: check
 check: all $(CHECK_DEPS)
 	prove -j2 tests/t/
