@@ -1,11 +1,12 @@
-/* stack.c: a task stack popped below empty because its `empty` flag is
- * still set... to "not empty".
+/* stack.c: a task stack popped below empty because its `empty` flag still
+ * says "not empty".
  *
  * main pushes two tasks, then starts two workers that drain the stack.  A
- * worker looks at the cheap `empty` flag, pops a task under the lock, and
+ * worker looks at the `empty` flag, pops a task under the lock, and
  * refreshes the flag in a second critical section.  Between the pop of the
  * last task and the refresh, the flag still says "not empty": the other
- * worker believes it and pops from an empty stack (pop's own check aborts).
+ * worker believes it and pops from an empty stack (the check before the
+ * pop aborts).
  *
  * Natively the first worker drains both tasks long before the second one
  * starts.  Forcing the second worker's look at the flag (f) before the
