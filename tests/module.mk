@@ -4,8 +4,13 @@
 
 # The small C programs of tests/programs/ (known bugs and known-correct
 # ones; tests/lib/README.md describes the markers they carry).  Built the
-# way a user would build a program to test: -O1 -g, no sanitizers.
-TEST_PROGRAM_CFLAGS := -O1 -g -pthread -Ivgtool -Wall -Wextra
+# way a user would build a program to test: -O1 -g, no sanitizers.  A
+# program whose header says `cbtools-cflags: FLAGS` (e.g. -O2) is built with
+# FLAGS in place of -O1: real code ships optimised, with static helpers
+# inlined.  -g and the rest stay, so every program has its debug info.
+TEST_PROGRAM_CFLAGS := -g -pthread -Ivgtool -Wall -Wextra
+TEST_PROGRAM_OPT := -O1
+test_program_opt = $(or $(shell sed -n 's/^.*cbtools-cflags:[[:space:]]*//p' $(1) | head -n 1),$(TEST_PROGRAM_OPT))
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/programs/%,\
                    $(wildcard tests/programs/*.c))
 
@@ -14,11 +19,14 @@ programs: $(TEST_PROGRAMS)
 
 $(BUILD)/programs/%: tests/programs/%.c vgtool/cbtools.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_PROGRAM_CFLAGS) -o $@ $<
+	$(CC) $(call test_program_opt,$<) $(TEST_PROGRAM_CFLAGS) -o $@ $<
 
 CHECK_DEPS += $(TEST_PROGRAMS)
 
 include tests/bench.mk
+
+# scripts/bench-e2e.sh runs the whole pipeline on the buggy test programs.
+bench: $(TEST_PROGRAMS) $(BIN)/cbtrace $(BIN)/cbpredict $(BIN)/cbreplay
 
 .PHONY: check
 check: all $(CHECK_DEPS)

@@ -40,6 +40,15 @@ cb_role_lines() {
    cb_facts "$1" | awk -v r="$2" '{ for (i = 4; i <= NF; i++) if ($i == r) print $1 }' | sort -un
 }
 
+# cb_expect_matches PATTERNS VARIABLE PATTERN VAR: succeeds when a found
+# PATTERN on VAR is one that the marker "bug PATTERNS VARIABLE" allows:
+# PATTERNS is one pattern or several joined by '|'; VARIABLE "-" (heap
+# memory) matches any variable.
+cb_expect_matches() {
+   case "|$1|" in *"|$3|"*) ;; *) return 1 ;; esac
+   [ "$2" = - ] || [ "$2" = "$4" ]
+}
+
 # cb_record NAME TRACE: records build/programs/NAME into TRACE; stderr goes
 # to TRACE.err, the program's stdout to TRACE.out.  Sets CB_STATUS.
 cb_record() {

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Records the bug-shape programs of issue 9 (a check-then-act in a start
+# routine, the same in static helpers built -O2, a two-field update read
+# half done, a use before init, a mailbox read ahead, a stack popped below
+# empty, a lazy initialiser run twice, a use after free) and their fixed
+# twins, and checks that `cbtrace dump` shows what each source says
+# (tests/lib/README.md).
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/lib/programs.sh"
+
+for p in pool garage transfer config mailbox stack lazy session; do
+   check_recorded_program "$p"
+   check_recorded_program "${p}_fixed"
+done
+
+# cbtools-cflags: a program that asks for -O2 is built -O2 (the compiler
+# writes its flags into the debug info), the others -O1.
+for p in garage garage_fixed pool; do
+   want=$(cb_marker "$CB_PROGRAM_SRC/$p.c" cflags)
+   [ -n "$want" ] || want=-O1
+   producer=$(readelf --debug-dump=info "$CB_PROGRAM_BIN/$p" 2>/dev/null |
+              grep -m 1 DW_AT_producer)
+   like "$producer" " $want( |\$)" "$p: built with $want"
+done
+
+# session: the heap block main hands to the worker is one allocation that
+# both threads touch, and main frees it.
+d=$TMP/session.pb.dump
+if [ -s "$d" ]; then
+   like "$(grep ' T1 free heap ' "$d")" "free heap 0x[0-9a-f]+ \\(malloc at session.c:[0-9]+\\)" \
+      "session: main frees the session block"
+   like "$(grep ' T2 read heap ' "$d")" "read heap 0x[0-9a-f]+ \\(malloc at session.c:[0-9]+\\)" \
+      "session: the worker reads the session block"
+fi
+done_testing
