@@ -199,5 +199,8 @@ typedef struct {
 #define CB_PLAN_MAGIC 0x4e414c5042430001ull /* "CBPLAN" + 0001 */
 #define CB_STEP_RUN_OUT (~0ull)
 #define CB_RUN_OUT_IDLE_MS 100u
+/* ... and at the latest after this long, busy or not (a thread polling a
+ * flag that another, held-back thread must set never blocks). */
+#define CB_RUN_OUT_MAX_MS 1000u
 
 #endif /* CB_WIRE_H */

@@ -98,7 +98,15 @@ void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r)
       r->verdict = CBR_FAILED;
    else if (!e->killed && o->check && r->check_code != 0)
       r->verdict = CBR_FAILED;
-   else if (e->killed)
+   else if (e->killed && !r->status.released) {
+      /* The plan still held threads back when the time ran out: the tool
+       * should have called it a stall, and a program kept from running
+       * says nothing about the program.  Not a bug. */
+      r->verdict = CBR_INFEASIBLE;
+      r->status.infeasible = 1;
+      snprintf(r->status.reason, sizeof r->status.reason,
+               "the plan still held threads back when the time ran out");
+   } else if (e->killed)
       r->verdict = CBR_HUNG;
    else if (r->status.infeasible && r->status.pattern != 1)
       r->verdict = CBR_INFEASIBLE;

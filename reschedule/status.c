@@ -6,7 +6,8 @@
  *                                           tail's steps, and the last one
  *                                           started when it ends)
  *   run-out-exited <tid>                    a run-out step ended: its thread
- *   run-out-blocked <tid>                   exited, or blocked
+ *   run-out-blocked <tid>                   exited, or blocked, or ran
+ *   run-out-timed-out <tid>                 CB_RUN_OUT_MAX_MS
  *   infeasible <reason>                     the plan could not be followed
  *   diverged <tid> <index>                  thread tid ran counted event
  *                                           index when it was not its turn
@@ -82,7 +83,8 @@ int cbr_status_line(cbr_status *st, const char *line)
       st->nsteps = n;
       st->progress = 1;
    } else if (word_is(line, "run-out-exited", &rest) ||
-              word_is(line, "run-out-blocked", &rest)) {
+              word_is(line, "run-out-blocked", &rest) ||
+              word_is(line, "run-out-timed-out", &rest)) {
       st->run_outs++;
       st->progress = 1;
    } else if (word_is(line, "exec", &rest)) {

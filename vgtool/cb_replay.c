@@ -45,6 +45,8 @@ static ULong   cb_ntail, cb_step;   /* tail steps, current one */
 static ULong  *cb_tail;             /* pairs (tid, n) */
 static ULong   cb_step_left;        /* events left in the current step */
 static Bool    cb_run_out;          /* the current step is a run-out step */
+static UInt    cb_run_out_began;    /* when it began (ms) */
+static UInt    cb_run_out_events;   /* counted events run in it */
 static Bool    cb_ending;           /* shut-down: threads are torn down */
 static ULong   cb_step_said;        /* last step number written, 0 = none */
 static ULong   cb_pat[3][2];        /* e1, f, e2: (tid, index) */
@@ -144,6 +146,8 @@ static void cb_next_step(void)
    }
    cb_run_out = cb_tail[2 * cb_step + 1] == CB_STEP_RUN_OUT;
    cb_step_left = cb_run_out ? 0 : cb_tail[2 * cb_step + 1];
+   if (cb_run_out)
+      cb_run_out_began = VG_(read_millisecond_timer)();
    cb_say_step(False);
    if (!cb_run_out && cb_step_thread_exited()) {
       HChar buf[96];
@@ -307,6 +311,15 @@ static UInt cb_run_out_idle_ms(void)
                                            : CB_RUN_OUT_IDLE_MS;
 }
 
+/* A run-out step ends at the latest after CB_RUN_OUT_MAX_MS: a thread
+ * that polls a flag another thread must set (a spin or sleep loop) never
+ * blocks and never exits, and holding everyone else back forever would
+ * make the plan hang the program, a deadlock of our making. */
+static Bool cb_run_out_too_long(void)
+{
+   return VG_(read_millisecond_timer)() - cb_run_out_began > CB_RUN_OUT_MAX_MS;
+}
+
 static void cb_run_out_ends(const HChar *fact)
 {
    HChar buf[64];
@@ -331,6 +344,10 @@ Bool cb_replay_may_run(CbThread *t)
    UInt idle = VG_(read_millisecond_timer)() - cb_last_progress;
    if (cb_phase == CB_PH_TAIL && cb_run_out && idle > cb_run_out_idle_ms()) {
       cb_run_out_ends("run-out-blocked");
+      return cb_allowed(t);
+   }
+   if (cb_phase == CB_PH_TAIL && cb_run_out && cb_run_out_too_long()) {
+      cb_run_out_ends("run-out-timed-out");
       return cb_allowed(t);
    }
    if (idle > cb_stall_ms) {
@@ -375,6 +392,9 @@ void cb_replay_counted(CbThread *t)
       if (!cb_run_out && --cb_step_left == 0) {
          cb_step++;
          cb_next_step();
+      } else if (cb_run_out && ++cb_run_out_events % 256 == 0 &&
+                 cb_run_out_too_long()) {
+         cb_run_out_ends("run-out-timed-out");
       }
    }
 }
