@@ -136,7 +136,14 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
       uint32_t tid = e->tid;
       if (!seen[tid]) { seen[tid] = 1; if (tid) x->active_threads++; }
       if (e->kind == CB_EV_ALLOC) { block_alloc(&b, e->addr, e->value); continue; }
-      if (e->kind == CB_EV_FREE) { block_free(&b, e->addr); continue; }
+      if (e->kind == CB_EV_FREE) {
+         /* The freed block, for the order pass (a free is a write of every
+          * variable in the block). */
+         uint32_t *fs = addr_slot(&b.byaddr, b.addr, e->addr);
+         if (*fs && !b.dead[*fs - 1]) x->var_of[i] = *fs;
+         block_free(&b, e->addr);
+         continue;
+      }
       if (e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
       if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
           (e->size & CB_SIZE_SAME_INSN) && last[tid]) {
@@ -177,14 +184,17 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
    x->nvars = (uint32_t)nv - 1;
    x->var_addr = vaddr;
    x->var_shared = vshared;
+   x->var_block = vblock;
+   x->nblocks = (uint32_t)b.n;
    x->nshared = nshared;
-   free(vblock); free(vowner); free(last); free(seen);
+   free(vowner); free(last); free(seen);
    cbp_map_free(&vmap);
    blocks_free(&b);
 }
 
 void cbp_escape_free(cbp_escape *x) {
    free(x->var_of); free(x->var_addr); free(x->var_shared); free(x->cut_ok);
+   free(x->var_block);
    free(x->counted);
    memset(x, 0, sizeof *x);
 }

@@ -63,6 +63,7 @@ typedef struct {
    cbp_map seen; sitekey *keys; size_t nkeys, capkeys;
    cbp_candidate *found; size_t nfound, capfound;
    cbp_map cvmap; cvrec *cvs; size_t ncvs, capcvs;
+   access_rec *blast; /* per heap block: its last access by any thread */
 } opass;
 
 static uint64_t khash(const sitekey *k) {
@@ -172,11 +173,57 @@ static void cond_event(opass *p, uint32_t tid, size_t i, const cb_event *e, othr
    p->r->cutpoints++;
 }
 
+/* ---- Use after free ---------------------------------------------------
+ * A free writes the whole block: the last access to it by another thread,
+ * recorded before the free, is forced after it.  A free is not a counted
+ * event: T2 runs up to its next counted event (f_uncounted), which stops it
+ * just after the free.  A free that is its thread's last act has no
+ * such event and is not tried (counted in dropped_insn, "no point to cut"). */
+static void free_event(opass *p, uint32_t tid, size_t i, const othr *h) {
+   uint32_t blk = p->x->var_of[i];
+   if (!blk) return;
+   const access_rec *a = &p->blast[blk];
+   if (!a->used || a->tid == tid) return;
+   sitekey k = {a->loc, p->t->events[i].loc, a->kind, CB_EV_FREE};
+   uint32_t *s = cbp_map_probe(&p->seen, khash(&k), keq, p, &k);
+   if (*s) return;
+   if (h->cidx >= p->x->counted[tid]) { p->r->dropped_insn++; return; }
+   /* The free's clock is that of T2's last counted event before it (the
+    * next one may be the join that waits for T1). */
+   const uint64_t *vb = cbp_vc_seg(p->v, cbp_vc_seg_at(p->v, tid, h->cidx ? h->cidx - 1 : 0));
+   if (vb[a->tid] > a->le.count) { p->r->dropped_vc++; return; }
+   p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
+   p->keys[p->nkeys] = k;
+   *s = (uint32_t)++p->nkeys;
+   cbp_map_added(&p->seen, khash_i, p);
+   cbp_candidate c;
+   memset(&c, 0, sizeof c);
+   c.pattern = CBP_ORD;
+   c.var = p->x->var_of[a->tidx];
+   c.addr = p->t->events[a->tidx].addr;
+   c.t1 = a->tid; c.t2 = tid;
+   c.e1 = c.e2 = a->tidx; c.ce1 = c.ce2 = a->cidx;
+   c.e = a->le.tidx == NONE ? a->tidx : a->le.tidx;
+   c.ce = a->le.count - 1;
+   c.f = i; c.cf = h->cidx;
+   c.ls_e = 0; c.ls_f = h->ls;
+   c.seg_e = cbp_vc_seg_at(p->v, a->tid, a->cidx);
+   c.seg_f = cbp_vc_seg_at(p->v, tid, h->cidx);
+   c.x1 = a->le; c.x2 = h->le;
+   c.f_uncounted = 1;
+   p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
+   p->found[p->nfound++] = c;
+   p->r->cutpoints++;
+}
+
 /* b meets every recent conflicting access of another thread, then takes
  * the slot of its own (thread, kind), or the oldest one. */
 static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
                          const othr *h) {
    uint32_t var = p->x->var_of[i];
+   if (var && p->x->var_block[var])
+      p->blast[p->x->var_block[var]] =
+         (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
    if (!var || !p->x->var_shared[var]) return;
    access_rec *rv = &p->recent[(size_t)var * ORD_RECENT];
    int mine = -1, oldest = 0;
@@ -211,10 +258,12 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    p.recent = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent);
    cbp_map_init(&p.seen, 256);
    cbp_map_init(&p.cvmap, 16);
+   p.blast = cbp_xcalloc((size_t)x->nblocks + 1, sizeof *p.blast);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
-      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
-         continue;
+      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT) continue;
+      if (e->kind == CB_EV_FREE) free_event(&p, e->tid, i, &th[e->tid]);
+      if (!CB_IS_COUNTED(e->kind)) continue;
       othr *h = &th[e->tid];
       if (h->ls == 0 && !((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
                           (e->size & CB_SIZE_SAME_INSN)))
@@ -237,6 +286,6 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
    free(th); free(p.recent); free(p.keys); free(p.found);
    cbp_map_free(&p.seen);
-   cbp_map_free(&p.cvmap); free(p.cvs);
+   cbp_map_free(&p.cvmap); free(p.cvs); free(p.blast);
    if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }

@@ -72,7 +72,10 @@ typedef struct {
 /* ---- Pass A: escape analysis (escape.c) ---------------------------------- */
 typedef struct {
    uint32_t nvars;
-   uint32_t *var_of;    /* per event: variable id (READ/WRITE), else 0 */
+   uint32_t *var_of;    /* per event: variable id (READ/WRITE); for FREE the
+                           freed block's id + 1 (0: not a known block) */
+   uint32_t *var_block; /* per variable id: its heap block's id + 1, or 0 */
+   uint32_t nblocks;
    uint64_t *var_addr;  /* per variable id (1-based) */
    uint8_t *var_shared; /* per variable id: touched by two threads or more */
    uint32_t nshared;
@@ -212,6 +215,8 @@ typedef struct {
    uint64_t ce1, ce, ce2, cf;
    uint8_t fwidth;      /* counted events of f's instruction (0, 1: one;
                            2: a read-modify-write such as a CAS) */
+   uint8_t f_uncounted; /* f is no counted event (a free): T2 runs up to
+                           count cf, which runs it, and no further */
    uint32_t ls_e, ls_f; /* lock states at e and at f */
    uint32_t seg_e, seg_f;
    cbp_point x1, x2;    /* last empty-lockset cuts at e (t1), before f (t2) */

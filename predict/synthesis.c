@@ -437,10 +437,10 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
    if (!region3(S->t, S->L, c, &S->r3, &S->nr3, &S->capr3))
       return "no lock-valid interleaving reaches e and f";
    for (size_t s = 0; s < S->nr3; s++) add_step(c, &cap, S->r3[s].tid, S->r3[s].count);
-   uint64_t fw = c->fwidth > 1 ? c->fwidth : 1;
+   uint64_t fw = c->f_uncounted ? 0 : c->fwidth > 1 ? c->fwidth : 1;
    add_step(c, &cap, c->t2, fw);              /* f, its whole instruction */
    uint64_t rel = release_after_f(S->t, S->L, c);
-   add_step(c, &cap, c->t2, rel >= fw ? rel - (fw - 1) : rel);
+   add_step(c, &cap, c->t2, fw > 1 && rel >= fw ? rel - (fw - 1) : rel);
    c->through_f = c->ntail;
    add_step(c, &cap, c->t1, c->ce2 - c->ce);   /* on to e2 */
    return NULL;

@@ -53,7 +53,7 @@ static void *worker(void *arg)
       fprintf(stderr, "session: the session was destroyed under the worker\n");
       return (void *)1;
    }
-   return (void *)(long)(s->user != 1000);   // cb: read -
+   return (void *)(long)(s->user != 1000);   // cb: read - [e1 e2]
 }
 
 int main(void)
