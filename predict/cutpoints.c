@@ -405,53 +405,6 @@ static uint64_t rhash_i(const void *c, uint32_t i) {
    return rhash(&a);
 }
 
-/* Threads that run the same code are symmetric: 200 workers running one
- * function would give one candidate per ordered thread pair (39,800) for
- * one bug.  Per (pattern, variable, three locations) the first SYM_KEEP
- * thread pairs in trace order are kept (two, so that a pair synthesis
- * cannot schedule has a stand-in); the rest are counted in r->symmetric. */
-#define SYM_KEEP 2
-static int req_sites(const void *c, uint32_t i, const void *k) {
-   const rctx *x = c;
-   repkey a = key_of(&x->r->c[i], x->t);
-   const repkey *b = k;
-   return a.addr == b->addr && a.l1 == b->l1 && a.lf == b->lf && a.l2 == b->l2 &&
-          a.pat == b->pat;
-}
-static uint64_t rhash_sites(const repkey *k) {
-   repkey s = *k;
-   s.t1 = s.t2 = 0;
-   return rhash(&s);
-}
-static uint64_t rhash_sites_i(const void *c, uint32_t i) {
-   const rctx *x = c;
-   repkey a = key_of(&x->r->c[i], x->t);
-   return rhash_sites(&a);
-}
-
-static void reduce_symmetric(cbp_result *r, const cb_trace *t) {
-   cbp_map sites; cbp_map_init(&sites, 256);
-   uint8_t *kept = cbp_xcalloc(r->n ? r->n : 1, 1);
-   rctx rc = {r, t};
-   size_t out = 0;
-   for (size_t i = 0; i < r->n; i++) {
-      repkey k = key_of(&r->c[i], t);
-      uint32_t *s = cbp_map_probe(&sites, rhash_sites(&k), req_sites, &rc, &k);
-      if (*s && kept[*s - 1] >= SYM_KEEP) { r->symmetric++; continue; }
-      r->c[out] = r->c[i];
-      if (*s) { kept[*s - 1]++; out++; continue; }
-      *s = (uint32_t)out + 1;
-      kept[out++] = 1;
-      /* The map hashes candidates by index: only [0, out) are placed. */
-      size_t n0 = r->n; r->n = out;
-      cbp_map_added(&sites, rhash_sites_i, &rc);
-      r->n = n0;
-   }
-   r->n = out;
-   free(kept);
-   cbp_map_free(&sites);
-}
-
 static void combine(pass *p) {
    cbp_result *r = p->r;
    if (p->nfw > 1) qsort(p->fw, p->nfw, sizeof *p->fw, cmp_f);
@@ -505,7 +458,7 @@ static void combine(pass *p) {
    }
    cbp_map_free(&reps);
    if (r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
-   reduce_symmetric(r, p->t);
+   cbp_reduce_symmetric(r, p->t);
 }
 
 /* The root block (functions mode) is the thread's whole run: the start

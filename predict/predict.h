@@ -260,6 +260,8 @@ typedef struct {
  * locations, thread pair), sorted by the trace index of e1. */
 void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
                    cbp_locks *L, enum cbp_blocks blocks, cbp_result *r);
+/* Two thread pairs per code-site triple, the rest counted (symmetric.c). */
+void cbp_reduce_symmetric(cbp_result *r, const cb_trace *t);
 /* Candidate order (trace index of e1, then f, then pattern): schedule
  * numbers follow it. */
 int cbp_candidate_cmp(const void *a, const void *b);
