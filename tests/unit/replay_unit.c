@@ -365,6 +365,7 @@ static enum cbr_verdict judged(int killed, int wstatus, int end, int end_exit,
    r.status.end = end;
    r.status.end_exit = end_exit;
    r.status.infeasible = infeasible;
+   r.status.released = infeasible; /* the tool releases all when it gives up */
    r.status.pattern = pattern;
    r.check_code = check_code;
    cbr_judge(&o, &e, &r);
@@ -394,6 +395,8 @@ static void test_judge(void)
       "--check failed after an infeasible turn: failed");
    ok(judged(1, 0, 0, 0, 1, 0, -1, -1) == CBR_HUNG,
       "killed after --timeout: hung, even after an infeasible turn");
+   ok(judged(1, 0, 0, 0, 0, 0, -1, -1) == CBR_INFEASIBLE,
+      "killed while the plan still held threads back: infeasible, not a bug");
    ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 1, 0, 0, -1) == CBR_INFEASIBLE,
       "passed without the violation after an infeasible turn: infeasible");
    ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 1, 1, -1, -1) == CBR_PASSED,
