@@ -180,6 +180,8 @@ static void lay_over(const cbt_run *r, const cb_trace *tr, const size_t *seq,
       for (int i = 0; i < 3; i++)
          if (k == p[i])
             role = roles[i];
+      if (p[0] == p[2] && k == p[0])
+         role = "e1=e2"; /* an order violation: one access, f before it */
       if (!role && (!interesting(e, variable) || kept >= FLOW_MAX))
          continue;
       kept++;

@@ -23,7 +23,8 @@ static const char style[] =
    ".bug{color:#b00;font-weight:bold}.ok{color:#070}"
    ".flow td{border:none;border-left:3px solid #dde;min-width:260px;"
    "padding:4px 10px}.flow th{min-width:260px}"
-   ".flow td.n{border:none;min-width:0;color:#888;text-align:right}"
+   ".flow td.n,.flow th.n{border:none;min-width:0;color:#888;"
+   "text-align:right}"
    ".ev{background:#eef3ff;border:1px solid #9ab;border-radius:4px;"
    "padding:3px 6px}.ev.role{background:#ffe9e6;border-color:#d66}"
    ".role b{color:#b00}.src{color:#555;display:block;white-space:pre}"
@@ -165,7 +166,7 @@ static void flow_lanes(FILE *f, const cbt_suite *s, const cbt_test *t,
 {
    cbt_flow fl;
    cbt_flow_of(t, r, &fl);
-   fputs("<table class=flow><tr><th></th>", f);
+   fputs("<table class=flow><tr><th class=n></th>", f);
    for (int k = 0; k < fl.nthreads; k++)
       fprintf(f, "<th>thread T%u</th>", fl.threads[k]);
    fputs("</tr>\n", f);

@@ -12,8 +12,9 @@
 
 #include "cbtest.h"
 
-static const char *const patterns[] = {"RWR", "RWW", "WRW", "WWR", "WWW"};
-enum { NPATTERNS = 5 };
+static const char *const patterns[] = {"RWR", "RWW", "WRW", "WWR", "WWW",
+                                       "ORD", "DLK"};
+enum { NPATTERNS = 7 };
 
 typedef void (*writer_fn)(cbt_json *j, const cbt_suite *s);
 
@@ -293,10 +294,13 @@ static void sarif_code_flows(cbt_json *j, const cbt_test *t, const cbt_run *r)
    cbt_json_object(j, NULL);
    cbt_json_object(j, "message");
    char msg[512];
-   snprintf(msg, sizeof msg, "The forced interleaving of schedule %s%s: "
-            "e1, then f in another thread, then e2", r->name,
+   snprintf(msg, sizeof msg, "The forced interleaving of schedule %s%s: %s",
+            r->name,
             fl.from_trace ? "" : " (e1, f and e2 only: its trace was not "
-                                 "readable)");
+                                 "readable)",
+            !strcmp(r->pattern, "ORD")
+               ? "f in another thread, then e1 (= e2)"
+               : "e1, then f in another thread, then e2");
    cbt_json_string(j, "text", msg);
    cbt_json_end(j);
    cbt_json_array(j, "threadFlows");
@@ -432,7 +436,12 @@ static void write_sarif(cbt_json *j, const cbt_suite *s)
    for (int i = 0; i < NPATTERNS; i++) {
       const char *full = cbt_pattern_description(patterns[i]);
       char name[64];
-      snprintf(name, sizeof name, "AtomicityViolation%s", patterns[i]);
+      if (!strcmp(patterns[i], "ORD"))
+         snprintf(name, sizeof name, "OrderViolation");
+      else if (!strcmp(patterns[i], "DLK"))
+         snprintf(name, sizeof name, "LockOrderInversion");
+      else
+         snprintf(name, sizeof name, "AtomicityViolation%s", patterns[i]);
       const char *brief = cbt_pattern_short(patterns[i]);
       cbt_json_object(j, NULL);
       cbt_json_string(j, "id", patterns[i]);

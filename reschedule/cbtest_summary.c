@@ -29,6 +29,13 @@ const char *cbt_pattern_description(const char *p)
       return "Atomicity violation WWW: a block writes a variable twice and "
              "another thread's write in between is lost or mixed with the "
              "block's";
+   if (!strcmp(p, "ORD"))
+      return "Order violation: two threads' conflicting accesses that nothing "
+             "orders, forced the other way round: f runs before e1 (= e2), "
+             "the access that came first in the recorded run";
+   if (!strcmp(p, "DLK"))
+      return "Lock-order inversion: two threads take two locks in opposite "
+             "orders, and forced so, each waits for the other's";
    return "Atomicity violation";
 }
 
@@ -44,6 +51,10 @@ const char *cbt_pattern_short(const char *p)
       return "A block reads back another thread's write, not its own";
    if (!strcmp(p, "WWW"))
       return "A remote write between two writes of one block";
+   if (!strcmp(p, "ORD"))
+      return "Two unordered accesses forced the other way round";
+   if (!strcmp(p, "DLK"))
+      return "Two locks taken in opposite orders: a deadlock";
    return "Atomicity violation";
 }
 
