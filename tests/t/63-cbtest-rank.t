@@ -102,8 +102,11 @@ is "$(jget "$S" 'my $r = $d->{runs}[0]{results}[0]; "$r->{properties}{rank} $r->
 ok "report.sarif: SARIF's rank is the score in 0..100" \
    test "$(jget "$S" 'my $r = $d->{runs}[0]{results}[0]; ($r->{rank} > 0 && $r->{rank} <= 100) ? 1 : 0')" = 1
 SCHEMA=$TOP/tests/data/sarif-schema-2.1.0.json
-if python3 -c 'import jsonschema' 2>/dev/null && [ -f "$SCHEMA" ]; then
-   validate() { python3 -c '
+# Debian's python3 (with python3-jsonschema) first, else the one on PATH.
+PY=python3
+/usr/bin/python3 -c 'import jsonschema' 2>/dev/null && PY=/usr/bin/python3
+if "$PY" -c 'import jsonschema' 2>/dev/null && [ -f "$SCHEMA" ]; then
+   validate() { "$PY" -c '
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1])); doc = json.load(open(sys.argv[2]))
 errors = list(jsonschema.Draft4Validator(schema).iter_errors(doc))
@@ -112,7 +115,7 @@ sys.exit(1 if errors else 0)' "$SCHEMA" "$1"; }
    ok "report.sarif validates against the SARIF 2.1.0 schema" validate "$S"
    # The validation can fail: a thread flow without locations does not pass.
    perl -MJSON::PP -0777 -e 'local $/; my $d = decode_json(<STDIN>); $d->{runs}[0]{results}[0]{codeFlows}[0]{threadFlows}[0]{locations} = []; print encode_json($d)' <"$S" >"$TMP/broken.sarif"
-   ok "a broken report.sarif does not validate" sh -c "! python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft4Validator)' '$SCHEMA' '$TMP/broken.sarif' 2>/dev/null"
+   ok "a broken report.sarif does not validate" sh -c "! $PY -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])), cls=jsonschema.Draft4Validator)' '$SCHEMA' '$TMP/broken.sarif' 2>/dev/null"
 else
    ok "# SKIP python3-jsonschema or the schema is missing (scripts/setup-deps.sh installs it)" true
    ok "# SKIP python3-jsonschema or the schema is missing" true
