@@ -132,30 +132,50 @@ static int default_jobs(void)
    return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
 }
 
+enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS, OPT_ALL_BUGS,
+       OPT_MAX_RUNS, OPT_WRAP, OPT_REPORT_DIR, OPT_MERGE, OPT_EMIT_JOBS,
+       OPT_RUN_JOB, OPT_SOURCE_DIR };
+
 static int check_modes(cbt_options *o);
+
+static const struct option longopts[] = {
+   {"jobs", required_argument, 0, 'j'},
+   {"output", required_argument, 0, 'o'},
+   {"timeout", required_argument, 0, OPT_TIMEOUT},
+   {"record-timeout", required_argument, 0, OPT_RECORD_TIMEOUT},
+   {"z3", no_argument, 0, OPT_Z3},
+   {"tests", required_argument, 0, OPT_TESTS},
+   {"all-bugs", no_argument, 0, OPT_ALL_BUGS},
+   {"max-runs", required_argument, 0, OPT_MAX_RUNS},
+   {"wrap", no_argument, 0, OPT_WRAP},
+   {"report-dir", required_argument, 0, OPT_REPORT_DIR},
+   {"merge", no_argument, 0, OPT_MERGE},
+   {"emit-jobs", required_argument, 0, OPT_EMIT_JOBS},
+   {"run-job", required_argument, 0, OPT_RUN_JOB},
+   {"source-dir", required_argument, 0, OPT_SOURCE_DIR},
+   {"help", no_argument, 0, 'h'},
+   {0, 0, 0, 0}};
+
+/* The options of --wrap, --merge and the jobs (cbtest_wrap.c,
+ * cbtest_merge.c). */
+static int mode_option(int c, cbt_options *o)
+{
+   switch (c) {
+   case OPT_WRAP: o->wrap = 1; break;
+   case OPT_MERGE: o->merge = 1; break;
+   case OPT_SOURCE_DIR: o->source_dir = optarg; break;
+   case OPT_RUN_JOB: o->run_job_dir = optarg; break;
+   case OPT_EMIT_JOBS:
+      if (!*optarg)
+         return usage_error("--emit-jobs wants a file");
+      o->emit_jobs = optarg;
+      break;
+   }
+   return 0;
+}
 
 int cbt_parse_options(int argc, char **argv, cbt_options *o)
 {
-   enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS, OPT_ALL_BUGS,
-          OPT_MAX_RUNS, OPT_WRAP, OPT_REPORT_DIR, OPT_MERGE, OPT_EMIT_JOBS,
-          OPT_RUN_JOB, OPT_SOURCE_DIR };
-   static const struct option longopts[] = {
-      {"jobs", required_argument, 0, 'j'},
-      {"output", required_argument, 0, 'o'},
-      {"timeout", required_argument, 0, OPT_TIMEOUT},
-      {"record-timeout", required_argument, 0, OPT_RECORD_TIMEOUT},
-      {"z3", no_argument, 0, OPT_Z3},
-      {"tests", required_argument, 0, OPT_TESTS},
-      {"all-bugs", no_argument, 0, OPT_ALL_BUGS},
-      {"max-runs", required_argument, 0, OPT_MAX_RUNS},
-      {"wrap", no_argument, 0, OPT_WRAP},
-      {"report-dir", required_argument, 0, OPT_REPORT_DIR},
-      {"merge", no_argument, 0, OPT_MERGE},
-      {"emit-jobs", required_argument, 0, OPT_EMIT_JOBS},
-      {"run-job", required_argument, 0, OPT_RUN_JOB},
-      {"source-dir", required_argument, 0, OPT_SOURCE_DIR},
-      {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
 
    memset(o, 0, sizeof *o);
    o->jobs = default_jobs();
@@ -188,22 +208,10 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
          o->out_dir = optarg;
          o->out_dir_given = 1;
          break;
-      case OPT_WRAP:
-         o->wrap = 1;
-         break;
-      case OPT_MERGE:
-         o->merge = 1;
-         break;
-      case OPT_EMIT_JOBS:
-         if (!*optarg)
-            return usage_error("--emit-jobs wants a file");
-         o->emit_jobs = optarg;
-         break;
-      case OPT_SOURCE_DIR:
-         o->source_dir = optarg;
-         break;
+      case OPT_WRAP: case OPT_MERGE: case OPT_EMIT_JOBS: case OPT_SOURCE_DIR:
       case OPT_RUN_JOB:
-         o->run_job_dir = optarg;
+         if (mode_option(c, o) != 0)
+            return CBT_EXIT_USAGE;
          break;
       case OPT_TIMEOUT:
          if (parse_seconds(optarg, &o->timeout_s) != 0)
