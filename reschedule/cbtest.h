@@ -14,6 +14,14 @@
  *   cbtest_summary.c   the human summary, bugs and reproduce commands
  *   cbtest_json.c      one small JSON writer (both reports use it)
  *   cbtest_report.c    report.json and report.sarif
+ *   cbtest_state.c     a test's results as a file (test.state, runs/sN.result)
+ *                      that --merge, --wrap and the emitted jobs share
+ *   cbtest_wrap.c      --wrap: one test under the user's test runner
+ *   cbtest_merge.c     --emit-jobs, --run-job, --merge
+ *   cbtest_bugs.c      totals, bugs, and their ranking (Falcon's score)
+ *   cbtest_flow.c      the forced interleaving of a run, from its schedule and
+ *                      the recorded trace (SARIF thread flows, report.html)
+ *   cbtest_html.c      report.html
  *   cbtest_main.c      puts them together, exit status
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -49,8 +57,18 @@ typedef struct {
    int all_bugs;             /* --all-bugs: force every schedule */
    size_t max_runs;          /* --max-runs N per test, 0: no cap */
    const char *tests_file;   /* --tests FILE, or NULL */
-   char **prog_argv;         /* -- PROG ARGS..., or NULL */
+   char **prog_argv;         /* -- PROG ARGS..., or NULL; the folders of
+                                --merge */
    int prog_argc;
+   int wrap;                 /* --wrap: one test under the user's runner */
+   int merge;                /* --merge DIR...: reports from saved results */
+   const char *emit_jobs;    /* --emit-jobs FILE: record, predict, write the
+                                forced runs as command lines */
+   const char *run_job_dir;  /* --run-job DIR sN: one emitted forced run */
+   const char *run_job_name;
+   int out_dir_given;        /* -o or --report-dir was given */
+   const char *source_dir;   /* --source-dir: where report.html looks for
+                                the source files */
 } cbt_options;
 
 /* Returns 0 to go on, 1 when --help was printed (exit 0), or CBT_EXIT_USAGE
@@ -134,6 +152,7 @@ const char *cbt_verdict_name(enum cbt_verdict v);
 /* One event of a pattern, from the schedule file. */
 typedef struct {
    char kind[16];      /* "read", "write" */
+   uint64_t index;     /* counted index within its thread */
    char file[PATH_MAX];
    unsigned line;
    char function[256];
@@ -154,6 +173,7 @@ typedef struct {
    double seconds;
    char note[256];         /* why error, or cbreplay's last stderr line */
    char out_path[PATH_MAX], err_path[PATH_MAX]; /* cbreplay's output */
+   size_t key;             /* its access pattern in cbt_suite.patterns */
 } cbt_run;
 
 /* A confirmed bug: runs of one test with the same pattern, variable and
@@ -163,8 +183,21 @@ typedef struct {
    size_t run;        /* its first failing or hung run */
    int nruns;         /* how many runs confirmed it */
    int hung;          /* the first confirming run hung (else failed) */
+   int rank;          /* 1 = most tied to failures (cbt_rank_bugs) */
+   double score;      /* its access pattern's suite-wide Falcon score */
+   double test_score; /* the same over its test's forced runs only */
    char reproduce[8192];
 } cbt_bug;
+
+/* An access pattern (pattern and the three code sites) over the forced runs
+ * that forced it, scored after Falcon (ICSE 2010): failed / (totalfailed +
+ * passed), infeasible and unfinished runs not counted. */
+typedef struct {
+   size_t test, run;  /* the first run that forced it */
+   size_t failed, passed;
+   double score;
+   int rank;          /* 1, 2, ... by score */
+} cbt_pattern;
 
 enum cbt_test_state {
    CBT_T_WAITING = 0, /* record not started */
@@ -195,6 +228,9 @@ typedef struct {
    int native_code;       /* exit code of the recorded run */
    int native_timed_out;
    char error[512];       /* CBT_O_ERROR / FAILED_NATIVELY: in words */
+   char cwd[PATH_MAX];    /* where its jobs run (relative arguments) */
+   double timeout_s;      /* cbreplay --timeout of its forced runs */
+   int jobs_emitted;      /* --emit-jobs: runs forced elsewhere */
    cbt_run *runs;
    size_t nruns;
    size_t next_run;       /* next run to start */
@@ -218,8 +254,10 @@ typedef struct {
    char out_dir[PATH_MAX];  /* absolute */
    cbt_test *tests;
    size_t ntests;
-   cbt_bug *bugs;
+   cbt_bug *bugs;         /* in order of rank */
    size_t nbugs;
+   cbt_pattern *patterns; /* in order of rank */
+   size_t npatterns;
    double started, seconds;
    int interrupted;
 } cbt_suite;
@@ -233,8 +271,76 @@ int cbt_run_suite(cbt_suite *s);
 void cbt_totals_of(const cbt_suite *s, cbt_totals *t);
 /* Frees the tests (their words too), runs and bugs. */
 void cbt_free_suite(cbt_suite *s);
-/* Fills s->bugs from the finished runs. */
+/* Fills s->bugs from the finished runs, scores every access pattern and
+ * orders both by rank (cbtest_bugs.c). */
 void cbt_collect_bugs(cbt_suite *s);
+/* The verdict of a forced run from how its cbreplay job ended. */
+void cbt_judge_replay(cbt_run *r, const cbt_job_end *e);
+/* Sets up a test in s->tests[i] (folder DIR/tests/ID, or `dir` when not
+ * NULL), its program made absolute; -1 only when its folder cannot be
+ * made. */
+int cbt_setup_test(cbt_suite *s, size_t i, cbt_command cmd, const char *dir);
+/* Fills t->runs from the test's schedule folder; -1 with why. */
+int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen);
+int cbt_mkdir_p(const char *path);
+/* Writes the reports into s->out_dir and prints where; 0, or -1 when one
+ * could not be written. */
+int cbt_write_reports(const cbt_suite *s, FILE *say);
+/* Exit status of a finished suite (CBT_EXIT_*, 130 when interrupted). */
+int cbt_exit_status(const cbt_suite *s, int reports_ok);
+/* Where the stages live (next to cbtest); -1 after saying why. */
+int cbt_find_siblings(cbt_suite *s);
+
+/* ---- Saved results (cbtest_state.c) -------------------------------------------
+ * DIR/test.state: the test and every run; DIR/runs/sN.result: one forced run
+ * (an emitted job).  Text, one record a line, tab-separated fields with
+ * \\, \t, \n escaped.  Written to a unique temporary name and renamed, so
+ * readers and other writers never see half a file. */
+int cbt_save_test(const cbt_test *t, char *why, size_t whylen);
+int cbt_save_run(const cbt_test *t, const cbt_run *r, char *why, size_t whylen);
+/* Reads DIR/test.state into *t (and overlays DIR/runs/ *.result); -1 with
+ * why.  t->dir is DIR; paths inside are rebuilt from it. */
+int cbt_load_test(const char *dir, cbt_test *t, char *why, size_t whylen);
+/* Writes a file through a unique temporary name in the same folder and
+ * rename(2); fn writes the content.  -1 with why. */
+int cbt_write_atomic(const char *path, void (*fn)(FILE *, const void *),
+                     const void *arg, char *why, size_t whylen);
+
+/* ---- Modes (cbtest_wrap.c, cbtest_merge.c) ------------------------------------------------------ */
+int cbt_main_wrap(const cbt_options *o);
+int cbt_main_merge(const cbt_options *o);
+int cbt_main_run_job(const cbt_options *o);
+/* --emit-jobs: writes the job lines of a finished (recorded and predicted)
+ * suite; -1 after saying why. */
+int cbt_emit_jobs(const cbt_suite *s, const char *path);
+
+/* ---- The forced interleaving (cbtest_flow.c) ------------------------------------ */
+typedef struct {
+   unsigned tid;
+   char what[320];     /* "read balance", "lock m", "unlock m" */
+   char file[PATH_MAX];
+   unsigned line;
+   char function[128];
+   const char *role;   /* "e1", "f", "e2" or NULL */
+} cbt_flow_event;
+
+typedef struct {
+   cbt_flow_event *ev; /* in the forced order */
+   size_t n;
+   unsigned threads[16]; /* the threads in the flow, in order of first use */
+   int nthreads;
+   int from_trace;     /* 0: only e1, f, e2 (no trace or schedule) */
+} cbt_flow;
+
+/* The forced order of run r of t from e1 to e2: its schedule's prefix and
+ * (failing) tail variant laid over the recorded trace, keeping the
+ * accesses to the variable and the synchronisation calls of the threads
+ * involved.  Falls back to e1, f, e2 alone.  Free with cbt_flow_free. */
+void cbt_flow_of(const cbt_test *t, const cbt_run *r, cbt_flow *fl);
+void cbt_flow_free(cbt_flow *fl);
+
+int cbt_write_html_report(const cbt_suite *s, const char *path, char *why,
+                          size_t whylen);
 /* "file:line", "file" or "?" into buf. */
 const char *cbt_event_where(const cbt_event *e, char *buf, size_t len);
 
@@ -243,6 +349,7 @@ const char *cbt_event_where(const cbt_event *e, char *buf, size_t len);
 /* The progress line: in place on a terminal, one line per finished test
  * otherwise.  cbt_progress_end clears a line left in place. */
 void cbt_progress_init(void);
+void cbt_progress_quiet(void); /* nothing at all (--wrap) */
 void cbt_progress_update(const cbt_suite *s);
 void cbt_progress_test_done(const cbt_suite *s, size_t test);
 void cbt_progress_end(void);

@@ -37,7 +37,7 @@ static void catch_signals(void)
 
 /* The stages live next to this command: BINDIR/cbtrace and so on, the same
  * way they find the tool (BINDIR/../lib/cbtools). */
-static int find_siblings(cbt_suite *s)
+int cbt_find_siblings(cbt_suite *s)
 {
    char self[PATH_MAX];
    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -67,7 +67,7 @@ static int find_siblings(cbt_suite *s)
    return 0;
 }
 
-static int mkdir_p(const char *path)
+int cbt_mkdir_p(const char *path)
 {
    char tmp[PATH_MAX];
    cbt_fmt(tmp, sizeof tmp, "%s", path);
@@ -147,16 +147,25 @@ static void test_id(size_t index, size_t ntests, const char *prog, char *buf,
 /* Fills the test's folders and makes its program absolute (relative to the
  * folder cbtest runs in; symlinks are kept, argv[0] may matter to it).
  * A program that cannot run settles the test as an error at once. */
-static int setup_test(cbt_suite *s, size_t i, cbt_command cmd)
+int cbt_setup_test(cbt_suite *s, size_t i, cbt_command cmd, const char *dir)
 {
    cbt_test *t = &s->tests[i];
    memset(t, 0, sizeof *t);
    t->cmd = cmd;
-   test_id(i, s->ntests, cmd.argv[0], t->id, sizeof t->id);
-   cbt_fmt(t->dir, sizeof t->dir, "%s/tests/%s", s->out_dir, t->id);
+   t->timeout_s = s->o->timeout_s;
+   if (!getcwd(t->cwd, sizeof t->cwd))
+      cbt_fmt(t->cwd, sizeof t->cwd, ".");
+   if (dir) {
+      const char *base = strrchr(dir, '/');
+      cbt_fmt(t->id, sizeof t->id, "%s", base ? base + 1 : dir);
+      cbt_fmt(t->dir, sizeof t->dir, "%s", dir);
+   } else {
+      test_id(i, s->ntests, cmd.argv[0], t->id, sizeof t->id);
+      cbt_fmt(t->dir, sizeof t->dir, "%s/tests/%s", s->out_dir, t->id);
+   }
    cbt_fmt(t->trace, sizeof t->trace, "%s/trace.pb", t->dir);
    cbt_fmt(t->schedules, sizeof t->schedules, "%s/schedules", t->dir);
-   if (mkdir_p(t->dir) != 0) {
+   if (cbt_mkdir_p(t->dir) != 0) {
       fprintf(stderr, "cbtest: cannot create %s: %s\n", t->dir,
               strerror(errno));
       return -1;
@@ -173,10 +182,7 @@ static int setup_test(cbt_suite *s, size_t i, cbt_command cmd)
    if (found[0] == '/') {
       cbt_fmt(abs, sizeof abs, "%s", found);
    } else {
-      char cwd[PATH_MAX];
-      if (!getcwd(cwd, sizeof cwd))
-         cbt_fmt(cwd, sizeof cwd, ".");
-      if (cbt_fmt(abs, sizeof abs, "%s/%s", cwd,
+      if (cbt_fmt(abs, sizeof abs, "%s/%s", t->cwd,
                   strncmp(found, "./", 2) ? found : found + 2) != 0) {
          t->outcome = CBT_O_ERROR;
          t->state = CBT_T_DONE;
@@ -228,6 +234,70 @@ static int load_commands(const cbt_options *o, cbt_command **cmds, size_t *n)
    return 0;
 }
 
+int cbt_write_reports(const cbt_suite *s, FILE *say)
+{
+   static const struct {
+      const char *name;
+      int (*fn)(const cbt_suite *, const char *, char *, size_t);
+   } reports[] = {{"report.json", cbt_write_json_report},
+                  {"report.sarif", cbt_write_sarif_report},
+                  {"report.html", cbt_write_html_report}};
+   char path[PATH_MAX + 32], why[PATH_MAX + 256];
+   int ok = 1;
+   for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
+      cbt_fmt(path, sizeof path, "%s/%s", s->out_dir, reports[i].name);
+      if (reports[i].fn(s, path, why, sizeof why) != 0) {
+         fprintf(stderr, "cbtest: %s\n", why);
+         ok = 0;
+      }
+   }
+   if (ok)
+      fprintf(say, "reports: %s/report.json %s/report.sarif %s/report.html\n",
+              s->out_dir, s->out_dir, s->out_dir);
+   fflush(say);
+   return ok ? 0 : -1;
+}
+
+int cbt_exit_status(const cbt_suite *s, int reports_ok)
+{
+   cbt_totals t;
+   cbt_totals_of(s, &t);
+   if (s->interrupted)
+      return 130;
+   if (t.bugs > 0)
+      return CBT_EXIT_BUG;
+   if (t.errors == t.tests || !reports_ok)
+      return CBT_EXIT_USAGE; /* nothing could run, or no report */
+   return CBT_EXIT_CLEAN;
+}
+
+/* The output folder, absolute, with DIR/tests/ in it and no work folder of
+ * an earlier run. */
+static int prepare_out_dir(const cbt_options *o, cbt_suite *s)
+{
+   char tests_dir[PATH_MAX];
+   if (cbt_mkdir_p(o->out_dir) != 0 || !realpath(o->out_dir, s->out_dir)) {
+      fprintf(stderr, "cbtest: cannot create the output folder %s: %s\n",
+              o->out_dir, strerror(errno));
+      return -1;
+   }
+   /* Every file cbtest names lives under DIR/tests/NNN-NAME/ with short
+    * names; checking DIR's length once keeps all of them whole. */
+   if (strlen(s->out_dir) > PATH_MAX - 256) {
+      fprintf(stderr, "cbtest: the output folder's path is too long: %s\n",
+              s->out_dir);
+      return -1;
+   }
+   cbt_fmt(tests_dir, sizeof tests_dir, "%s/tests", s->out_dir);
+   if (cbt_mkdir_p(tests_dir) != 0) {
+      fprintf(stderr, "cbtest: cannot create %s: %s\n", tests_dir,
+              strerror(errno));
+      return -1;
+   }
+   remove_old_work(tests_dir);
+   return 0;
+}
+
 int main(int argc, char **argv)
 {
    cbt_options o;
@@ -236,39 +306,24 @@ int main(int argc, char **argv)
       return 0;
    if (rc != 0)
       return rc;
+   if (o.merge)
+      return cbt_main_merge(&o);
+   catch_signals();
+   if (o.run_job_dir)
+      return cbt_main_run_job(&o);
+   if (o.wrap)
+      return cbt_main_wrap(&o);
 
    cbt_suite s;
    memset(&s, 0, sizeof s);
    s.o = &o;
-   if (find_siblings(&s) != 0)
+   if (cbt_find_siblings(&s) != 0)
       return CBT_EXIT_USAGE;
 
    cbt_command *cmds;
    size_t ncmds;
-   if (load_commands(&o, &cmds, &ncmds) != 0)
+   if (load_commands(&o, &cmds, &ncmds) != 0 || prepare_out_dir(&o, &s) != 0)
       return CBT_EXIT_USAGE;
-
-   char tests_dir[PATH_MAX];
-   if (mkdir_p(o.out_dir) != 0 || !realpath(o.out_dir, s.out_dir)) {
-      fprintf(stderr, "cbtest: cannot create the output folder %s: %s\n",
-              o.out_dir, strerror(errno));
-      return CBT_EXIT_USAGE;
-   }
-   /* Every file cbtest names lives under DIR/tests/NNN-NAME/ with short
-    * names; checking DIR's length once keeps all of them whole. */
-   if (strlen(s.out_dir) > PATH_MAX - 256) {
-      fprintf(stderr, "cbtest: the output folder's path is too long: %s\n",
-              s.out_dir);
-      return CBT_EXIT_USAGE;
-   }
-   cbt_fmt(tests_dir, sizeof tests_dir, "%s/tests", s.out_dir);
-   if (mkdir_p(tests_dir) != 0) {
-      fprintf(stderr, "cbtest: cannot create %s: %s\n", tests_dir,
-              strerror(errno));
-      return CBT_EXIT_USAGE;
-   }
-   remove_old_work(tests_dir);
-
    s.ntests = ncmds;
    s.tests = calloc(ncmds, sizeof *s.tests);
    if (!s.tests) {
@@ -276,46 +331,25 @@ int main(int argc, char **argv)
       return CBT_EXIT_USAGE;
    }
    for (size_t i = 0; i < ncmds; i++)
-      if (setup_test(&s, i, cmds[i]) != 0)
+      if (cbt_setup_test(&s, i, cmds[i], NULL) != 0)
          return CBT_EXIT_USAGE;
    free(cmds);
 
-   catch_signals();
    cbt_progress_init();
    if (cbt_run_suite(&s) != 0)
       return CBT_EXIT_USAGE;
    cbt_progress_end();
-
+   if (o.emit_jobs) {
+      rc = cbt_emit_jobs(&s, o.emit_jobs) == 0 ? CBT_EXIT_CLEAN
+                                                 : CBT_EXIT_USAGE;
+      if (s.interrupted)
+         rc = 130;
+      cbt_free_suite(&s);
+      return rc;
+   }
    cbt_collect_bugs(&s);
    cbt_print_summary(stdout, &s);
-
-   char path[PATH_MAX + 32], why[PATH_MAX + 256];
-   int reports_ok = 1;
-   cbt_fmt(path, sizeof path, "%s/report.json", s.out_dir);
-   if (cbt_write_json_report(&s, path, why, sizeof why) != 0) {
-      fprintf(stderr, "cbtest: %s\n", why);
-      reports_ok = 0;
-   }
-   cbt_fmt(path, sizeof path, "%s/report.sarif", s.out_dir);
-   if (cbt_write_sarif_report(&s, path, why, sizeof why) != 0) {
-      fprintf(stderr, "cbtest: %s\n", why);
-      reports_ok = 0;
-   }
-   if (reports_ok)
-      printf("reports: %s/report.json %s/report.sarif\n", o.out_dir,
-             o.out_dir);
-   fflush(stdout);
-
-   cbt_totals t;
-   cbt_totals_of(&s, &t);
-   if (s.interrupted)
-      rc = 130;
-   else if (t.bugs > 0)
-      rc = CBT_EXIT_BUG;
-   else if (t.errors == t.tests || !reports_ok)
-      rc = CBT_EXIT_USAGE; /* nothing could run, or no report */
-   else
-      rc = CBT_EXIT_CLEAN;
+   rc = cbt_exit_status(&s, cbt_write_reports(&s, stdout) == 0);
    cbt_free_suite(&s);
    return rc;
 }

@@ -15,6 +15,10 @@
 static const char usage_text[] =
 "usage: cbtest [-j N] [-o DIR] [--timeout S] [--z3] --tests FILE\n"
 "       cbtest [-j N] [-o DIR] [--timeout S] [--z3] -- PROG [ARGS...]\n"
+"       cbtest --wrap [--report-dir DIR] [options] -- PROG [ARGS...]\n"
+"       cbtest --emit-jobs FILE [-o DIR] [options] (--tests FILE | -- PROG...)\n"
+"       cbtest --run-job TESTDIR sN\n"
+"       cbtest --merge [-o OUT] DIR...\n"
 "\n"
 "Runs the whole cbtools pipeline over a test suite.  For every test:\n"
 "  cbtrace record    one watched run (a test that fails on its own is\n"
@@ -48,7 +52,39 @@ static const char usage_text[] =
 "                      bug (cbpredict numbers the likeliest first)\n"
 "  --max-runs N        force at most N schedules per test (default: all);\n"
 "                      the summary counts the ones left unforced\n"
+"  --source-dir DIR    where report.html finds the source files it quotes\n"
+"                      (else: as named, the folder the test ran in, the\n"
+"                      program's folder and the one above it)\n"
 "  -h, --help          this text\n"
+"\n"
+"Under a test runner (README: meson, automake, ctest, prove):\n"
+"  --wrap              run one test, `-- PROG ARGS`, as the runner would,\n"
+"                      through the whole pipeline: its stdout and stderr are\n"
+"                      the recorded run's; exit 1 when a bug is confirmed,\n"
+"                      else the test's own exit status (a signal is raised\n"
+"                      again).  When cbtools itself cannot run the test,\n"
+"                      it runs it plainly and says so on stderr.  The\n"
+"                      results go to DIR/tests/NAME/, NAME made from the\n"
+"                      command and unique among tests running at once\n"
+"  --report-dir DIR    the report folder of --wrap (-o; default: the\n"
+"                      environment variable CBTEST_REPORT_DIR, else\n"
+"                      ./cbtest-out)\n"
+"  --merge DIR...      one report (summary, report.json, report.sarif,\n"
+"                      report.html) from the saved results of cbtest runs:\n"
+"                      output folders, --wrap report folders, or folders of\n"
+"                      emitted jobs; written to -o OUT (default: the first\n"
+"                      DIR)\n"
+"\n"
+"Beyond one machine:\n"
+"  --emit-jobs FILE    record and predict here, then write every forced run\n"
+"                      as one independent command line to FILE instead of\n"
+"                      running it (all schedules, as with --all-bugs; up to\n"
+"                      --max-runs).  Any machine that sees the program and\n"
+"                      DIR at the same paths may run a line; each writes\n"
+"                      its own result file.  Then `cbtest --merge DIR`\n"
+"  --run-job TESTDIR sN  what an emitted line runs: force schedule sN of\n"
+"                      that test and save its result (exit 0 once saved,\n"
+"                      whatever the verdict; 2 when it could not run)\n"
 "\n"
 "Output: a progress line on stderr (kept in place on a terminal), then a\n"
 "summary on stdout: per test the schedules predicted and how their forced\n"
@@ -62,6 +98,7 @@ static const char usage_text[] =
 "  2  bad usage or input: unknown option, missing or empty tests file;\n"
 "     or no test could run at all.  A test whose program is missing is\n"
 "     reported as an error and the others go on.\n"
+"  With --wrap: 1 when a bug is confirmed, else the test's own status.\n"
 "  130  interrupted (SIGINT, SIGTERM): every job is stopped, and the\n"
 "     summary and reports say what had finished.\n";
 
@@ -95,21 +132,50 @@ static int default_jobs(void)
    return n > 0 ? (int)(n > 256 ? 256 : n) : 1;
 }
 
+enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS, OPT_ALL_BUGS,
+       OPT_MAX_RUNS, OPT_WRAP, OPT_REPORT_DIR, OPT_MERGE, OPT_EMIT_JOBS,
+       OPT_RUN_JOB, OPT_SOURCE_DIR };
+
+static int check_modes(cbt_options *o);
+
+static const struct option longopts[] = {
+   {"jobs", required_argument, 0, 'j'},
+   {"output", required_argument, 0, 'o'},
+   {"timeout", required_argument, 0, OPT_TIMEOUT},
+   {"record-timeout", required_argument, 0, OPT_RECORD_TIMEOUT},
+   {"z3", no_argument, 0, OPT_Z3},
+   {"tests", required_argument, 0, OPT_TESTS},
+   {"all-bugs", no_argument, 0, OPT_ALL_BUGS},
+   {"max-runs", required_argument, 0, OPT_MAX_RUNS},
+   {"wrap", no_argument, 0, OPT_WRAP},
+   {"report-dir", required_argument, 0, OPT_REPORT_DIR},
+   {"merge", no_argument, 0, OPT_MERGE},
+   {"emit-jobs", required_argument, 0, OPT_EMIT_JOBS},
+   {"run-job", required_argument, 0, OPT_RUN_JOB},
+   {"source-dir", required_argument, 0, OPT_SOURCE_DIR},
+   {"help", no_argument, 0, 'h'},
+   {0, 0, 0, 0}};
+
+/* The options of --wrap, --merge and the jobs (cbtest_wrap.c,
+ * cbtest_merge.c). */
+static int mode_option(int c, cbt_options *o)
+{
+   switch (c) {
+   case OPT_WRAP: o->wrap = 1; break;
+   case OPT_MERGE: o->merge = 1; break;
+   case OPT_SOURCE_DIR: o->source_dir = optarg; break;
+   case OPT_RUN_JOB: o->run_job_dir = optarg; break;
+   case OPT_EMIT_JOBS:
+      if (!*optarg)
+         return usage_error("--emit-jobs wants a file");
+      o->emit_jobs = optarg;
+      break;
+   }
+   return 0;
+}
+
 int cbt_parse_options(int argc, char **argv, cbt_options *o)
 {
-   enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS, OPT_ALL_BUGS,
-          OPT_MAX_RUNS };
-   static const struct option longopts[] = {
-      {"jobs", required_argument, 0, 'j'},
-      {"output", required_argument, 0, 'o'},
-      {"timeout", required_argument, 0, OPT_TIMEOUT},
-      {"record-timeout", required_argument, 0, OPT_RECORD_TIMEOUT},
-      {"z3", no_argument, 0, OPT_Z3},
-      {"tests", required_argument, 0, OPT_TESTS},
-      {"all-bugs", no_argument, 0, OPT_ALL_BUGS},
-      {"max-runs", required_argument, 0, OPT_MAX_RUNS},
-      {"help", no_argument, 0, 'h'},
-      {0, 0, 0, 0}};
 
    memset(o, 0, sizeof *o);
    o->jobs = default_jobs();
@@ -135,9 +201,17 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
          break;
       }
       case 'o':
+      case OPT_REPORT_DIR:
          if (!*optarg)
-            return usage_error("-o wants a folder");
+            return usage_error("%s wants a folder",
+                               c == 'o' ? "-o" : "--report-dir");
          o->out_dir = optarg;
+         o->out_dir_given = 1;
+         break;
+      case OPT_WRAP: case OPT_MERGE: case OPT_EMIT_JOBS: case OPT_SOURCE_DIR:
+      case OPT_RUN_JOB:
+         if (mode_option(c, o) != 0)
+            return CBT_EXIT_USAGE;
          break;
       case OPT_TIMEOUT:
          if (parse_seconds(optarg, &o->timeout_s) != 0)
@@ -182,6 +256,36 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
    if (optind < argc) {
       o->prog_argv = argv + optind;
       o->prog_argc = argc - optind;
+   }
+   return check_modes(o);
+}
+
+/* The modes exclude one another; each wants its own operands. */
+static int check_modes(cbt_options *o)
+{
+   if (o->wrap + o->merge + !!o->emit_jobs + !!o->run_job_dir > 1)
+      return usage_error("--wrap, --merge, --emit-jobs and --run-job go "
+                         "alone");
+   if (o->run_job_dir) {
+      if (o->prog_argc != 1 || o->tests_file)
+         return usage_error("--run-job wants a test folder and a schedule "
+                            "name: --run-job TESTDIR sN");
+      o->run_job_name = o->prog_argv[0];
+      return 0;
+   }
+   if (o->merge) {
+      if (!o->prog_argv || o->tests_file)
+         return usage_error("--merge wants the folders to merge: --merge "
+                            "DIR...");
+      return 0;
+   }
+   if (o->wrap) {
+      if (!o->prog_argv || o->tests_file)
+         return usage_error("--wrap runs one test: --wrap -- PROG [ARGS...]");
+      const char *env = getenv("CBTEST_REPORT_DIR");
+      if (!o->out_dir_given && env && *env)
+         o->out_dir = env;
+      return 0;
    }
    if (o->tests_file && o->prog_argv)
       return usage_error("give either --tests FILE or -- PROG, not both");

@@ -219,6 +219,7 @@ static void copy_event(cbt_event *out, const Cbtools__PatternEvent *e)
    if (!e)
       return;
    out->tid = e->tid;
+   out->index = e->index;
    cbt_fmt(out->kind, sizeof out->kind, "%s",
             e->has_kind ? cb_event_kind_name(e->kind) : "?");
    if (e->location) {
@@ -250,7 +251,7 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Every sN.pb cbpredict wrote, in order of N, as runs waiting to be forced. */
-static int load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
+int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
 {
    DIR *d = opendir(t->schedules);
    if (!d) {
@@ -328,13 +329,18 @@ static void test_finished(cbt_suite *s, size_t ti)
    cbt_test *t = &s->tests[ti];
    t->state = CBT_T_DONE;
    t->seconds = cbt_now() - t->started;
-   if (t->outcome == CBT_O_NONE) {
+   if (t->outcome == CBT_O_NONE && !t->jobs_emitted) {
       t->outcome = CBT_O_CLEAN;
       for (size_t i = 0; i < t->nruns; i++)
          if (t->runs[i].verdict == CBT_FAILED ||
              t->runs[i].verdict == CBT_HUNG)
             t->outcome = CBT_O_BUGS;
    }
+   /* Saved for --merge; a test that cannot be saved is still reported
+    * here. */
+   char why[PATH_MAX + 256];
+   if (cbt_save_test(t, why, sizeof why) != 0)
+      fprintf(stderr, "cbtest: %s\n", why);
    cbt_progress_test_done(s, ti);
 }
 
@@ -396,12 +402,16 @@ static void predict_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
       return;
    }
    char why[512];
-   if (load_runs(t, s->o->max_runs, why, sizeof why) != 0) {
+   if (cbt_load_runs(t, s->o->max_runs, why, sizeof why) != 0) {
       test_error(s, ti, "cbpredict", why);
       return;
    }
    t->state = CBT_T_REPLAYING;
-   if (t->nruns == 0)
+   if (s->o->emit_jobs) { /* forced elsewhere: cbt_emit_jobs */
+      t->jobs_emitted = 1;
+      t->next_run = t->nruns;
+   }
+   if (t->nruns == 0 || t->jobs_emitted)
       test_finished(s, ti);
 }
 
@@ -420,11 +430,8 @@ static int replay_variant(const char *out_path)
    return v;
 }
 
-static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
-                         const cbt_job_end *e)
+void cbt_judge_replay(cbt_run *r, const cbt_job_end *e)
 {
-   cbt_test *t = &s->tests[ti];
-   cbt_run *r = &t->runs[ri];
    r->exit_code = e->code;
    r->variant = replay_variant(r->out_path);
    r->seconds = e->seconds;
@@ -450,6 +457,14 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
                      *line ? ": " : "", line);
       }
    }
+}
+
+static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
+                         const cbt_job_end *e)
+{
+   cbt_test *t = &s->tests[ti];
+   cbt_run *r = &t->runs[ri];
+   cbt_judge_replay(r, e);
    /* The first confirmed bug ends the test's forcing unless --all-bugs:
     * runs in flight finish, the rest are counted as not forced. */
    if ((r->verdict == CBT_FAILED || r->verdict == CBT_HUNG) && !s->o->all_bugs &&
@@ -576,114 +591,4 @@ int cbt_run_suite(cbt_suite *s)
    s->seconds = cbt_now() - s->started;
    cbt_pool_free(pool);
    return 0;
-}
-
-/* ---- Results ------------------------------------------------------------------- */
-
-void cbt_totals_of(const cbt_suite *s, cbt_totals *tt)
-{
-   memset(tt, 0, sizeof *tt);
-   tt->tests = s->ntests;
-   for (size_t i = 0; i < s->ntests; i++) {
-      const cbt_test *t = &s->tests[i];
-      tt->done += t->state == CBT_T_DONE;
-      switch (t->outcome) {
-      case CBT_O_ERROR: tt->errors++; break;
-      case CBT_O_FAILED_NATIVELY: tt->failed_natively++; break;
-      case CBT_O_CLEAN: tt->clean++; break;
-      case CBT_O_BUGS: tt->with_bugs++; break;
-      case CBT_O_NONE: break;
-      }
-      tt->runs += t->nruns;
-      for (size_t r = 0; r < t->nruns; r++) {
-         switch (t->runs[r].verdict) {
-         case CBT_PENDING: continue;
-         case CBT_PASSED: tt->passed++; break;
-         case CBT_FAILED: tt->failed++; break;
-         case CBT_INFEASIBLE: tt->infeasible++; break;
-         case CBT_HUNG: tt->hung++; break;
-         case CBT_ERROR: tt->run_errors++; break;
-         }
-         tt->runs_done++;
-      }
-   }
-   tt->bugs = s->nbugs;
-}
-
-static int same_bug(const cbt_run *a, const cbt_run *b)
-{
-   return !strcmp(a->pattern, b->pattern) &&
-          !strcmp(a->variable, b->variable) &&
-          !strcmp(a->e1.file, b->e1.file) && a->e1.line == b->e1.line &&
-          !strcmp(a->f.file, b->f.file) && a->f.line == b->f.line &&
-          !strcmp(a->e2.file, b->e2.file) && a->e2.line == b->e2.line;
-}
-
-void cbt_collect_bugs(cbt_suite *s)
-{
-   free(s->bugs);
-   s->bugs = NULL;
-   s->nbugs = 0;
-   for (size_t ti = 0; ti < s->ntests; ti++) {
-      const cbt_test *t = &s->tests[ti];
-      size_t first_bug = s->nbugs;
-      for (size_t ri = 0; ri < t->nruns; ri++) {
-         const cbt_run *r = &t->runs[ri];
-         if (r->verdict != CBT_FAILED && r->verdict != CBT_HUNG)
-            continue;
-         size_t b;
-         for (b = first_bug; b < s->nbugs; b++)
-            if (same_bug(&t->runs[s->bugs[b].run], r))
-               break;
-         if (b < s->nbugs) {
-            s->bugs[b].nruns++;
-            continue;
-         }
-         cbt_bug *more = realloc(s->bugs, (s->nbugs + 1) * sizeof *more);
-         if (!more)
-            return;
-         s->bugs = more;
-         cbt_bug *bug = &s->bugs[s->nbugs++];
-         memset(bug, 0, sizeof *bug);
-         bug->test = ti;
-         bug->run = ri;
-         bug->nruns = 1;
-         bug->hung = r->verdict == CBT_HUNG;
-         cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, s->cbreplay);
-         cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
-                           "--schedule");
-         cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, r->path);
-         if (r->variant >= 0) {
-            char num[32];
-            cbt_fmt(num, sizeof num, "%d", r->variant);
-            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
-                                   "--variant");
-            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, num);
-         }
-         if (s->o->timeout_s != CBT_DEFAULT_TIMEOUT_S) {
-            char num[32];
-            cbt_fmt(num, sizeof num, "%g", s->o->timeout_s);
-            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
-                              "--timeout");
-            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, num);
-         }
-         cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce, "--");
-         for (int a = 0; a < t->cmd.argc; a++)
-            cb_append_shell_quoted(bug->reproduce, sizeof bug->reproduce,
-                              t->cmd.argv[a]);
-      }
-   }
-}
-
-void cbt_free_suite(cbt_suite *s)
-{
-   for (size_t i = 0; i < s->ntests; i++) {
-      cbt_free_words(s->tests[i].cmd.argv);
-      free(s->tests[i].runs);
-   }
-   free(s->tests);
-   free(s->bugs);
-   s->tests = NULL;
-   s->bugs = NULL;
-   s->ntests = s->nbugs = 0;
 }

@@ -13,8 +13,14 @@
 #include "cbtest.h"
 
 static int g_tty;
+static int g_quiet;        /* --wrap: the summary alone, no progress */
 static int g_drawn;        /* a progress line is on the screen */
 static double g_last_draw;
+
+void cbt_progress_quiet(void)
+{
+   g_quiet = 1;
+}
 
 void cbt_progress_init(void)
 {
@@ -48,6 +54,8 @@ static void draw(const cbt_suite *s)
 
 void cbt_progress_update(const cbt_suite *s)
 {
+   if (g_quiet)
+      return;
    if (!g_tty)
       return;
    if (g_drawn && cbt_now() - g_last_draw < 0.1)
@@ -57,6 +65,8 @@ void cbt_progress_update(const cbt_suite *s)
 
 void cbt_progress_test_done(const cbt_suite *s, size_t ti)
 {
+   if (g_quiet)
+      return;
    const cbt_test *t = &s->tests[ti];
    size_t done = 0;
    for (size_t i = 0; i < s->ntests; i++)
@@ -92,6 +102,8 @@ void cbt_progress_test_done(const cbt_suite *s, size_t ti)
 
 void cbt_progress_end(void)
 {
+   if (g_quiet)
+      return;
    clear_line();
    fflush(stderr);
 }

@@ -12,38 +12,36 @@
 
 #include "cbtest.h"
 
-static const char *const patterns[] = {"RWR", "RWW", "WRW", "WWR", "WWW"};
-enum { NPATTERNS = 5 };
+static const char *const patterns[] = {"RWR", "RWW", "WRW", "WWR", "WWW",
+                                       "ORD", "DLK"};
+enum { NPATTERNS = 7 };
 
 typedef void (*writer_fn)(cbt_json *j, const cbt_suite *s);
+
+typedef struct {
+   writer_fn fn;
+   const cbt_suite *s;
+   int bad; /* unbalanced JSON: a bug of cbtest */
+} json_job;
+
+static void write_json_doc(FILE *f, const void *arg)
+{
+   json_job *jj = (json_job *)arg;
+   cbt_json j;
+   cbt_json_init(&j, f);
+   jj->fn(&j, jj->s);
+   jj->bad = cbt_json_finish(&j);
+}
 
 static int write_file(const char *path, writer_fn fn, const cbt_suite *s,
                       char *why, size_t whylen)
 {
-   char tmp[PATH_MAX + 16];
-   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-   FILE *f = fopen(tmp, "w");
-   if (!f) {
-      snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(errno));
+   json_job jj = {.fn = fn, .s = s};
+   if (cbt_write_atomic(path, write_json_doc, &jj, why, whylen) != 0)
       return -1;
-   }
-   cbt_json j;
-   cbt_json_init(&j, f);
-   fn(&j, s);
-   int bad = cbt_json_finish(&j);
-   if (ferror(f) | (fclose(f) != 0)) {
-      snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(errno));
-      unlink(tmp);
-      return -1;
-   }
-   if (bad) {
+   if (jj.bad) {
       snprintf(why, whylen, "internal error: unbalanced JSON in %s", path);
-      unlink(tmp);
-      return -1;
-   }
-   if (rename(tmp, path) != 0) {
-      snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
-      unlink(tmp);
+      unlink(path);
       return -1;
    }
    return 0;
@@ -106,6 +104,9 @@ static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    const cbt_test *t = &s->tests[b->test];
    const cbt_run *r = &t->runs[b->run];
    cbt_json_object(j, NULL);
+   cbt_json_int(j, "rank", b->rank);
+   cbt_json_double(j, "score", b->score);
+   cbt_json_double(j, "test_score", b->test_score);
    cbt_json_string(j, "test", t->id);
    cbt_json_string(j, "pattern", r->pattern);
    cbt_json_string(j, "variable", r->variable);
@@ -144,6 +145,28 @@ static void json_counts(cbt_json *j, const cbt_test *t)
    cbt_json_uint(j, "hung", k[CBT_HUNG]);
    cbt_json_uint(j, "error", k[CBT_ERROR]);
    cbt_json_uint(j, "not_run", k[CBT_PENDING]);
+   cbt_json_end(j);
+}
+
+/* Every access pattern forced, by rank: the Falcon score and its counts. */
+static void json_patterns(cbt_json *j, const cbt_suite *s)
+{
+   cbt_json_array(j, "patterns");
+   for (size_t k = 0; k < s->npatterns; k++) {
+      const cbt_pattern *p = &s->patterns[k];
+      const cbt_run *r = &s->tests[p->test].runs[p->run];
+      cbt_json_object(j, NULL);
+      cbt_json_int(j, "rank", p->rank);
+      cbt_json_double(j, "score", p->score);
+      cbt_json_uint(j, "failed", p->failed);
+      cbt_json_uint(j, "passed", p->passed);
+      cbt_json_string(j, "pattern", r->pattern);
+      cbt_json_string(j, "variable", r->variable);
+      json_event(j, "e1", &r->e1);
+      json_event(j, "f", &r->f);
+      json_event(j, "e2", &r->e2);
+      cbt_json_end(j);
+   }
    cbt_json_end(j);
 }
 
@@ -205,6 +228,7 @@ static void write_json(cbt_json *j, const cbt_suite *s)
    for (size_t b = 0; b < s->nbugs; b++)
       json_bug(j, s, &s->bugs[b]);
    cbt_json_end(j);
+   json_patterns(j, s);
    cbt_json_end(j);
 }
 
@@ -240,18 +264,82 @@ static void file_uri(const char *file, char *buf, size_t len)
 
 static int has_place(const cbt_event *e) { return e->file[0] && e->line > 0; }
 
-static void sarif_physical(cbt_json *j, const cbt_event *e)
+static void sarif_physical_at(cbt_json *j, const char *file, unsigned line)
 {
    char uri[PATH_MAX * 3 + 16];
-   file_uri(e->file, uri, sizeof uri);
+   file_uri(file, uri, sizeof uri);
    cbt_json_object(j, "physicalLocation");
    cbt_json_object(j, "artifactLocation");
    cbt_json_string(j, "uri", uri);
    cbt_json_end(j);
    cbt_json_object(j, "region");
-   cbt_json_uint(j, "startLine", e->line);
+   cbt_json_uint(j, "startLine", line);
    cbt_json_end(j);
    cbt_json_end(j);
+}
+
+static void sarif_physical(cbt_json *j, const cbt_event *e)
+{
+   sarif_physical_at(j, e->file, e->line);
+}
+
+/* One threadFlow per thread, each location numbered by its place in the
+ * forced order (executionOrder), so viewers can step through the
+ * interleaving across the flows. */
+static void sarif_code_flows(cbt_json *j, const cbt_test *t, const cbt_run *r)
+{
+   cbt_flow fl;
+   cbt_flow_of(t, r, &fl);
+   cbt_json_array(j, "codeFlows");
+   cbt_json_object(j, NULL);
+   cbt_json_object(j, "message");
+   char msg[512];
+   snprintf(msg, sizeof msg, "The forced interleaving of schedule %s%s: %s",
+            r->name,
+            fl.from_trace ? "" : " (e1, f and e2 only: its trace was not "
+                                 "readable)",
+            !strcmp(r->pattern, "ORD")
+               ? "f in another thread, then e1 (= e2)"
+               : "e1, then f in another thread, then e2");
+   cbt_json_string(j, "text", msg);
+   cbt_json_end(j);
+   cbt_json_array(j, "threadFlows");
+   for (int k = 0; k < fl.nthreads; k++) {
+      char id[32];
+      snprintf(id, sizeof id, "T%u", fl.threads[k]);
+      cbt_json_object(j, NULL);
+      cbt_json_string(j, "id", id);
+      cbt_json_object(j, "message");
+      cbt_json_string(j, "text", id);
+      cbt_json_end(j);
+      cbt_json_array(j, "locations");
+      for (size_t i = 0; i < fl.n; i++) {
+         const cbt_flow_event *e = &fl.ev[i];
+         if (e->tid != fl.threads[k])
+            continue;
+         char words[512];
+         snprintf(words, sizeof words, "%s%s%s%s%s", e->role ? e->role : "",
+                  e->role ? ": " : "", e->what,
+                  e->function[0] ? " in " : "", e->function);
+         cbt_json_object(j, NULL);
+         cbt_json_object(j, "location");
+         if (e->file[0] && e->line > 0)
+            sarif_physical_at(j, e->file, e->line);
+         cbt_json_object(j, "message");
+         cbt_json_string(j, "text", words);
+         cbt_json_end(j);
+         cbt_json_end(j);
+         cbt_json_int(j, "executionOrder", (long long)i + 1);
+         cbt_json_string(j, "importance", e->role ? "essential" : "important");
+         cbt_json_end(j);
+      }
+      cbt_json_end(j); /* locations */
+      cbt_json_end(j);
+   }
+   cbt_json_end(j); /* threadFlows */
+   cbt_json_end(j);
+   cbt_json_end(j); /* codeFlows */
+   cbt_flow_free(&fl);
 }
 
 static void event_words(const char *role, const cbt_event *e,
@@ -289,6 +377,8 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    if (rule >= 0)
       cbt_json_int(j, "ruleIndex", rule);
    cbt_json_string(j, "level", "error");
+   /* SARIF's rank: 0 to 100, higher is more important. */
+   cbt_json_double(j, "rank", b->score * 100.0);
    cbt_json_object(j, "message");
    cbt_json_string(j, "text", msg);
    cbt_json_end(j);
@@ -317,7 +407,10 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
       cbt_json_end(j);
    }
    cbt_json_end(j);
+   sarif_code_flows(j, t, r);
    cbt_json_object(j, "properties");
+   cbt_json_int(j, "rank", b->rank);
+   cbt_json_double(j, "score", b->score);
    cbt_json_string(j, "test", t->id);
    cbt_json_string(j, "variable", r->variable);
    cbt_json_string(j, "schedule", r->path);
@@ -343,7 +436,12 @@ static void write_sarif(cbt_json *j, const cbt_suite *s)
    for (int i = 0; i < NPATTERNS; i++) {
       const char *full = cbt_pattern_description(patterns[i]);
       char name[64];
-      snprintf(name, sizeof name, "AtomicityViolation%s", patterns[i]);
+      if (!strcmp(patterns[i], "ORD"))
+         snprintf(name, sizeof name, "OrderViolation");
+      else if (!strcmp(patterns[i], "DLK"))
+         snprintf(name, sizeof name, "LockOrderInversion");
+      else
+         snprintf(name, sizeof name, "AtomicityViolation%s", patterns[i]);
       const char *brief = cbt_pattern_short(patterns[i]);
       cbt_json_object(j, NULL);
       cbt_json_string(j, "id", patterns[i]);

@@ -29,6 +29,13 @@ const char *cbt_pattern_description(const char *p)
       return "Atomicity violation WWW: a block writes a variable twice and "
              "another thread's write in between is lost or mixed with the "
              "block's";
+   if (!strcmp(p, "ORD"))
+      return "Order violation: two threads' conflicting accesses that nothing "
+             "orders, forced the other way round: f runs before e1 (= e2), "
+             "the access that came first in the recorded run";
+   if (!strcmp(p, "DLK"))
+      return "Lock-order inversion: two threads take two locks in opposite "
+             "orders, and forced so, each waits for the other's";
    return "Atomicity violation";
 }
 
@@ -44,6 +51,10 @@ const char *cbt_pattern_short(const char *p)
       return "A block reads back another thread's write, not its own";
    if (!strcmp(p, "WWW"))
       return "A remote write between two writes of one block";
+   if (!strcmp(p, "ORD"))
+      return "Two unordered accesses forced the other way round";
+   if (!strcmp(p, "DLK"))
+      return "Two locks taken in opposite orders: a deadlock";
    return "Atomicity violation";
 }
 
@@ -68,7 +79,11 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
    fprintf(out, "%s  %s\n", t->id, cmd);
    switch (t->outcome) {
    case CBT_O_NONE:
-      fprintf(out, "   not finished (cbtest was interrupted)\n");
+      if (t->jobs_emitted)
+         fprintf(out, "   %zu forced run%s emitted as jobs\n", t->nruns,
+                 t->nruns == 1 ? "" : "s");
+      else
+         fprintf(out, "   not finished (cbtest was interrupted)\n");
       return;
    case CBT_O_ERROR:
       fprintf(out, "   error: %s\n", t->error);
@@ -117,11 +132,33 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       if (bug->nruns > 1)
          fprintf(out, " (%d schedules confirm it)", bug->nruns);
       fputc('\n', out);
+      fprintf(out, "      rank %d of %zu, score %.2f\n", bug->rank, s->nbugs,
+              bug->score);
       print_event(out, "e1", &r->e1);
       print_event(out, "f", &r->f);
       print_event(out, "e2", &r->e2);
       fprintf(out, "      details:   %s\n", r->out_path);
       fprintf(out, "      reproduce: %s\n", bug->reproduce);
+   }
+}
+
+/* The bugs again, most tied to failures first (cbtest_bugs.c). */
+static void print_ranking(FILE *out, const cbt_suite *s)
+{
+   if (s->nbugs == 0)
+      return;
+   fprintf(out, "\nBugs by rank (score = failed / (all failed + passed) "
+                "over the forced runs of each access pattern):\n");
+   for (size_t b = 0; b < s->nbugs; b++) {
+      const cbt_bug *bug = &s->bugs[b];
+      const cbt_test *t = &s->tests[bug->test];
+      const cbt_run *r = &t->runs[bug->run];
+      char w1[PATH_MAX + 32], wf[PATH_MAX + 32], w2[PATH_MAX + 32];
+      fprintf(out, "  #%d  %.2f  %s on %s  e1 %s  f %s  e2 %s  (%s)\n",
+              bug->rank, bug->score, r->pattern, r->variable,
+              cbt_event_where(&r->e1, w1, sizeof w1),
+              cbt_event_where(&r->f, wf, sizeof wf),
+              cbt_event_where(&r->e2, w2, sizeof w2), t->id);
    }
 }
 
@@ -136,6 +173,7 @@ void cbt_print_summary(FILE *out, const cbt_suite *s)
            s->interrupted ? ", INTERRUPTED" : "");
    for (size_t i = 0; i < s->ntests; i++)
       print_test(out, s, i);
+   print_ranking(out, s);
    fputc('\n', out);
    fprintf(out,
            "%zu bug%s confirmed in %zu of %zu tests (%zu clean, %zu failed "

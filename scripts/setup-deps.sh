@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs what cbtools needs on a fresh Debian 12 machine, and only what is
 # missing: valgrind (the tool links its static libraries), protobuf-c (library
-# and compiler), the Z3 library, a C compiler, and perl's prove.
+# and compiler), the Z3 library, a C compiler, and perl's prove; for the
+# tests of cbtest: meson and ninja (a project run through `cbtest --wrap`)
+# and Python's jsonschema (report.sarif against the SARIF schema).
 set -eu
 
 missing=""
@@ -16,6 +18,9 @@ need libprotobuf-c-dev test -f /usr/include/protobuf-c/protobuf-c.h
 need protobuf-c-compiler command -v protoc-c
 need libz3-dev      test -f /usr/include/z3.h
 need perl           command -v prove
+need meson          command -v meson
+need ninja-build    command -v ninja
+need python3-jsonschema /usr/bin/python3 -c 'import jsonschema'
 
 [ -z "$missing" ] && exit 0
 
