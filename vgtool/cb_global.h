@@ -151,6 +151,8 @@ void cb_stacks_scan(void);         /* before the buffer is written or
 void cb_stacks_flushed(void);      /* the buffer was emptied */
 Bool cb_stacks_own_local(Addr a);  /* replay mode's per-access filter */
 Bool cb_stacks_holds(Addr a);      /* a is on a live thread's stack */
+Bool cb_stacks_touch_page(UWord page); /* some of the page is */
+extern UInt cb_stacks_gen;         /* changes when the stacks do */
 void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len);
 void cb_stacks_thread_gone(CbThread *t);
 

@@ -12,8 +12,9 @@
  * to the heap, which debug information does not describe (the trace
  * library names heap memory by its allocation): an address is only asked
  * about when its page holds an object's data or bss, or a thread's stack,
- * and a small direct-mapped cache keeps the repeats of an address to one
- * load and compare.  Locks and other sync objects are named when the tool
+ * (a page-class cache answers for the heap in one load and two compares),
+ * and a direct-mapped cache keeps the repeats of an address to one load
+ * and compare.  Locks and other sync objects are named when the tool
  * first sees them (cb_symdef_for).
  *
  * Cost: --read-var-info=yes makes Valgrind read the DWARF of every object
@@ -54,9 +55,10 @@ typedef struct { struct _VgHashNode *next; UWord key; } CbNamedNode;
 #define CB_NC_SIZE 4096
 static Addr cb_nc[CB_NC_SIZE];
 
-/* Page -> whether it may hold a global (an object's data or bss). */
+/* Page -> whether it may hold a global (an object's data or bss) or a
+ * thread's stack, as of stack generation gen: the heap answers here. */
 #define CB_NPC_SIZE 1024
-typedef struct { UWord page; Bool data; } CbNamePage;
+typedef struct { UWord page; UInt gen; Bool data, stack; } CbNamePage;
 static CbNamePage cb_npc[CB_NPC_SIZE];
 
 void cb_names_init(void)
@@ -85,11 +87,11 @@ void cb_names_before_mmap(Int fd)
                             !cb_path_is_c_runtime(path);
 }
 
-static Bool cb_page_may_hold_globals(Addr a)
+static CbNamePage *cb_page_class(Addr a)
 {
    UWord page = a >> 12;
    CbNamePage *e = &cb_npc[page & (CB_NPC_SIZE - 1)];
-   if (e->page != page) {
+   if (UNLIKELY(e->page != page)) {
       /* A writable file mapping is an object's data; bss beyond the file
        * is anonymous, and the first byte of each of its pages is bss. */
       Addr lo = page << 12;
@@ -98,8 +100,13 @@ static Bool cb_page_may_hold_globals(Addr a)
       e->page = page;
       e->data = (seg && seg->kind == SkFileC && seg->hasW) ||
                 k == Vg_SectData || k == Vg_SectBSS;
+      e->gen = cb_stacks_gen - 1;
    }
-   return e->data;
+   if (UNLIKELY(e->gen != cb_stacks_gen)) {
+      e->gen = cb_stacks_gen;
+      e->stack = cb_stacks_touch_page(page);
+   }
+   return e;
 }
 
 /* Skips `n` characters of s if s starts with `pre`. */
@@ -207,11 +214,14 @@ void cb_names_scan(const UChar *p, const UChar *end)
       if (*p != CB_EV_READ && *p != CB_EV_WRITE)
          continue;
       Addr a = (Addr)((const cb_wire_event *)p)->addr;
+      CbNamePage *pc = cb_page_class(a);
+      if (!pc->data && !pc->stack)
+         continue;
       Addr *slot = &cb_nc[(a ^ (a >> 12)) & (CB_NC_SIZE - 1)];
       if (*slot == a)
          continue;
       *slot = a;
-      if (cb_page_may_hold_globals(a) || cb_stacks_holds(a))
+      if (pc->data || cb_stacks_holds(a))
          cb_name_addr(a);
    }
 }

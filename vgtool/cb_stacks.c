@@ -67,8 +67,12 @@ static CbPageEnt cb_pc[CB_PC_SIZE];
 
 typedef struct { struct _VgHashNode *next; UWord key; } CbLineNode;
 
+/* Counts the changes of the set of stacks (cb_names.c caches by it). */
+UInt cb_stacks_gen;
+
 static void cb_pc_invalidate(void)
 {
+   cb_stacks_gen++;
    for (UInt i = 0; i < CB_PC_SIZE; i++)
       cb_pc[i].page = ~(UWord)0;
 }
@@ -234,6 +238,11 @@ Bool cb_stacks_own_local(Addr a)
 Bool cb_stacks_holds(Addr a)
 {
    return cb_stack_owner(a) != NULL;
+}
+
+Bool cb_stacks_touch_page(UWord page)
+{
+   return cb_page_owner(page) != NULL;
 }
 
 static void cb_free_line(void *n)
