@@ -162,8 +162,9 @@ const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
  *   the source's own name, from debug information (trace.proto Variable):
  *     "checking.balance", "slots[3]", "job", "count+2" (2 bytes into it);
  *   else the global symbol and offset: "checking+40";
- *   else the heap block that holds it: "heap block of 16 bytes allocated at
- *     cache.c:52, offset 8" (no offset at its start);
+ *   else the heap block that holds it, by size and allocation site: "heap
+ *     block of 16 bytes from cache.c:52, offset 8" (no offset at its
+ *     start; the debug information gives a block no type, so no field);
  *   else "0x...".
  * Old traces (without Variable) are named by symbol and heap block. */
 const char *cb_variable_str(const cb_trace *t, uint64_t addr, char *buf,

@@ -288,7 +288,7 @@ const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
        * void *): its size, allocation site and the offset in it. */
       char where[300];
       cb_location_str(t, t->events[a->index].loc, where, sizeof where);
-      int n = snprintf(buf, len, "heap block of %" PRIu64 " bytes allocated at %s",
+      int n = snprintf(buf, len, "heap block of %" PRIu64 " bytes from %s",
                        a->end - a->addr, where);
       if (addr != a->addr && n >= 0 && (size_t)n < len)
          snprintf(buf + n, len - (size_t)n, ", offset %" PRIu64, addr - a->addr);
