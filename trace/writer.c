@@ -359,19 +359,30 @@ fail:
    return NULL;
 }
 
+/* arr (n items, room for *cap) with room for one more, or NULL when out
+ * of memory: the pending lists of locations, symbols and variables. */
+static void *room_for_one(void *arr, size_t n, size_t *cap, size_t first,
+                          size_t item)
+{
+   if (n < *cap)
+      return arr;
+   size_t nc = *cap ? *cap * 2 : first;
+   void *g = realloc(arr, nc * item);
+   if (g)
+      *cap = nc;
+   return g;
+}
+
 int cb_writer_location(cb_writer *w, uint32_t id, const cb_location *loc,
                        cb_error *err)
 {
    if (id == 0 || id > (1u << 26))
       return cb_fail(err, "location id %u out of range", id);
-   if (w->nlocs == w->cap_locs) {
-      size_t nc = w->cap_locs ? w->cap_locs * 2 : 256;
-      void *n = realloc(w->locs, nc * sizeof *w->locs);
-      if (!n)
-         return cb_fail(err, "out of memory");
-      w->locs = n;
-      w->cap_locs = nc;
-   }
+   void *room = room_for_one(w->locs, w->nlocs, &w->cap_locs, 256,
+                             sizeof *w->locs);
+   if (!room)
+      return cb_fail(err, "out of memory");
+   w->locs = room;
    Cbtools__Location *l = malloc(sizeof *l);
    if (!l)
       return cb_fail(err, "out of memory");
@@ -404,14 +415,11 @@ int cb_writer_location(cb_writer *w, uint32_t id, const cb_location *loc,
 
 int cb_writer_symbol(cb_writer *w, const cb_symbol *s, cb_error *err)
 {
-   if (w->nsyms == w->cap_syms) {
-      size_t nc = w->cap_syms ? w->cap_syms * 2 : 64;
-      void *n = realloc(w->syms, nc * sizeof *w->syms);
-      if (!n)
-         return cb_fail(err, "out of memory");
-      w->syms = n;
-      w->cap_syms = nc;
-   }
+   void *room = room_for_one(w->syms, w->nsyms, &w->cap_syms, 64,
+                             sizeof *w->syms);
+   if (!room)
+      return cb_fail(err, "out of memory");
+   w->syms = room;
    Cbtools__Symbol *p = malloc(sizeof *p);
    if (!p)
       return cb_fail(err, "out of memory");
@@ -426,14 +434,11 @@ int cb_writer_symbol(cb_writer *w, const cb_symbol *s, cb_error *err)
 
 int cb_writer_variable(cb_writer *w, const cb_variable *v, cb_error *err)
 {
-   if (w->nvars == w->cap_vars) {
-      size_t nc = w->cap_vars ? w->cap_vars * 2 : 64;
-      void *n = realloc(w->vars, nc * sizeof *w->vars);
-      if (!n)
-         return cb_fail(err, "out of memory");
-      w->vars = n;
-      w->cap_vars = nc;
-   }
+   void *room = room_for_one(w->vars, w->nvars, &w->cap_vars, 64,
+                             sizeof *w->vars);
+   if (!room)
+      return cb_fail(err, "out of memory");
+   w->vars = room;
    Cbtools__Variable *p = malloc(sizeof *p);
    if (!p)
       return cb_fail(err, "out of memory");
@@ -629,31 +634,4 @@ int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err)
       r = cb_fail(err, "close: %s", strerror(errno));
    writer_free(w);
    return r;
-}
-
-/* ---- A whole in-memory trace ---------------------------------------------- */
-int cb_trace_write(const char *path, const cb_trace *t, cb_error *err)
-{
-   cb_writer *w = cb_writer_open(path, &t->header, err);
-   if (!w)
-      return -1;
-   for (size_t i = 1; i < t->nlocs; i++)
-      if (cb_writer_location(w, (uint32_t)i, &t->locs[i], err) < 0)
-         goto fail;
-   for (size_t i = 0; i < t->nsyms; i++)
-      if (cb_writer_symbol(w, &t->syms[i], err) < 0)
-         goto fail;
-   for (size_t i = 0; i < t->nvars; i++)
-      if (cb_writer_variable(w, &t->vars[i], err) < 0)
-         goto fail;
-   for (size_t i = 0; i < t->nevents; i++)
-      if (cb_writer_event(w, &t->events[i], err) < 0)
-         goto fail;
-   /* An in-memory trace written whole is whole: without a footer of its
-    * own it gets one that says the run ended normally. */
-   cb_footer whole = {1, t->nevents, 0, 0, 1};
-   return cb_writer_close(w, t->footer.present ? &t->footer : &whole, err);
-fail:
-   cb_writer_close(w, NULL, NULL);
-   return -1;
 }
