@@ -55,18 +55,28 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info) {
    (void)x;
    if (info->written) {
-      fprintf(out, "%-5s %-7s %-24s %-22s %-22s %-22s %s\n", "id", "pattern",
-              "variable", "e1", "f", "e2", "threads");
+      /* The variable column as wide as its longest name (a heap block's
+       * is long), so that the columns stay aligned. */
+      int vw = 24;
+      char v[256], a[256], b[256], d[256], id[16], th[32];
+      for (size_t i = 0; i < r->n; i++)
+         if (r->c[i].id) {
+            int l = (int)strlen(cb_variable_str_at(t, r->c[i].addr, r->c[i].e1,
+                                                   v, sizeof v));
+            if (l > vw) vw = l;
+         }
+      fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", "id", "pattern",
+              vw, "variable", "e1", "f", "e2", "threads");
       for (size_t i = 0; i < r->n; i++) {
          const cbp_candidate *c = &r->c[i];
          if (!c->id) continue;
-         char v[256], a[256], b[256], d[256], id[16], th[32];
          snprintf(id, sizeof id, "s%u", c->id);
          int w = snprintf(th, sizeof th, "T%u/T%u", c->t1, c->t2);
          for (uint32_t k = 0; k < c->nmore && w > 0 && (size_t)w < sizeof th; k++)
             w += snprintf(th + w, sizeof th - (size_t)w, "/T%u", c->more[k].tid);
-         fprintf(out, "%-5s %-7s %-24s %-22s %-22s %-22s %s\n", id,
-                 cbp_pattern_name[c->pattern],
+         fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s
+", id,
+                 cbp_pattern_name[c->pattern], vw,
                  cb_variable_str_at(t, c->addr, c->e1, v, sizeof v),
                  loc(t, c->e1, a, sizeof a), loc(t, c->f, b, sizeof b),
                  loc(t, c->e2, d, sizeof d), th);

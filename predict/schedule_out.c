@@ -7,8 +7,10 @@
 #include "predict.h"
 #include "trace.pb-c.h"
 
+/* name: room for the event's object in words (PatternEvent.variable_name). */
 static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
-                       Cbtools__PatternEvent *pe, Cbtools__Location *loc) {
+                       Cbtools__PatternEvent *pe, Cbtools__Location *loc,
+                       char name[256]) {
    const cb_event *e = &t->events[tidx];
    cbtools__pattern_event__init(pe);
    cbtools__location__init(loc);
@@ -17,6 +19,7 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
    pe->has_trace_index = 1; pe->trace_index = tidx;
    pe->has_kind = 1; pe->kind = e->kind;
    pe->has_address = 1; pe->address = e->addr;
+   pe->variable_name = (char *)cb_variable_str_at(t, e->addr, tidx, name, 256);
    if (cb_event_carries_value(e->kind, e->size)) { pe->has_value = 1; pe->value = e->value; }
    if (e->loc < t->nlocs) {
       const cb_location *l = &t->locs[e->loc];
@@ -88,9 +91,10 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.variable_name = (char *)cb_variable_str_at(t, c->addr, c->e1, name, sizeof name);
    Cbtools__PatternEvent pe[3];
    Cbtools__Location loc[3];
-   fill_event(t, c->e1, c->ce1, &pe[0], &loc[0]);
-   fill_event(t, c->f, c->cf, &pe[1], &loc[1]);
-   fill_event(t, c->e2, c->ce2, &pe[2], &loc[2]);
+   char names[3][256];
+   fill_event(t, c->e1, c->ce1, &pe[0], &loc[0], names[0]);
+   fill_event(t, c->f, c->cf, &pe[1], &loc[1], names[1]);
+   fill_event(t, c->e2, c->ce2, &pe[2], &loc[2], names[2]);
    s.e1 = &pe[0]; s.f = &pe[1]; s.e2 = &pe[2];
    s.has_cut_index = 1; s.cut_index = c->e;
    s.z3 = (char *)(c->z3 ? c->z3 : "");

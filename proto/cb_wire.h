@@ -139,13 +139,26 @@ enum cb_lock_mode {
  * A sequence of 24-byte records, native little-endian.  A record whose kind is
  * CB_WIRE_LOCDEF is a cb_wire_locdef followed by `strlen` bytes of strings
  * (object, function, file; each NUL-terminated) padded with NULs to a
- * multiple of 8; a CB_WIRE_SYMDEF has the same layout with one string.  The first record is a CB_WIRE_HELLO. */
+ * multiple of 8; a CB_WIRE_SYMDEF has the same layout with one string, a
+ * CB_WIRE_VARDEF with two.  The first record is a CB_WIRE_HELLO. */
 #define CB_WIRE_LOCDEF 0xF0u /* defines a code location id */
 #define CB_WIRE_HELLO 0xF1u  /* first record: version in addr, flags in value */
 #define CB_WIRE_END 0xF2u    /* last record of a run that ended normally */
 #define CB_WIRE_SYMDEF 0xF3u /* names a global: cb_wire_locdef layout with
                                 address = start, line = size in bytes, and one
                                 string (the symbol); id unused */
+#define CB_WIRE_VARDEF 0xF4u /* names a data address as the source does, from
+                                debug info: cb_wire_locdef layout with
+                                address = the address, id = its offset in
+                                bytes past the start of what the name names,
+                                line = the declaration's line, pad = 1 for a
+                                local (stack) variable, and two strings: the
+                                name ("checking.balance", "slots[3]") and the
+                                declaration's file */
+/* Whether a record of this kind carries strings after its 24 bytes. */
+#define CB_WIRE_HAS_STRINGS(kind)                                            \
+   ((kind) == CB_WIRE_LOCDEF || (kind) == CB_WIRE_SYMDEF ||                   \
+    (kind) == CB_WIRE_VARDEF)
 
 typedef struct {
    unsigned char kind;       /* enum cb_event_kind or CB_WIRE_* */

@@ -157,6 +157,7 @@ typedef struct {
    unsigned line;
    char function[256];
    unsigned tid;
+   char variable[256]; /* what it acts on, "" in older schedules */
 } cbt_event;
 
 typedef struct {

@@ -220,6 +220,8 @@ static void copy_event(cbt_event *out, const Cbtools__PatternEvent *e)
       return;
    out->tid = e->tid;
    out->index = e->index;
+   if (e->variable_name)
+      cbt_fmt(out->variable, sizeof out->variable, "%s", e->variable_name);
    cbt_fmt(out->kind, sizeof out->kind, "%s",
             e->has_kind ? cb_event_kind_name(e->kind) : "?");
    if (e->location) {

@@ -347,7 +347,8 @@ static void event_words(const char *role, const cbt_event *e,
 {
    char where[PATH_MAX + 32];
    snprintf(buf, len, "%s: %s of %s by thread T%u at %s%s%s", role,
-            e->kind[0] ? e->kind : "access", variable, e->tid,
+            e->kind[0] ? e->kind : "access",
+            e->variable[0] ? e->variable : variable, e->tid,
             cbt_event_where(e, where, sizeof where),
             e->function[0] ? " in " : "", e->function);
 }

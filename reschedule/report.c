@@ -294,8 +294,9 @@ static int is_lock_event(const Cbtools__PatternEvent *e)
 }
 
 /* What an event acts on: the schedule's variable, unless the event is a
- * lock event on another address (a deadlock's first lock), which the
- * schedule does not name: then "lock ADDRESS". */
+ * lock event on another address (a deadlock's first lock): then its own
+ * name (PatternEvent.variable_name), or "lock ADDRESS" in a schedule
+ * written before events carried one. */
 static const char *object_of(const Cbtools__Schedule *s,
                              const Cbtools__PatternEvent *e, const char *var,
                              char *buf, size_t len)
@@ -303,6 +304,8 @@ static const char *object_of(const Cbtools__Schedule *s,
    if (!is_lock_event(e) || !e->has_address || !s->has_variable ||
        e->address == s->variable)
       snprintf(buf, len, "%s", var);
+   else if (e->variable_name && *e->variable_name)
+      snprintf(buf, len, "%s", e->variable_name);
    else
       snprintf(buf, len, "lock 0x%llx", (unsigned long long)e->address);
    return buf;

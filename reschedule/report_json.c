@@ -28,6 +28,12 @@ static void json_event(FILE *out, const Cbtools__PatternEvent *e)
    fprintf(out, "{\"tid\": %u, \"index\": %llu, \"kind\": ", e->tid,
            (unsigned long long)e->index);
    cb_json_write_string(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
+   if (e->variable_name) {
+      fputs(", \"variable\": ", out);
+      cb_json_write_string(out, e->variable_name);
+   }
+   if (e->has_address)
+      fprintf(out, ", \"address\": %llu", (unsigned long long)e->address);
    if (cbr_shows_value(e))
       fprintf(out, ", \"value\": %llu", (unsigned long long)e->value);
    fputs(", \"location\": ", out);
@@ -81,6 +87,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       cb_json_write_string(out, cbr_pattern_of(s));
       fputs(", \"variable\": ", out);
       cb_json_write_string(out, cbr_variable_of(s, buf, sizeof buf));
+      if (s->has_variable)   /* the raw address beside the name, for tools */
+         fprintf(out, ", \"address\": %llu", (unsigned long long)s->variable);
       fputs(",\n   \"e1\": ", out);
       json_event(out, s->e1);
       fputs(",\n   \"f\": ", out);

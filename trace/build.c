@@ -28,6 +28,7 @@ cb_trace_priv *cb_trace_priv_get(cb_trace *t, cb_error *err)
       p->cap_events = t->nevents;
       p->cap_locs = t->nlocs;
       p->cap_syms = t->nsyms;
+      p->cap_vars = t->nvars;
       t->arena_ = p;
    }
    return t->arena_;
@@ -152,6 +153,43 @@ int cb_trace_add_symbol(cb_trace *t, const cb_symbol *s, cb_error *err)
    return 0;
 }
 
+int cb_trace_add_variable(cb_trace *t, const cb_variable *v, cb_error *err)
+{
+   cb_trace_priv *p = cb_trace_priv_get(t, err);
+   if (!p)
+      return -1;
+   if (grow((void **)&t->vars, &p->cap_vars, t->nvars + 1, sizeof *t->vars,
+            err) < 0)
+      return -1;
+   cb_variable c = *v;
+   c.name = cb_trace_strdup(t, v->name);
+   c.file = cb_trace_strdup(t, v->file);
+   if (!c.name || !c.file)
+      return cb_fail(err, "out of memory");
+   t->vars[t->nvars++] = c;
+   return 0;
+}
+
+static int var_cmp(const void *a, const void *b)
+{
+   const cb_variable *x = a, *y = b;
+   return x->address < y->address ? -1 : x->address > y->address;
+}
+
+/* Sorted by address, one of each address kept (a stream may name an
+ * address twice: the tool's names are per run, not per trace). */
+static void sort_variables(cb_trace *t)
+{
+   if (t->nvars < 2)
+      return;
+   qsort(t->vars, t->nvars, sizeof *t->vars, var_cmp);
+   size_t n = 1;
+   for (size_t i = 1; i < t->nvars; i++)
+      if (t->vars[i].address != t->vars[n - 1].address)
+         t->vars[n++] = t->vars[i];
+   t->nvars = n;
+}
+
 static int sym_cmp(const void *a, const void *b)
 {
    const cb_symbol *x = a, *y = b;
@@ -164,6 +202,7 @@ void cb_trace_finish(cb_trace *t)
 {
    if (t->nsyms > 1)
       qsort(t->syms, t->nsyms, sizeof *t->syms, sym_cmp);
+   sort_variables(t);
    /* The reader and cb_trace_add_event keep nthreads as they go; only an
     * event array filled by hand (nthreads still 0) needs the scan, which is
     * a visible share of reading a large trace. */
@@ -201,5 +240,6 @@ void cb_trace_free(cb_trace *t)
    free(t->events);
    free(t->locs);
    free(t->syms);
+   free(t->vars);
    memset(t, 0, sizeof *t);
 }

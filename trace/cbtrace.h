@@ -51,6 +51,16 @@ typedef struct {
    const char *name;
 } cb_symbol;
 
+/* A data address named from debug information (trace.proto Variable). */
+typedef struct {
+   uint64_t address;  /* the address named */
+   uint32_t offset;   /* bytes past the start of what name names */
+   const char *name;  /* "checking.balance", "slots[3]", "job" */
+   const char *file;  /* its declaration; "" when unknown */
+   uint32_t line;
+   int local;         /* on a thread's stack */
+} cb_variable;
+
 typedef struct {
    uint32_t format_version;
    const char *program;
@@ -79,6 +89,8 @@ typedef struct {
    size_t nlocs;      /* highest id + 1 */
    cb_symbol *syms;   /* sorted by address */
    size_t nsyms;
+   cb_variable *vars; /* sorted by address, one per address */
+   size_t nvars;
    cb_footer footer;
    /* Why reading stopped early, "" when the whole trace was read.  A trace
     * with truncated != 0 is still usable: it holds every whole chunk. */
@@ -108,6 +120,7 @@ int cb_trace_add_event(cb_trace *t, const cb_event *e, cb_error *err);
 int cb_trace_set_location(cb_trace *t, uint32_t id, const cb_location *loc,
                           cb_error *err);
 int cb_trace_add_symbol(cb_trace *t, const cb_symbol *s, cb_error *err);
+int cb_trace_add_variable(cb_trace *t, const cb_variable *v, cb_error *err);
 void cb_trace_finish(cb_trace *t);
 /* Writes a whole in-memory trace to a file (header, locations, symbols,
  * events, footer: t->footer if present, else one of a run that ended
@@ -127,6 +140,7 @@ cb_writer *cb_writer_open(const char *path, const cb_header *h, cb_error *err);
 int cb_writer_location(cb_writer *w, uint32_t id, const cb_location *loc,
                        cb_error *err);
 int cb_writer_symbol(cb_writer *w, const cb_symbol *s, cb_error *err);
+int cb_writer_variable(cb_writer *w, const cb_variable *v, cb_error *err);
 int cb_writer_event(cb_writer *w, const cb_event *e, cb_error *err);
 int cb_writer_flush(cb_writer *w, cb_error *err);
 /* Writes the footer (if f is not NULL), closes and frees.  Also frees on error. */
@@ -144,7 +158,15 @@ int cb_call_from_name(const char *name);
  * into buf, returns buf. */
 const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
                             size_t len);
-/* "counter", "counter+8", "heap 0x... (malloc at a.c:12)" or "0x...". */
+/* A data address in words, the best the trace knows:
+ *   the source's own name, from debug information (trace.proto Variable):
+ *     "checking.balance", "slots[3]", "job", "count+2" (2 bytes into it);
+ *   else the global symbol and offset: "checking+40";
+ *   else the heap block that holds it, by size and allocation site: "heap
+ *     block of 16 bytes from cache.c:52, offset 8" (no offset at its
+ *     start; the debug information gives a block no type, so no field);
+ *   else "0x...".
+ * Old traces (without Variable) are named by symbol and heap block. */
 const char *cb_variable_str(const cb_trace *t, uint64_t addr, char *buf,
                             size_t len);
 /* The same as seen by event `index`: a heap address names the allocation

@@ -39,6 +39,16 @@ static void print_header(const cb_trace *t)
    for (size_t i = 0; i < t->nsyms; i++)
       printf("# symbol: 0x%" PRIx64 " size %" PRIu64 " %s\n",
              t->syms[i].address, t->syms[i].size, t->syms[i].name);
+   for (size_t i = 0; i < t->nvars; i++) {
+      const cb_variable *v = &t->vars[i];
+      printf("# variable: 0x%" PRIx64 " %s", v->address, v->name);
+      if (v->offset)
+         printf(" +%u", v->offset);
+      printf(" (%s", v->local ? "local" : "global");
+      if (v->file[0])
+         printf(", declared at %s:%u", v->file, v->line);
+      printf(")\n");
+   }
    if (t->footer.present)
       printf("# footer: %" PRIu64 " events, exit status %d, signal %d, "
              "tool ended: %s\n",

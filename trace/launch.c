@@ -126,6 +126,10 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
    argv[a++] = "--read-inline-info=yes";
    if (l->replay)
       argv[a++] = "--px-default=allregs-at-mem-access";
+   else
+      /* Data is named as the source names it (vgtool/cb_names.c), from
+       * the variables of the objects the tool watches: record only. */
+      argv[a++] = "--read-var-info=yes";
    size_t log_slot = 0;
    if (l->quiet_valgrind) {
       log_slot = a;

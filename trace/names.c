@@ -245,11 +245,35 @@ static const cb_symbol *find_symbol(const cb_trace *t, uint64_t addr)
    return NULL;
 }
 
+/* The name the debug information gave addr, if the tool asked. */
+static const cb_variable *find_variable(const cb_trace *t, uint64_t addr)
+{
+   size_t lo = 0, hi = t->nvars;
+   while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (t->vars[mid].address < addr)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   return lo < t->nvars && t->vars[lo].address == addr && t->vars[lo].name[0]
+              ? &t->vars[lo]
+              : NULL;
+}
+
 const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
                                char *buf, size_t len)
 {
    if (len == 0)
       return buf;
+   const cb_variable *v = find_variable(t, addr);
+   if (v) {
+      if (v->offset)
+         snprintf(buf, len, "%s+%" PRIu32, v->name, v->offset);
+      else
+         snprintf(buf, len, "%s", v->name);
+      return buf;
+   }
    const cb_symbol *s = find_symbol(t, addr);
    if (s && s->name && s->name[0]) {
       if (addr == s->address)
@@ -260,13 +284,14 @@ const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
    }
    const cb_alloc_span *a = find_alloc(t, addr, index);
    if (a) {
+      /* The debug information gives no type to a block (malloc returns
+       * void *): its size, allocation site and the offset in it. */
       char where[300];
       cb_location_str(t, t->events[a->index].loc, where, sizeof where);
-      if (addr == a->addr)
-         snprintf(buf, len, "heap 0x%" PRIx64 " (malloc at %s)", a->addr, where);
-      else
-         snprintf(buf, len, "heap 0x%" PRIx64 "+%" PRIu64 " (malloc at %s)",
-                  a->addr, addr - a->addr, where);
+      int n = snprintf(buf, len, "heap block of %" PRIu64 " bytes from %s",
+                       a->end - a->addr, where);
+      if (addr != a->addr && n >= 0 && (size_t)n < len)
+         snprintf(buf + n, len - (size_t)n, ", offset %" PRIu64, addr - a->addr);
       return buf;
    }
    snprintf(buf, len, "0x%" PRIx64, addr);

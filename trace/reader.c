@@ -574,6 +574,13 @@ static int take_chunk(cb_trace *t, const Cbtools__Chunk *c,
       if (cb_trace_add_symbol(t, &o, why) < 0)
          return -1;
    }
+   for (size_t i = 0; i < c->n_variables; i++) {
+      const Cbtools__Variable *v = c->variables[i];
+      cb_variable o = {v->address, v->offset, v->name, v->file, v->line,
+                       v->local};
+      if (cb_trace_add_variable(t, &o, why) < 0)
+         return -1;
+   }
    if (hand) {
       t->nevents += (size_t)n;
       if (max_tid > t->nthreads)

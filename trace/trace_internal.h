@@ -66,7 +66,7 @@ void cb_blob_free(cb_blob *b);
 typedef struct cb_alloc_span cb_alloc_span;
 typedef struct {
    struct cb_arena_block *blocks;
-   size_t cap_events, cap_locs, cap_syms;
+   size_t cap_events, cap_locs, cap_syms, cap_vars;
    /* Allocation index for cb_variable_str, built on first use. */
    cb_alloc_span *allocs;
    size_t nallocs;

@@ -35,7 +35,8 @@ static void broken(cb_wire_decoder *d, const char *fmt, ...)
    d->broken = 1;
 }
 
-/* The i-th NUL-terminated string of a LOCDEF/SYMDEF tail, "" if absent. */
+/* The i-th NUL-terminated string of a LOCDEF/SYMDEF/VARDEF tail, "" if
+ * absent. */
 static const char *tail_string(const unsigned char *s, size_t n, int i,
                                char *out, size_t outlen)
 {
@@ -120,6 +121,21 @@ static void one_record(cb_wire_decoder *d, const unsigned char *r,
       }
       return;
    }
+   case CB_WIRE_VARDEF: {
+      cb_wire_locdef l;
+      memcpy(&l, r, sizeof l);
+      char name[1024], file[1024];
+      const unsigned char *s = r + sizeof l;
+      cb_variable v = {l.address, l.id,
+                       tail_string(s, tail_len, 0, name, sizeof name),
+                       tail_string(s, tail_len, 1, file, sizeof file), l.line,
+                       l.pad & 1};
+      if (cb_writer_variable(d->w, &v, &err) < 0) {
+         d->write_failed = 1;
+         d->write_err = err;
+      }
+      return;
+   }
    default:
       break;
    }
@@ -147,7 +163,7 @@ static void one_record(cb_wire_decoder *d, const unsigned char *r,
 /* Length of the record at p, given n >= 24 bytes of it. */
 static size_t record_len(const unsigned char *p)
 {
-   if (p[0] == CB_WIRE_LOCDEF || p[0] == CB_WIRE_SYMDEF) {
+   if (CB_WIRE_HAS_STRINGS(p[0])) {
       cb_wire_locdef l;
       memcpy(&l, p, sizeof l);
       return sizeof l + l.strlen;

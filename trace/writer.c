@@ -124,6 +124,8 @@ struct cb_writer {
    size_t nlocs, cap_locs;
    Cbtools__Symbol **syms;
    size_t nsyms, cap_syms;
+   Cbtools__Variable **vars;
+   size_t nvars, cap_vars;
    /* Chunk assembly: protobuf-c's parts, and the hand-written small bytes
     * (tags, lengths, the kind table). */
    uint8_t *head_buf, *tail_buf;
@@ -159,7 +161,7 @@ static size_t pack_into(const Cbtools__Chunk *c, uint8_t **buf, size_t *cap)
 
 /* Writes one frame: `head` packed by protobuf-c (Chunk fields 1 and 2:
  * header, locations), then the Events message (field 3) from the columns,
- * then `tail` (fields 4 and 5: footer, symbols).  A message may arrive in
+ * then `tail` (fields 4 to 6: footer, symbols, variables).  A message may arrive in
  * pieces (protobuf's merge rule), so protobuf-c reads them as one Chunk;
  * being in field order, it is the very bytes protobuf-c would write. */
 static int write_chunk(cb_writer *w, const Cbtools__Chunk *head,
@@ -240,6 +242,12 @@ static void free_pending(cb_writer *w)
       free(w->syms[i]);
    }
    w->nsyms = 0;
+   for (size_t i = 0; i < w->nvars; i++) {
+      free(w->vars[i]->name);
+      free(w->vars[i]->file);
+      free(w->vars[i]);
+   }
+   w->nvars = 0;
 }
 
 static void start_chunk(cb_writer *w)
@@ -259,7 +267,7 @@ static void start_chunk(cb_writer *w)
 /* Writes the chunk of everything pending, plus the footer if f != NULL. */
 static int emit(cb_writer *w, Cbtools__Footer *f, cb_error *err)
 {
-   if (w->n == 0 && w->nlocs == 0 && w->nsyms == 0 && !f)
+   if (w->n == 0 && w->nlocs == 0 && w->nsyms == 0 && w->nvars == 0 && !f)
       return 0;
    Cbtools__Chunk head = CBTOOLS__CHUNK__INIT;
    head.locations = w->locs;
@@ -268,6 +276,8 @@ static int emit(cb_writer *w, Cbtools__Footer *f, cb_error *err)
    tail.footer = f;
    tail.symbols = w->syms;
    tail.n_symbols = w->nsyms;
+   tail.variables = w->vars;
+   tail.n_variables = w->nvars;
    int r = write_chunk(w, &head, &tail, err);
    free_pending(w);
    w->first_index += w->n;
@@ -280,6 +290,7 @@ static void writer_free(cb_writer *w)
    free_pending(w);
    free(w->locs);
    free(w->syms);
+   free(w->vars);
    free(w->col_base[0]);
    free(w->loc);
    free(w->head_buf);
@@ -348,19 +359,30 @@ fail:
    return NULL;
 }
 
+/* arr (n items, room for *cap) with room for one more, or NULL when out
+ * of memory: the pending lists of locations, symbols and variables. */
+static void *room_for_one(void *arr, size_t n, size_t *cap, size_t first,
+                          size_t item)
+{
+   if (n < *cap)
+      return arr;
+   size_t nc = *cap ? *cap * 2 : first;
+   void *g = realloc(arr, nc * item);
+   if (g)
+      *cap = nc;
+   return g;
+}
+
 int cb_writer_location(cb_writer *w, uint32_t id, const cb_location *loc,
                        cb_error *err)
 {
    if (id == 0 || id > (1u << 26))
       return cb_fail(err, "location id %u out of range", id);
-   if (w->nlocs == w->cap_locs) {
-      size_t nc = w->cap_locs ? w->cap_locs * 2 : 256;
-      void *n = realloc(w->locs, nc * sizeof *w->locs);
-      if (!n)
-         return cb_fail(err, "out of memory");
-      w->locs = n;
-      w->cap_locs = nc;
-   }
+   void *room = room_for_one(w->locs, w->nlocs, &w->cap_locs, 256,
+                             sizeof *w->locs);
+   if (!room)
+      return cb_fail(err, "out of memory");
+   w->locs = room;
    Cbtools__Location *l = malloc(sizeof *l);
    if (!l)
       return cb_fail(err, "out of memory");
@@ -393,14 +415,11 @@ int cb_writer_location(cb_writer *w, uint32_t id, const cb_location *loc,
 
 int cb_writer_symbol(cb_writer *w, const cb_symbol *s, cb_error *err)
 {
-   if (w->nsyms == w->cap_syms) {
-      size_t nc = w->cap_syms ? w->cap_syms * 2 : 64;
-      void *n = realloc(w->syms, nc * sizeof *w->syms);
-      if (!n)
-         return cb_fail(err, "out of memory");
-      w->syms = n;
-      w->cap_syms = nc;
-   }
+   void *room = room_for_one(w->syms, w->nsyms, &w->cap_syms, 64,
+                             sizeof *w->syms);
+   if (!room)
+      return cb_fail(err, "out of memory");
+   w->syms = room;
    Cbtools__Symbol *p = malloc(sizeof *p);
    if (!p)
       return cb_fail(err, "out of memory");
@@ -411,6 +430,28 @@ int cb_writer_symbol(cb_writer *w, const cb_symbol *s, cb_error *err)
    p->name = dup_or_empty(s->name);
    w->syms[w->nsyms++] = p;
    return p->name ? 0 : cb_fail(err, "out of memory");
+}
+
+int cb_writer_variable(cb_writer *w, const cb_variable *v, cb_error *err)
+{
+   void *room = room_for_one(w->vars, w->nvars, &w->cap_vars, 64,
+                             sizeof *w->vars);
+   if (!room)
+      return cb_fail(err, "out of memory");
+   w->vars = room;
+   Cbtools__Variable *p = malloc(sizeof *p);
+   if (!p)
+      return cb_fail(err, "out of memory");
+   cbtools__variable__init(p);
+   p->has_address = p->has_offset = p->has_line = p->has_local = 1;
+   p->address = v->address;
+   p->offset = v->offset;
+   p->line = v->line;
+   p->local = v->local != 0;
+   p->name = dup_or_empty(v->name);
+   p->file = dup_or_empty(v->file);
+   w->vars[w->nvars++] = p;
+   return p->name && p->file ? 0 : cb_fail(err, "out of memory");
 }
 
 /* ---- The hot path ---------------------------------------------------------
@@ -593,28 +634,4 @@ int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err)
       r = cb_fail(err, "close: %s", strerror(errno));
    writer_free(w);
    return r;
-}
-
-/* ---- A whole in-memory trace ---------------------------------------------- */
-int cb_trace_write(const char *path, const cb_trace *t, cb_error *err)
-{
-   cb_writer *w = cb_writer_open(path, &t->header, err);
-   if (!w)
-      return -1;
-   for (size_t i = 1; i < t->nlocs; i++)
-      if (cb_writer_location(w, (uint32_t)i, &t->locs[i], err) < 0)
-         goto fail;
-   for (size_t i = 0; i < t->nsyms; i++)
-      if (cb_writer_symbol(w, &t->syms[i], err) < 0)
-         goto fail;
-   for (size_t i = 0; i < t->nevents; i++)
-      if (cb_writer_event(w, &t->events[i], err) < 0)
-         goto fail;
-   /* An in-memory trace written whole is whole: without a footer of its
-    * own it gets one that says the run ended normally. */
-   cb_footer whole = {1, t->nevents, 0, 0, 1};
-   return cb_writer_close(w, t->footer.present ? &t->footer : &whole, err);
-fail:
-   cb_writer_close(w, NULL, NULL);
-   return -1;
 }

@@ -62,8 +62,28 @@ UInt cb_loc_for(Addr a);
 UInt cb_loc_for_fn(Addr a);
 /* A new location at a's file:line, named after function fn. */
 UInt cb_loc_named(Addr a, const HChar *fn);
-/* Emits a SYMDEF for the global holding data address a, once per symbol. */
+/* Emits a SYMDEF for the global holding data address a, once per symbol,
+ * and names a from debug info (cb_names_sync_object). */
 void cb_symdef_for(Addr a);
+/* A VARDEF record (cb_wire.h); never flushes the buffer (it is called
+ * while the buffer is being scanned): when the buffer is full, the record
+ * waits and goes out at the start of the next buffer. */
+void cb_out_vardef(Addr a, UInt offset, UInt line, Bool local,
+                   const HChar *name, const HChar *file);
+
+/* Length of the record at p: 24 bytes, plus strings for the DEF kinds. */
+static inline UInt cb_record_len(const UChar *p)
+{
+   if (CB_WIRE_HAS_STRINGS(*p))
+      return sizeof(cb_wire_locdef) + ((const cb_wire_locdef *)p)->strlen;
+   return sizeof(cb_wire_event);
+}
+
+/* ---- source-level names of data (cb_names.c) ---- */
+void cb_names_init(void);                 /* after the options */
+void cb_names_before_mmap(Int fd);        /* pre-syscall of mmap */
+void cb_names_sync_object(Addr a);        /* a lock, semaphore, ... */
+void cb_names_scan(const UChar *p, const UChar *end);
 
 /* ---- objects (cb_objects.c) ---- */
 Bool cb_obj_instrumented(Addr a);   /* code address in an instrumented object */
@@ -72,6 +92,8 @@ Bool cb_addr_is_plt(Addr a);
 Bool cb_code_is_runtime_glue(Addr a);
 /* A constant data address that may be shared: writable, not GOT/PLT. */
 Bool cb_const_addr_shared(Addr a);
+/* An object of the C runtime (libc, ld.so, libgcc, ...), by its path. */
+Bool cb_path_is_c_runtime(const HChar *path);
 
 /* ---- threads (cb_threads.c) ---- */
 /* fn: entry address; sp: stack pointer at entry; ret: the word there, the
@@ -128,6 +150,9 @@ void cb_stacks_scan(void);         /* before the buffer is written or
                                       another thread runs */
 void cb_stacks_flushed(void);      /* the buffer was emptied */
 Bool cb_stacks_own_local(Addr a);  /* replay mode's per-access filter */
+Bool cb_stacks_holds(Addr a);      /* a is on a live thread's stack */
+Bool cb_stacks_touch_page(UWord page); /* some of the page is */
+extern UInt cb_stacks_gen;         /* changes when the stacks do */
 void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len);
 void cb_stacks_thread_gone(CbThread *t);
 

@@ -80,6 +80,7 @@ static void cb_post_clo_init(void)
       VG_(fmsg_bad_option)("--cb-mode=replay", "needs --cb-plan=FILE\n");
 
    cb_out_init(cb_opt_out_fd);
+   cb_names_init();
    cb_threads_init();
    if (cb_replaying && !cb_replay_init())
       VG_(exit)(2);
@@ -143,6 +144,8 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
 {
    if (cb_buf_used > 0)
       cb_out_flush();
+   if (syscallno == __NR_mmap)
+      cb_names_before_mmap((Int)args[4]);
    if (cb_replaying && (syscallno == __NR_exit_group ||
                         (syscallno == __NR_exit && cb_live_threads <= 1)))
       cb_replay_exit_called((Int)args[0]);

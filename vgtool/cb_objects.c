@@ -47,6 +47,11 @@ static Bool cb_is_c_runtime(const HChar *base)
    return False;
 }
 
+Bool cb_path_is_c_runtime(const HChar *path)
+{
+   return cb_is_c_runtime(cb_basename(path));
+}
+
 static Bool cb_classify(Addr a)
 {
    if (cb_instr == CB_INSTR_ALL)

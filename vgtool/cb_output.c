@@ -32,6 +32,12 @@ static UInt cb_next_loc = 1;
 typedef struct { struct _VgHashNode *next; UWord key; UInt id; } CbLocNode;
 typedef struct { struct _VgHashNode *next; UWord key; } CbSymNode;
 
+/* VARDEFs made while the buffer was full (cb_out_vardef): the start of
+ * the next buffer.  One that does not fit here either is lost (the
+ * address is then named by symbol, as without debug info). */
+static UChar cb_pend[8192];
+static UInt cb_pend_used;
+
 static void cb_write_all(const UChar *p, UInt n)
 {
    while (n > 0 && cb_out_fd >= 0) {
@@ -52,6 +58,11 @@ void cb_out_flush(void)
    cb_write_all(cb_buf, (UInt)cb_buf_used);
    cb_buf_used = 0;
    cb_stacks_flushed();
+   if (cb_pend_used) {
+      VG_(memcpy)(cb_buf, cb_pend, cb_pend_used);
+      cb_buf_used = cb_pend_used;
+      cb_pend_used = 0;
+   }
 }
 
 /* The inline record path's slow path: the buffer has no room for the next
@@ -91,6 +102,7 @@ void cb_out_init(Int fd)
 
 void cb_out_end(void)
 {
+   cb_out_flush();   /* names its last records' data before END */
    cb_put(CB_WIRE_END, 0, 0, 0, 0, 0);
    cb_out_flush();
 }
@@ -105,44 +117,76 @@ void cb_out_forked_child(ThreadId tid)
 {
    cb_out_fd = -1;
    cb_buf_used = 0;
+   cb_pend_used = 0;
    cb_status_fd = -1;
    cb_replaying = False;
    cb_stacks_flushed();
 }
 
-/* Appends a LOCDEF/SYMDEF header and its NUL-terminated strings. */
-static void cb_put_def(UChar kind, UInt id, Addr address, UInt line,
-                       const HChar **strs, Int nstrs)
+/* A LOCDEF, SYMDEF or VARDEF: the header and NUL-terminated strings. */
+typedef struct {
+   UChar kind, pad;
+   UInt id, line;
+   Addr address;
+   const HChar *strs[3];
+   Int nstrs;
+} CbDef;
+
+/* Its length in the stream; fills lens[]. */
+static UInt cb_def_len(const CbDef *def, UInt *lens)
 {
    enum { MAXS = 512 };
-   UInt lens[3], total = 0;
-   Int i;
-   for (i = 0; i < nstrs; i++) {
-      const HChar *s = strs[i] ? strs[i] : "";
-      lens[i] = VG_(strlen)(s);
+   UInt total = 0;
+   for (Int i = 0; i < def->nstrs; i++) {
+      lens[i] = def->strs[i] ? VG_(strlen)(def->strs[i]) : 0;
       if (lens[i] > MAXS - 1)
          lens[i] = MAXS - 1;
       total += lens[i] + 1;
    }
-   UInt padded = (total + 7) & ~7u;
-   if (cb_buf_used + sizeof(cb_wire_locdef) + padded > CB_BUF_BYTES)
-      cb_out_flush();
-   cb_wire_locdef *d = (cb_wire_locdef *)(cb_buf + cb_buf_used);
-   VG_(memset)(d, 0, sizeof *d);
-   d->kind = kind;
-   d->strlen = (UShort)padded;
-   d->id = id;
-   d->address = address;
-   d->line = line;
-   UChar *p = cb_buf + cb_buf_used + sizeof *d;
-   for (i = 0; i < nstrs; i++) {
-      const HChar *s = strs[i] ? strs[i] : "";
-      VG_(memcpy)(p, s, lens[i]);
-      p[lens[i]] = 0;
+   return (UInt)sizeof(cb_wire_locdef) + ((total + 7) & ~7u);
+}
+
+static void cb_def_write(UChar *to, const CbDef *def, const UInt *lens,
+                         UInt len)
+{
+   cb_wire_locdef *d = (cb_wire_locdef *)to;
+   VG_(memset)(to, 0, len);
+   d->kind = def->kind;
+   d->pad = def->pad;
+   d->strlen = (UShort)(len - sizeof *d);
+   d->id = def->id;
+   d->address = def->address;
+   d->line = def->line;
+   UChar *p = to + sizeof *d;
+   for (Int i = 0; i < def->nstrs; i++) {
+      if (lens[i])
+         VG_(memcpy)(p, def->strs[i], lens[i]);
       p += lens[i] + 1;
    }
-   VG_(memset)(p, 0, padded - total);
-   cb_buf_used += sizeof *d + padded;
+}
+
+static void cb_put_def(const CbDef *def)
+{
+   UInt lens[3], len = cb_def_len(def, lens);
+   if (cb_buf_used + len > CB_BUF_BYTES)
+      cb_out_flush();
+   cb_def_write(cb_buf + cb_buf_used, def, lens, len);
+   cb_buf_used += len;
+}
+
+void cb_out_vardef(Addr a, UInt offset, UInt line, Bool local,
+                   const HChar *name, const HChar *file)
+{
+   CbDef def = { CB_WIRE_VARDEF, local ? 1 : 0, offset, line, a,
+                 { name, file }, 2 };
+   UInt lens[3], len = cb_def_len(&def, lens);
+   if (cb_buf_used + len <= CB_BUF_BYTES) {
+      cb_def_write(cb_buf + cb_buf_used, &def, lens, len);
+      cb_buf_used += len;
+   } else if (cb_pend_used + len <= sizeof cb_pend) {
+      cb_def_write(cb_pend + cb_pend_used, &def, lens, len);
+      cb_pend_used += len;
+   }
 }
 
 /* A LOCDEF for code address a, under id, naming function name if given,
@@ -167,8 +211,8 @@ static void cb_put_locdef(UInt id, Addr a, Bool fn_entry, const HChar *name)
       VG_(strncpy)(file, s, sizeof file - 1), file[sizeof file - 1] = 0;
    else
       line = 0;
-   const HChar *strs[3] = { obj, fn, file };
-   cb_put_def(CB_WIRE_LOCDEF, id, a, line, strs, 3);
+   CbDef def = { CB_WIRE_LOCDEF, 0, id, line, a, { obj, fn, file }, 3 };
+   cb_put_def(&def);
 }
 
 /* Locations are keyed by code address; a function entry's own location
@@ -229,6 +273,7 @@ void cb_symdef_for(Addr a)
    PtrdiffT off;
    if (VG_(HT_lookup)(cb_syms, a))
       return;
+   cb_names_sync_object(a);
    CbSymNode *n = VG_(malloc)("cb.sym", sizeof *n);
    n->key = a;          /* remember the address itself: asked once */
    VG_(HT_add_node)(cb_syms, n);
@@ -243,6 +288,6 @@ void cb_symdef_for(Addr a)
       VG_(HT_add_node)(cb_syms, n);
    }
    /* The tool API gives no symbol size: 0 means unknown. */
-   const HChar *strs[1] = { name };
-   cb_put_def(CB_WIRE_SYMDEF, 0, start, 0, strs, 1);
+   CbDef def = { CB_WIRE_SYMDEF, 0, 0, 0, start, { name }, 1 };
+   cb_put_def(&def);
 }

@@ -67,8 +67,12 @@ static CbPageEnt cb_pc[CB_PC_SIZE];
 
 typedef struct { struct _VgHashNode *next; UWord key; } CbLineNode;
 
+/* Counts the changes of the set of stacks (cb_names.c caches by it). */
+UInt cb_stacks_gen;
+
 static void cb_pc_invalidate(void)
 {
+   cb_stacks_gen++;
    for (UInt i = 0; i < CB_PC_SIZE; i++)
       cb_pc[i].page = ~(UWord)0;
 }
@@ -157,13 +161,6 @@ static Bool cb_fix_same_insn(cb_wire_event *e, Bool dropped, Bool carry)
    return False;
 }
 
-static inline UInt cb_record_len(const UChar *p)
-{
-   if (*p == CB_WIRE_LOCDEF || *p == CB_WIRE_SYMDEF)
-      return sizeof(cb_wire_locdef) + ((const cb_wire_locdef *)p)->strlen;
-   return sizeof(cb_wire_event);
-}
-
 static inline Bool cb_is_access(const UChar *p)
 {
    return *p == CB_EV_READ || *p == CB_EV_WRITE;
@@ -206,6 +203,7 @@ static UChar *cb_scan_slow(UChar *p, UChar *end)
  * heap and globals, which no stack holds: a page-cache hit each. */
 void cb_stacks_scan(void)
 {
+   UWord from = cb_scan_pos;
    UChar *p = cb_buf + cb_scan_pos, *end = cb_buf + cb_buf_used;
    if (cb_nstk > 0) {
       while (p < end) {
@@ -217,6 +215,8 @@ void cb_stacks_scan(void)
       if (p < end)
          cb_buf_used = (UWord)(cb_scan_slow(p, end) - cb_buf);
    }
+   /* The records that stay, while the frames of shared locals exist. */
+   cb_names_scan(cb_buf + from, cb_buf + cb_buf_used);
    cb_scan_pos = cb_buf_used;
 }
 
@@ -233,6 +233,16 @@ Bool cb_stacks_own_local(Addr a)
 {
    CbThread *t = cb_cur;
    return t && a - t->stk_lo < t->stk_len && !cb_line_escaped(t, a);
+}
+
+Bool cb_stacks_holds(Addr a)
+{
+   return cb_stack_owner(a) != NULL;
+}
+
+Bool cb_stacks_touch_page(UWord page)
+{
+   return cb_page_owner(page) != NULL;
 }
 
 static void cb_free_line(void *n)

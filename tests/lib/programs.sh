@@ -139,7 +139,10 @@ check_recorded_program() {
          _re="^[0-9]+ T[0-9]+ $_kind( .*)? @ ([^ ]*/)?$_file:$_line( |\$)"
          _what="$_kind"
       else
-         _re="^[0-9]+ T[0-9]+ $_kind $_var(\\+[0-9]+)? .*@ ([^ ]*/)?$_file:$_line( |\$)"
+         # The variable as the marker names it, or a part of it: `slot`
+         # matches `slot[1]`, `st` matches `st.count`, `buf` `buf+4`.
+         _rv=$(printf '%s' "$_var" | sed 's/[][\.*^$+?(){}|]/\\&/g')
+         _re="^[0-9]+ T[0-9]+ $_kind $_rv([.[+][^ ]*)? .*@ ([^ ]*/)?$_file:$_line( |\$)"
          _what="$_kind $_var"
       fi
       if grep -Eq "$_re" "$_tr.dump"; then

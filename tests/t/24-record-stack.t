@@ -69,11 +69,15 @@ for opt in O0 O2; do
    timeout -k 5 120 cbtrace record -o "$tr" -- "$prog" >"$tr.out" 2>"$tr.err" || s=$?
    is "$s" 0 "$opt: recorded run exits 0"
    is "$(cat "$tr.out")" "$((3 * N))" "$opt: the program counted to $((3 * N))"
-   cbtrace dump "$tr" >"$tr.dump" 2>"$tr.dump.err"
+   cbtrace dump --header "$tr" >"$tr.dump" 2>"$tr.dump.err"
    d=$tr.dump
-   # The counter: the stack address the first worker wrote.
-   addr=$(awk '$2 == "T2" && $3 == "write" && $4 ~ /^0x/ { print $4; exit }' "$d")
-   ok "$opt: a worker's write to main's counter is recorded ($addr)" test -n "$addr"
+   # The counter, by the name the source gives it (the debug information
+   # describes locals too, while main waits in its frame).
+   addr=$(awk '$2 == "T2" && $3 == "write" { print $4; exit }' "$d")
+   is "$addr" counter "$opt: a worker's write to main's counter is recorded, named counter"
+   like "$(grep '^# variable: .* counter ' "$d")" \
+      "^# variable: 0x[0-9a-f]+ counter \\(local, declared at stackcount.c:[0-9]+\\)" \
+      "$opt: the trace names main's local as such"
    [ -n "$addr" ] || continue
    for t in T1 T2 T3; do
       n=$(awk -v t=$t -v a="$addr" '$2 == t && $3 == "write" && $4 == a' "$d" | wc -l)
@@ -86,10 +90,14 @@ for opt in O0 O2; do
       "$opt: main's increments are at stackcount.c:$main_line in main"
    like "$(grep -E "^[0-9]+ T1 read $addr " "$d")" "= $((3 * N)) @ ([^ ]*/)?stackcount.c:$total_line in main" \
       "$opt: main's read of the total $((3 * N)) is recorded"
-   # Nothing else of any stack: every access to an unnamed address is on a
+   # Nothing else of any stack: every access to stack memory (a named
+   # local, or an address the debug information did not describe) is on a
    # 16-byte line that two threads touched.
-   lonely=$(awk '($3 == "read" || $3 == "write") && $4 ~ /^0x/ {
-                    line = substr($4, 1, length($4) - 1)
+   lonely=$(awk '/^# variable: .*\(local/ { local[$4] = $3; next }
+                 ($3 == "read" || $3 == "write") &&
+                 ($4 ~ /^0x/ || $4 in local) {
+                    a = ($4 in local) ? local[$4] : $4
+                    line = substr(a, 1, length(a) - 1)
                     if (!((line, $2) in seen)) { seen[line, $2] = 1; users[line]++ }
                     acc[NR] = line; txt[NR] = $0 }
                  END { for (i in acc) if (users[acc[i]] < 2) print txt[i] }' "$d" | head -3)

@@ -588,10 +588,10 @@ static void test_names(void)
    const char *want[] = {
        "0 T2 write counter size 4 = 7 @ rww.c:14 in deposit",
        "1 T2 read counter+8 size 4 = 1 @ rww.c:14 in deposit",
-       "2 T1 alloc heap 0x4a52a0 (malloc at rww.c:30) size 32 @ rww.c:30 in main",
-       "3 T1 write heap 0x4a52a0+8 (malloc at rww.c:30) size 8 = 5 @ libfoo.so@0x7f0000001000",
-       "4 T1 free heap 0x4a52a0 (malloc at rww.c:30) @ rww.c:30 in main",
-       "5 T1 alloc heap 0x4a52a0 (malloc at rww.c:14) size 16 @ rww.c:14 in deposit",
+       "2 T1 alloc heap block of 32 bytes from rww.c:30 size 32 @ rww.c:30 in main",
+       "3 T1 write heap block of 32 bytes from rww.c:30, offset 8 size 8 = 5 @ libfoo.so@0x7f0000001000",
+       "4 T1 free heap block of 32 bytes from rww.c:30 @ rww.c:30 in main",
+       "5 T1 alloc heap block of 16 bytes from rww.c:14 size 16 @ rww.c:14 in deposit",
        "6 T1 lock 0x404050 wr try",
        "7 T3 wait 0x404060 counter @ rww.c:30 in main",
        "8 T3 broadcast 0x404060 @ rww.c:30 in main",
@@ -621,7 +621,7 @@ static void test_names(void)
           strcmp(cb_variable_str(&t, 0x404050, v, sizeof v), "0x404050") == 0,
       "a symbol covers its bytes and no more (%s)", v);
    ok(strcmp(cb_variable_str(&t, 0x4a52a4, v, sizeof v),
-             "heap 0x4a52a0+4 (malloc at rww.c:14)") == 0,
+             "heap block of 16 bytes from rww.c:14, offset 4") == 0,
       "a reused heap address names the last block by default (%s)", v);
    ok(cb_event_kind_from_name("barrier-leave") == CB_EV_BARRIER_LEAVE &&
           cb_event_kind_from_name("broadcast") == CB_EV_COND_SIGNAL &&

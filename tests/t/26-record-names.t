@@ -1,0 +1,179 @@
+#!/bin/sh
+# Source-level names (vgtool/cb_names.c, trace/names.c): the trace names
+# each shared address as the source does, from the program's debug
+# information: a member of a global struct (st.count), an element of a
+# global array (slots[3]), a member of main's local struct that the
+# workers reach through a pointer (job.done), a lock inside a struct
+# (st.lock); heap memory by its block (size, allocation site, offset).
+# cbtrace dump, the cbpredict table and --json (with the raw address
+# beside the name) and cbreplay's bug report all use the names.  And at
+# the wire level: VARDEF records become names, and a stream without them
+# (an older tool) is named by symbol and offset as before.
+. "$(dirname "$0")/../tap.sh"
+
+src=$TMP/names.c
+cat >"$src" <<'EOF'
+/* names.c: two workers update shared data of every kind, each with a read
+ * and then a write and no lock between: an RWW on each.  Exit 1 when an
+ * update was lost. */
+#include <pthread.h>
+#include <stdlib.h>
+
+struct stats { pthread_mutex_t lock; long hits; long count; };
+struct entry { long key; long value; long spare; };
+struct job { int id; int done; struct entry *entry; };
+
+struct stats st = { PTHREAD_MUTEX_INITIALIZER, 0, 0 };
+int slots[8];
+
+__attribute__((noinline, noclone)) static void work(volatile struct job *j)
+{
+   volatile struct stats *s = &st;
+   volatile int *sl = slots;
+   pthread_mutex_lock(&st.lock);
+   s->hits++;                           /* hits */
+   pthread_mutex_unlock(&st.lock);
+   long c = s->count;                   /* read count */
+   s->count = c + 1;                    /* write count */
+   int v = sl[3];                       /* read slot */
+   sl[3] = v + 1;                       /* write slot */
+   int d = j->done;                     /* read done */
+   j->done = d + 1;                     /* write done */
+   volatile struct entry *e = j->entry;
+   long x = e->value;                   /* read value */
+   e->value = x + 1;                    /* write value */
+}
+
+static void *worker(void *arg)
+{
+   work(arg);
+   return NULL;
+}
+
+int main(void)
+{
+   struct job job = { 1, 0, NULL };     /* the job */
+   job.entry = malloc(sizeof *job.entry);  /* the entry */
+   job.entry->value = 0;
+   pthread_t t[2];
+   for (int i = 0; i < 2; i++)
+      pthread_create(&t[i], NULL, worker, &job);
+   for (int i = 0; i < 2; i++)
+      pthread_join(t[i], NULL);
+   int lost = st.count != 2 || slots[3] != 2 || job.done != 2 ||
+              job.entry->value != 2;
+   free(job.entry);
+   return lost;
+}
+EOF
+line_of() { grep -n "$1" "$src" | head -1 | cut -d: -f1; }
+prog=$TMP/names
+if ! cc -O1 -g -pthread -o "$prog" "$src" 2>"$TMP/cc.err"; then
+   ok "the test program builds" false
+   sed 's/^/#   /' "$TMP/cc.err"
+   done_testing
+fi
+
+# ---- record: the dump names every kind of variable ---------------------------
+tr=$TMP/names.pb
+s=0
+timeout -k 5 120 cbtrace record -o "$tr" -- "$prog" >"$tr.out" 2>"$tr.err" || s=$?
+is "$s" 0 "recorded run exits 0"
+cbtrace dump --header "$tr" >"$tr.dump" 2>"$tr.dump.err"
+d=$(cat "$tr.dump")
+at() { echo "@ names.c:$(line_of "$1") in"; }
+like "$d" "^[0-9]+ T2 write st\.count size 8 = 1 $(at 'write count')" \
+   "a member of a global struct: st.count"
+like "$d" "^[0-9]+ T2 write slots\[3\] size 4 = 1 $(at 'write slot')" \
+   "an element of a global array: slots[3]"
+like "$d" "^[0-9]+ T2 write job\.done size 4 = 1 $(at 'write done')" \
+   "a member of main's local struct, reached through a pointer: job.done"
+heap="heap block of 24 bytes from names.c:$(line_of 'the entry')"
+like "$d" "^[0-9]+ T2 write $heap, offset 8 size 8 = 1 $(at 'write value')" \
+   "a heap field: its block's size and allocation site, and the offset"
+like "$d" "^[0-9]+ T2 lock st\.lock mutex $(at 'pthread_mutex_lock')" \
+   "a lock inside a struct: st.lock (not the C library's insides)"
+like "$d" "^# variable: 0x[0-9a-f]+ job\.done \(local, declared at names\.c:$(line_of 'the job')\)" \
+   "the header says where the local is declared"
+like "$d" "^# variable: 0x[0-9a-f]+ st\.count \(global, declared at names\.c:[0-9]+\)" \
+   "the header names the global member"
+unlike "$d" "^[0-9]+ T[0-9]+ (read|write|lock) 0x" "no access or lock on a raw address"
+st_addr=$(printf '%s\n' "$d" | awk '/^# variable: .* st\.count / { print $3; exit }')
+
+# ---- cbpredict: the table and --json name them too ---------------------------
+cbpredict -o "$TMP/s" "$tr" >"$TMP/table" 2>"$TMP/perr"
+t=$(cat "$TMP/table")
+for v in st.count 'slots[3]' job.done "$heap, offset 8"; do
+   rv=$(printf '%s' "$v" | sed 's/[].[]/\\&/g')
+   like "$t" "^s[0-9]+ +RWW +$rv +names\.c:[0-9]+ " "cbpredict table: an RWW on $v"
+done
+cbpredict --json -o "$TMP/sj" "$tr" >"$TMP/json" 2>>"$TMP/perr"
+want=$(printf '%d' "$st_addr")
+like "$(cat "$TMP/json")" "\"variable\":\"st\.count\",\"address\":$want," \
+   "cbpredict --json: the name, and the raw address beside it ($want)"
+
+# ---- cbreplay: the bug report names the variable -----------------------------
+sch=$(awk '$2 == "RWW" && $3 == "st.count" { print $1; exit }' "$TMP/table")
+if [ -n "$sch" ]; then
+   out=$(cd "$TMP" && cbreplay --timeout 10 --schedule "$TMP/s/$sch.pb" -- "$prog" 2>&1)
+   like "$out" "BUG \($sch\): RWW atomicity violation on st\.count" \
+      "cbreplay: the bug is on st.count"
+   like "$out" "e1 +T[0-9]+ read +st\.count = 0 +at .*names\.c:$(line_of 'read count')" \
+      "cbreplay: its events name st.count"
+   cbreplay --json --timeout 10 --schedule "$TMP/s/$sch.pb" -- "$prog" \
+      >"$TMP/rjson" 2>/dev/null
+   like "$(cat "$TMP/rjson")" "\"variable\": \"st\.count\", \"address\": $want" \
+      "cbreplay --json: the name and the raw address"
+else
+   ok "cbpredict wrote an RWW schedule on st.count" false
+fi
+
+# ---- the wire: VARDEF records, and streams without them ----------------------
+# raw OPS...: H hello, E end, L location, S symbol, D a VARDEF (address,
+# offset, line, local, name, file), V an event (kind size tid loc addr value).
+raw() {
+   perl -e '
+      sub rec { print pack("CCvVQ<Q<", @_) }
+      sub strs { my $s = join("", map { "$_\0" } @_);
+                 $s .= "\0" x ((8 - length($s) % 8) % 8); $s }
+      my @a = @ARGV;
+      while (@a) {
+         my $op = shift @a;
+         if ($op eq "H") { rec(0xF1, 0, 0, 0, 1, 0) }
+         elsif ($op eq "E") { rec(0xF2, 0, 0, 0, 0, 0) }
+         elsif ($op eq "L") {
+            my ($id, $addr, $line, @s) = splice(@a, 0, 6);
+            my $t = strs(@s);
+            print pack("CCvVQ<VV", 0xF0, 0, length($t), $id, hex($addr), $line, 0), $t;
+         } elsif ($op eq "S") {
+            my ($addr, $name) = splice(@a, 0, 2);
+            my $t = strs($name);
+            print pack("CCvVQ<VV", 0xF3, 0, length($t), 0, hex($addr), 0, 0), $t;
+         } elsif ($op eq "D") {
+            my ($addr, $off, $line, $local, @s) = splice(@a, 0, 6);
+            my $t = strs(@s);
+            print pack("CCvVQ<VV", 0xF4, $local, length($t), $off, hex($addr), $line, 0), $t;
+         } elsif ($op eq "V") {
+            my ($k, $s, $tid, $loc, $addr, $v) = splice(@a, 0, 6);
+            rec($k, $s, $tid, $loc, hex($addr), $v);
+         }
+      }' -- "$@"
+}
+events="L 1 401136 14 /t/bank get_balance bank.c S 404040 checking
+        V 3 0 1 1 404040 0 V 1 8 1 1 404068 200 V 1 2 1 1 40406a 0 V 4 0 1 1 404040 0"
+raw H $events E >"$TMP/old.raw"
+raw H D 404068 0 29 0 checking.balance bank.c D 40406a 2 29 0 checking.balance bank.c \
+    D 404040 0 29 0 checking.lock bank.c $events E >"$TMP/new.raw"
+cbtrace encode -o "$TMP/old.pb" "$TMP/old.raw" 2>/dev/null
+cbtrace encode -o "$TMP/new.pb" "$TMP/new.raw" 2>/dev/null
+is "$(cbtrace dump "$TMP/old.pb" | cut -d' ' -f3-4 | tr '\n' ' ')" \
+   "lock checking read checking+40 read checking+42 unlock checking " \
+   "a stream without VARDEF (an older tool) is named by symbol and offset"
+is "$(cbtrace dump "$TMP/new.pb" | cut -d' ' -f3-4 | tr '\n' ' ')" \
+   "lock checking.lock read checking.balance read checking.balance+2 unlock checking.lock " \
+   "VARDEF records name the addresses as the source does (+2: inside it)"
+like "$(cbtrace dump --header "$TMP/new.pb")" \
+   "^# variable: 0x404068 checking\.balance \(global, declared at bank\.c:29\)" \
+   "the names survive the trace file, with their declarations"
+
+done_testing
