@@ -74,8 +74,7 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
          int w = snprintf(th, sizeof th, "T%u/T%u", c->t1, c->t2);
          for (uint32_t k = 0; k < c->nmore && w > 0 && (size_t)w < sizeof th; k++)
             w += snprintf(th + w, sizeof th - (size_t)w, "/T%u", c->more[k].tid);
-         fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s
-", id,
+         fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", id,
                  cbp_pattern_name[c->pattern], vw,
                  cb_variable_str_at(t, c->addr, c->e1, v, sizeof v),
                  loc(t, c->e1, a, sizeof a), loc(t, c->f, b, sizeof b),
