@@ -13,7 +13,9 @@
 #ifndef CB_WIRE_H
 #define CB_WIRE_H
 
-#define CB_WIRE_VERSION 1u
+/* 2: 32-byte records with a 32-bit thread id; the plan carries thread
+ * paths and expectations.  1: 24-byte records, 16-bit thread ids. */
+#define CB_WIRE_VERSION 2u
 
 /* Event kinds.  Fields of a cb_wire_event, per kind:
  *   kind            addr                 size             value
@@ -136,7 +138,7 @@ enum cb_lock_mode {
 #define CB_IS_COUNTED(kind) ((CB_COUNTED_MASK >> (kind)) & 1u)
 
 /* ---- The raw record stream (tool -> cbtrace record) ----------------------
- * A sequence of 24-byte records, native little-endian.  A record whose kind is
+ * A sequence of 32-byte records, native little-endian.  A record whose kind is
  * CB_WIRE_LOCDEF is a cb_wire_locdef followed by `strlen` bytes of strings
  * (object, function, file; each NUL-terminated) padded with NULs to a
  * multiple of 8; a CB_WIRE_SYMDEF has the same layout with one string.  The first record is a CB_WIRE_HELLO. */
@@ -150,12 +152,16 @@ enum cb_lock_mode {
 typedef struct {
    unsigned char kind;       /* enum cb_event_kind or CB_WIRE_* */
    unsigned char size;       /* see the table above */
-   unsigned short tid;       /* thread id, creation order, main = 1 */
+   unsigned short pad;
+   unsigned int tid;         /* thread id, creation order, main = 1 */
    unsigned int loc;         /* code location id, 0 = unknown */
+   unsigned int pad2;
    unsigned long long addr;  /* see the table above */
    unsigned long long value; /* see the table above */
 } cb_wire_event;
 
+/* Every record is at least 32 bytes, so a reader can take any record's
+ * header from one event's worth of bytes. */
 typedef struct {
    unsigned char kind;          /* CB_WIRE_LOCDEF */
    unsigned char pad;
@@ -164,6 +170,7 @@ typedef struct {
    unsigned long long address;  /* instruction address */
    unsigned int line;           /* source line, 0 if unknown */
    unsigned int pad2;
+   unsigned long long pad3;
 } cb_wire_locdef;
 
 /* ---- The replay plan (cbreplay -> tool, --cb-plan=FILE) ------------------
@@ -197,6 +204,9 @@ typedef struct {
  *   does not follow: the exec'd program's end is the run's).
  * A forked child of the program stops writing status lines. */
 #define CB_PLAN_MAGIC 0x4e414c5042430001ull /* "CBPLAN" + 0001 */
+/* Thread ids are 32 bits in traces and schedules; a plan keeps a word per
+ * thread it names, so it names at most this many. */
+#define CB_PLAN_MAX_THREADS (1u << 24)
 #define CB_STEP_RUN_OUT (~0ull)
 #define CB_RUN_OUT_IDLE_MS 100u
 

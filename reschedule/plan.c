@@ -43,13 +43,18 @@ static int put_event(words *v, const Cbtools__PatternEvent *e)
    return r | put(v, e ? e->index : 0);
 }
 
-/* The tail's (tid, n) pairs.  Thread ids are 16 bits (validate.c). */
+/* The tail's (tid, n) pairs.  Thread ids are at most CB_PLAN_MAX_THREADS
+ * (validate.c). */
 static int put_tail(words *v, Cbtools__TailStep *const *tail, size_t ntail)
 {
-   unsigned char *ran_out = calloc(0x10000, 1);
+   uint32_t hi = 0;
+   for (size_t i = 0; i < ntail; i++)
+      if (tail[i]->tid > hi)
+         hi = tail[i]->tid;
+   unsigned char *ran_out = calloc((size_t)hi + 1, 1);
    int bad = !ran_out || put(v, ntail);
    for (size_t i = 0; i < ntail && !bad; i++) {
-      uint32_t tid = tail[i]->tid & 0xffff;
+      uint32_t tid = tail[i]->tid;
       if (tail[i]->has_run_out && tail[i]->run_out)
          ran_out[tid] = 1;
       bad |= put(v, tail[i]->tid);

@@ -38,7 +38,7 @@ void cb_out_flush_if_old(void);
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 
-static inline void cb_put(UChar kind, UChar size, UShort tid, UInt loc,
+static inline void cb_put(UChar kind, UChar size, UInt tid, UInt loc,
                           ULong addr, ULong value)
 {
    cb_wire_event *e;
@@ -47,8 +47,10 @@ static inline void cb_put(UChar kind, UChar size, UShort tid, UInt loc,
    e = (cb_wire_event *)(cb_buf + cb_buf_used);
    e->kind = kind;
    e->size = size;
+   e->pad = 0;
    e->tid = tid;
    e->loc = loc;
+   e->pad2 = 0;
    e->addr = addr;
    e->value = value;
    cb_buf_used += sizeof(cb_wire_event);
@@ -82,8 +84,9 @@ typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; UInt chain; } CbFrame;
 #define CB_MAX_HELD 16
 typedef struct {
    Bool    live;
-   UShort  wid;          /* creation order, main = 1 */
-   UShort  last_child;   /* wid of the thread it created last */
+   UInt    wid;          /* creation order, main = 1 */
+   UInt    last_child;   /* wid of the thread it created last */
+   UInt    nchildren;    /* threads it created so far (stable paths) */
    Addr    stk_lo;       /* its own stack: [stk_lo, stk_lo + stk_len) */
    SizeT   stk_len;
    Bool    stk_known;    /* stk_lo/stk_len set (it has run) */
@@ -106,14 +109,14 @@ extern CbThread *cb_cur;           /* the thread running client code */
  * its stack below its lowest escaped line (cb_stacks.c). */
 extern Addr      cb_stk_lo;
 extern SizeT     cb_stk_len;
-extern ULong     cb_cur_tid16;     /* cb_cur->wid << 16: a record's tid bits */
+extern ULong     cb_cur_tid32;     /* cb_cur->wid << 32: a record's tid bits */
 
 void cb_threads_init(void);
 void cb_thread_ll_create(ThreadId parent, ThreadId child);
 void cb_thread_ll_exit(ThreadId tid);
 void cb_thread_start_client(ThreadId tid, ULong blocks);
 void cb_thread_created(ThreadId tid, UWord pthread);
-UShort cb_thread_joined(UWord pthread);
+UInt cb_thread_joined(UWord pthread);
 void cb_threads_fini(void);
 CbThread *cb_thread(ThreadId tid);
 

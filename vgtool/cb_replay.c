@@ -234,7 +234,7 @@ Bool cb_replay_init(void)
       return cb_plan_bad("events counted differently");
    cb_nthreads = w[3];
    i = 4;
-   if (cb_nthreads > 65535)
+   if (cb_nthreads > CB_PLAN_MAX_THREADS)
       return cb_plan_bad("too many threads");
    NEED(cb_nthreads + 1);
    cb_prefix = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(ULong));

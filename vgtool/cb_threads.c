@@ -19,12 +19,12 @@ CbThread *cb_threads;
 CbThread *cb_cur;
 Addr      cb_stk_lo;
 SizeT     cb_stk_len;
-ULong     cb_cur_tid16;
+ULong     cb_cur_tid32;
 
-static UShort cb_next_wid;
+static UInt cb_next_wid;
 
 /* pthread_t -> wid, as the create wrapper reports it after pthread_create. */
-typedef struct { UWord pthread; UShort wid; } CbPthreadMap;
+typedef struct { UWord pthread; UInt wid; } CbPthreadMap;
 static CbPthreadMap *cb_pmap;
 static UInt cb_npmap, cb_cappmap;
 
@@ -45,11 +45,12 @@ void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
    cb_put(kind, size, t->wid, loc, addr, value);
 }
 
-static void cb_thread_reset(CbThread *t, UShort wid)
+static void cb_thread_reset(CbThread *t, UInt wid)
 {
    t->live = True;
    t->wid = wid;
    t->last_child = 0;
+   t->nchildren = 0;
    t->stk_lo = 0;
    t->stk_len = 0;
    t->stk_known = False;
@@ -109,7 +110,7 @@ void cb_thread_ll_exit(ThreadId tid)
       cb_entered = 0;
       cb_stk_lo = 0;
       cb_stk_len = 0;
-      cb_cur_tid16 = 0;
+      cb_cur_tid32 = 0;
    }
 }
 
@@ -128,7 +129,7 @@ void cb_thread_start_client(ThreadId tid, ULong blocks)
       cb_cur->inl_entered = cb_entered;
    cb_entered = t->inl_entered;
    cb_cur = t;
-   cb_cur_tid16 = (ULong)t->wid << 16;
+   cb_cur_tid32 = (ULong)t->wid << 32;
    cb_blocks_resume(t);
    if (max != 0 && size != 0) {
       /* [max - size, max]: the whole stack, plus the red zone below it. */
@@ -160,11 +161,11 @@ void cb_thread_created(ThreadId tid, UWord pthread)
 
 /* The wid of a joined pthread_t, 0 if unknown; the entry goes, since the
  * pthread_t may now be reused. */
-UShort cb_thread_joined(UWord pthread)
+UInt cb_thread_joined(UWord pthread)
 {
    for (UInt i = 0; i < cb_npmap; i++)
       if (cb_pmap[i].pthread == pthread) {
-         UShort wid = cb_pmap[i].wid;
+         UInt wid = cb_pmap[i].wid;
          cb_pmap[i] = cb_pmap[--cb_npmap];
          return wid;
       }
