@@ -77,8 +77,10 @@ static void conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
    if (*s) return;
    /* b may not need T1 past the cut (b's clock), nor be half of an
     * instruction (T2 stops just before it). */
-   const uint64_t *vb = cbp_vc_seg(p->v, cbp_vc_seg_at(p->v, tid, h->cidx));
-   if (vb[a->tid] > a->le.count) { p->r->dropped_vc++; return; }
+   if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx), a->tid) > a->le.count) {
+      p->r->dropped_vc++;
+      return;
+   }
    if (!cbp_cut_ok(p->x, i) || (e->size & CB_SIZE_SAME_INSN)) {
       p->r->dropped_insn++;
       return;
