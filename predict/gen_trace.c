@@ -38,12 +38,21 @@ int main(int argc, char **argv) {
    if (argc == 5 && !strcmp(argv[1], "--from-text") && !strcmp(argv[3], "-o")) {
       FILE *in = fopen(argv[2], "r");
       if (!in) { perror(argv[2]); return 2; }
-      static char text[1 << 20];
-      size_t len = fread(text, 1, sizeof text - 1, in);
+      /* The whole file, however large (a text trace of 70,000 threads). */
+      size_t len = 0, cap = 1 << 20, got;
+      char *text = malloc(cap);
+      while (text && (got = fread(text + len, 1, cap - len - 1, in)) > 0) {
+         len += got;
+         if (cap - len - 1 == 0) text = realloc(text, cap *= 2);
+      }
       fclose(in);
+      if (!text) { fputs("cb-gen-trace: out of memory\n", stderr); return 2; }
       text[len] = 0;
       cb_trace t;
-      if (cb_trace_from_text(text, &t, &err) || cb_trace_write(argv[4], &t, &err)) {
+      memset(&t, 0, sizeof t);
+      int bad = cb_trace_from_text(text, &t, &err) || cb_trace_write(argv[4], &t, &err);
+      free(text);
+      if (bad) {
          fprintf(stderr, "cb-gen-trace: %s: %s\n", argv[2], err.msg);
          return 2;
       }

@@ -191,12 +191,23 @@ typedef struct {
  *   then 3 pairs (tid, index) naming e1, f, e2 by counted index, so the tool
  *   can report whether they ran in that order,
  *   then the stall limit in milliseconds: how long no scheduled progress is
- *     tolerated before the plan is declared infeasible and all are released.
+ *     tolerated before the plan is declared infeasible and all are released,
+ *   then npaths and npaths pairs (parent, index): thread t = 1..npaths was
+ *     created by thread `parent` as its index-th child (0, 0: main).  With
+ *     npaths > 0 the tool names each new thread by (its creator's id, the
+ *     creator's count of creates) instead of by global creation order; a
+ *     thread the table does not name gets an id above npaths,
+ *   then nexpect and nexpect records of 5 words (tid, index, kind | flags
+ *     << 8, code address, data address): when thread tid runs its counted
+ *     event index, it must be of that kind, at that code address
+ *     (CB_EXPECT_CODE) and on that data address (CB_EXPECT_ADDR).
  * The tool reports on --cb-status-fd, one text line per fact:
  *   "prefix-done", "step <k> <ntail>" (tail step k, 1-based, starts),
  *   "run-out-blocked <tid>" (a run-out step ended without its thread's exit),
  *   "tail-done", "released", "infeasible <reason>", "pattern <0|1>",
- *   "diverged <tid> <index>",
+ *   "diverged <tid> <index>", "unexpected <tid> <index> <kind> <code>
+ *   <data> <file:line|?> <forcing>" (an expectation failed: the event found,
+ *   addresses in hex; forcing 1 while the plan still held threads),
  *   and last, from the tool's shut-down, "end exit <N>" (the program called
  *   exit with N) or "end signal" (it ended otherwise: a fatal signal).
  *   A run without an "end" line is one where Valgrind or the tool died,
@@ -208,6 +219,8 @@ typedef struct {
  * thread it names, so it names at most this many. */
 #define CB_PLAN_MAX_THREADS (1u << 24)
 #define CB_STEP_RUN_OUT (~0ull)
+#define CB_EXPECT_ADDR 1u /* expectation flags: compare the data address */
+#define CB_EXPECT_CODE 2u /* compare the code address */
 #define CB_RUN_OUT_IDLE_MS 100u
 
 #endif /* CB_WIRE_H */

@@ -64,6 +64,8 @@ UInt cb_loc_for(Addr a);
 UInt cb_loc_for_fn(Addr a);
 /* A new location at a's file:line, named after function fn. */
 UInt cb_loc_named(Addr a, const HChar *fn);
+/* The code address of location id (0 if unknown). */
+Addr cb_loc_address(UInt id);
 /* Emits a SYMDEF for the global holding data address a, once per symbol. */
 void cb_symdef_for(Addr a);
 
@@ -176,7 +178,9 @@ extern const HChar *cb_plan_path;
 extern Int cb_status_fd;
 Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
-void cb_replay_counted(CbThread *t);  /* before t->counted++ */
+/* Before t->counted++: the event's kind, location and address. */
+void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr);
+void cb_replay_status(const HChar *line);   /* one status line */
 void cb_replay_thread_exit(CbThread *t);
 void cb_replay_ending(void);             /* shut-down starts */
 void cb_replay_fini(void);
@@ -184,5 +188,15 @@ void cb_replay_exit_called(Int code);    /* exit_group, or the last exit */
 void cb_replay_exec_called(void);        /* execve: the tool's end may not come */
 void cb_replay_end(void);                /* the last status line */
 void cb_replay_forked_child(void);
+
+/* ---- replay: thread paths and expected events (cb_ident.c) ---- */
+/* Reads the plan's paths and expectations from w[*at]; False: malformed. */
+Bool cb_ident_load(const ULong *w, ULong nw, ULong *at, ULong nthreads);
+/* The id of parent's index-th child: the recorded one of that path, else
+ * a fresh one above the plan's; 0 when the plan names no paths. */
+UInt cb_ident_child_wid(UInt parent, UInt index);
+/* t is about to run its counted event t->counted: is it the one expected? */
+void cb_ident_check(const CbThread *t, UChar kind, UInt loc, Addr addr,
+                    Bool forcing);
 
 #endif /* CB_GLOBAL_H */
