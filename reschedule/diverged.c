@@ -49,17 +49,17 @@ void cbr_describe_divergence(const Cbtools__Schedule *s, unsigned variant,
       expected(s, variant, st->unexp_tid, st->unexp_index);
    char what[256] = "an event the schedule names", at[160] = "";
    if (e) {
-      char var[96];
+      char var[96] = "";
       if (e->variable && *e->variable)
-         snprintf(var, sizeof var, "%s", e->variable);
-      else
-         snprintf(var, sizeof var, "0x%llx", (unsigned long long)e->address);
+         snprintf(var, sizeof var, " %s", e->variable);
+      else if (e->has_address && e->address)
+         snprintf(var, sizeof var, " 0x%llx", (unsigned long long)e->address);
       const Cbtools__Location *l = e->location;
       if (l && l->file && *l->file)
          snprintf(at, sizeof at, " at %s:%u", l->file, l->line);
       else if (l && l->has_address)
          snprintf(at, sizeof at, " at 0x%llx", (unsigned long long)l->address);
-      snprintf(what, sizeof what, "%s %s%s",
+      snprintf(what, sizeof what, "%s%s%s",
                cb_event_kind_name(e->has_kind ? e->kind : 0), var, at);
    }
    char found[192];
