@@ -205,8 +205,19 @@ static size_t acc_end(cbp_vc_priv *p, size_t n) {
    return n;
 }
 
-/* Adds segment seg's components (not its own thread's) to the scratch. */
-static size_t acc_segment(const cbp_vclock *v, size_t n, uint32_t seg) {
+/* Whether thread recv's clock now holds thread u's first c events, and so
+ * (clocks only grow along edges) everything u knew then. */
+static int knows(const cbp_vclock *v, uint32_t recv, uint32_t u, uint64_t c) {
+   if (recv == NONE32) return 0;
+   if (recv == u) return v->p->th[recv].own >= c;
+   return cbp_vc_get(v, v->cur_seg[recv], u) >= c;
+}
+
+/* Adds segment seg's components (not its own thread's) to the scratch.
+ * recv (NONE32: none) is a thread the result is for: a base it already
+ * knows is not walked (a thread joining its child knows the child's base,
+ * itself at the create, so a join costs the child's own edges only). */
+static size_t acc_segment(const cbp_vclock *v, size_t n, uint32_t seg, uint32_t recv) {
    cbp_vc_priv *p = v->p;
    uint32_t self = v->segs[seg].tid, tid = self, seq = v->segs[seg].seq;
    for (;;) {
@@ -216,6 +227,7 @@ static size_t acc_segment(const cbp_vclock *v, size_t n, uint32_t seg) {
          if (sl->j != self) n = acc_add(p, n, sl->j, slot_at(sl, seq));
       }
       if (t->base_seg == NONE32 || seq < t->base_seq) return n;
+      if (knows(v, recv, t->base_tid, t->base_own)) return n;
       if (t->base_tid != self) n = acc_add(p, n, t->base_tid, t->base_own);
       seq = v->segs[t->base_seg].seq;
       tid = t->base_tid;
@@ -225,16 +237,17 @@ static size_t acc_segment(const cbp_vclock *v, size_t n, uint32_t seg) {
 size_t cbp_vc_entries(const cbp_vclock *v, uint32_t seg, const cbp_vc_ent **out) {
    cbp_vc_priv *p = v->p;
    acc_begin(p);
-   size_t n = acc_end(p, acc_segment(v, 0, seg));
+   size_t n = acc_end(p, acc_segment(v, 0, seg, NONE32));
    *out = p->out;
    return n;
 }
 
-/* Thread tid's clock now, its own component included, in p->out. */
-static size_t current(cbp_vclock *v, uint32_t tid) {
+/* Thread tid's clock now, its own component included, in p->out; recv as
+ * for acc_segment. */
+static size_t current(cbp_vclock *v, uint32_t tid, uint32_t recv) {
    cbp_vc_priv *p = v->p;
    acc_begin(p);
-   size_t n = acc_segment(v, 0, v->cur_seg[tid]);
+   size_t n = acc_segment(v, 0, v->cur_seg[tid], recv);
    n = acc_add(p, n, tid, p->th[tid].own);
    return acc_end(p, n);
 }
@@ -304,7 +317,7 @@ static void sync_set(sclock *c, const cbp_vc_ent *e, size_t n) {
 /* c := max(c, thread tid's clock now). */
 static void sync_join(cbp_vclock *v, sclock *c, uint32_t tid) {
    cbp_vc_priv *p = v->p;
-   size_t n = current(v, tid);
+   size_t n = current(v, tid, NONE32);
    for (uint32_t i = 0; i < c->n; i++) n = acc_add(p, n, c->e[i].tid, c->e[i].count);
    sync_set(c, p->out, acc_end(p, n));
 }
@@ -345,7 +358,7 @@ void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
       break;
    case CB_EV_THREAD_JOIN:
       if (e->value && e->value <= v->nthreads && e->value != tid) {
-         size_t n = current(v, (uint32_t)e->value);
+         size_t n = current(v, (uint32_t)e->value, tid);
          receive(v, tid, p->out, n, cidx, empty_before);
       }
       break;
@@ -356,7 +369,7 @@ void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
       receive_sync(v, tid, sync_clock(v, e->addr, 1, 0), cidx, empty_before);
       break;
    case CB_EV_COND_SIGNAL: {
-      size_t n = current(v, tid);
+      size_t n = current(v, tid, NONE32);
       sync_set(sync_clock(v, e->addr, 2, 1), p->out, n);
       break;
    }
@@ -365,7 +378,7 @@ void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
       break;
    case CB_EV_SEM_POST:
       if (e->value) {
-         size_t n = current(v, tid);
+         size_t n = current(v, tid, NONE32);
          sync_set(sem_post_clock(v, e->addr, e->value, 1), p->out, n);
       }
       break;
