@@ -80,7 +80,7 @@ typedef struct {
 
 typedef struct { /* f witness */
    uint32_t var, loc, ls, seg;
-   uint16_t tid; uint8_t kind;
+   uint32_t tid; uint8_t kind;
    uint8_t width;  /* counted events f's instruction runs (a CAS: 2) */
    uint64_t tidx, cidx;
    cbp_point le;
@@ -88,7 +88,7 @@ typedef struct { /* f witness */
 
 typedef struct { /* e witness */
    uint32_t var, loc1, loc2, ls, seg, epoch;
-   uint16_t tid; uint8_t k1, k2;
+   uint32_t tid; uint8_t k1, k2;
    uint64_t e1, ce1, e, ce, e2, ce2;
    cbp_point x1;
 } ewit;
@@ -243,7 +243,7 @@ static int pair_witnesses(pass *p, uint32_t tid, const txnbuf *h,
       picked_ep[npicked] = g->epoch; npicked++;
       w.epoch = g->epoch;
       w.var = a->var; w.loc1 = a->loc; w.loc2 = b->loc;
-      w.ls = g->ls; w.seg = g->seg; w.tid = (uint16_t)tid;
+      w.ls = g->ls; w.seg = g->seg; w.tid = (uint32_t)tid;
       w.k1 = a->kind; w.k2 = b->kind;
       w.e1 = a->first_tidx; w.ce1 = a->first_cidx;
       w.e2 = e2; w.ce2 = ce2;
@@ -327,7 +327,7 @@ static void access(pass *p, uint32_t tid, size_t i, const cb_event *e,
    uint32_t seg = p->v->cur_seg[tid];
    int ok = cbp_cut_ok(p->x, i);
    if (ok && !(e->size & CB_SIZE_SAME_INSN)) {
-      fwit w = {var, e->loc, h->ls, seg, (uint16_t)tid, e->kind, 1, i, c, le_before};
+      fwit w = {var, e->loc, h->ls, seg, (uint32_t)tid, e->kind, 1, i, c, le_before};
       add_f(p, &w);
    } else if (ok && e->kind == CB_EV_WRITE && h->prev_tidx != NONE && c > 0) {
       /* The write half of a read-modify-write instruction (a CAS, a locked
@@ -336,7 +336,7 @@ static void access(pass *p, uint32_t tid, size_t i, const cb_event *e,
       const cb_event *r = &p->t->events[h->prev_tidx];
       if (r->kind == CB_EV_READ && !(r->size & CB_SIZE_SAME_INSN) &&
           p->x->var_of[h->prev_tidx] == var) {
-         fwit w = {var, r->loc, h->ls, seg, (uint16_t)tid, CB_EV_WRITE, 2,
+         fwit w = {var, r->loc, h->ls, seg, (uint32_t)tid, CB_EV_WRITE, 2,
                    h->prev_tidx, c - 1, le_before};
          add_f(p, &w);
       }
@@ -379,10 +379,10 @@ static int pattern_of(uint8_t k1, uint8_t fk, uint8_t k2) {
    return -1; /* f is a read next to a read: no conflict */
 }
 
-typedef struct { uint64_t addr; uint32_t l1, lf, l2; uint16_t t1, t2; uint8_t pat; } repkey;
+typedef struct { uint64_t addr; uint32_t l1, lf, l2; uint32_t t1, t2; uint8_t pat; } repkey;
 static repkey key_of(const cbp_candidate *c, const cb_trace *t) {
    repkey k = {c->addr, t->events[c->e1].loc, t->events[c->f].loc,
-               t->events[c->e2].loc, (uint16_t)c->t1, (uint16_t)c->t2,
+               t->events[c->e2].loc, (uint32_t)c->t1, (uint32_t)c->t2,
                (uint8_t)c->pattern};
    return k;
 }
@@ -428,9 +428,8 @@ static void combine(pass *p) {
             if (pat < 0) continue;
             if (!cbp_locks_compatible(p->L, e->ls, f->ls)) continue;
             /* Vector clocks: f may not need T past e, e may not need f. */
-            const uint64_t *vf = cbp_vc_seg(p->v, f->seg);
-            const uint64_t *ve = cbp_vc_seg(p->v, e->seg);
-            if (vf[e->tid] > e->ce + 1 || ve[f->tid] > f->cidx) {
+            if (cbp_vc_get(p->v, f->seg, e->tid) > e->ce + 1 ||
+                cbp_vc_get(p->v, e->seg, f->tid) > f->cidx) {
                r->dropped_vc++;
                continue;
             }

@@ -37,7 +37,7 @@ typedef struct {            /* a held lock and where it was taken */
 
 typedef struct {            /* a nested acquisition: inner while outer held */
    uint32_t outer, inner, o_ls, i_ls, i_seg, o_loc, i_loc;
-   uint16_t tid;
+   uint32_t tid;
    uint64_t o_tidx, o_cidx, i_tidx, i_cidx;
    cbp_point o_le;
 } nest;
@@ -138,7 +138,7 @@ static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
             for (size_t k = 0; k < h->n; k++) {
                const acq *a = &h->stk[k];
                nest w = {a->lock, l, a->ls_before, h->ls, seg,
-                         t->events[a->tidx].loc, e->loc, (uint16_t)e->tid,
+                         t->events[a->tidx].loc, e->loc, (uint32_t)e->tid,
                          a->tidx, a->cidx, i, c, a->le};
                add_nest(ns, &w);
             }
@@ -193,8 +193,8 @@ static cbp_candidate cycle_candidate(const cbp_vclock *v, cbp_locks *L,
 static int coexist(const cbp_vclock *v, cbp_locks *L, const nest *a, const nest *b) {
    if (!no_gate(L, a->i_ls, b->i_ls) || !cbp_locks_compatible(L, a->o_ls, b->o_ls))
       return 0;
-   const uint64_t *va = cbp_vc_seg(v, a->i_seg), *vb = cbp_vc_seg(v, b->i_seg);
-   return va[b->tid] <= b->o_cidx + 1 && vb[a->tid] <= a->o_cidx + 1;
+   return cbp_vc_get(v, a->i_seg, b->tid) <= b->o_cidx + 1 &&
+          cbp_vc_get(v, b->i_seg, a->tid) <= a->o_cidx + 1;
 }
 
 /* ---- Cycles of three or more (dining philosophers) ------------------------
@@ -289,8 +289,8 @@ void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
          if (w2->tid == w1->tid || w2->o_tidx < w1->o_tidx) continue;
          if (!no_gate(L, w1->i_ls, w2->i_ls)) continue;
          if (!cbp_locks_compatible(L, w1->o_ls, w2->o_ls)) continue;
-         const uint64_t *v1 = cbp_vc_seg(v, w1->i_seg), *v2 = cbp_vc_seg(v, w2->i_seg);
-         if (v1[w2->tid] > w2->o_cidx + 1 || v2[w1->tid] > w1->o_cidx + 1) {
+         if (cbp_vc_get(v, w1->i_seg, w2->tid) > w2->o_cidx + 1 ||
+             cbp_vc_get(v, w2->i_seg, w1->tid) > w1->o_cidx + 1) {
             r->dropped_vc++;
             continue;
          }

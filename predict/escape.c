@@ -124,7 +124,7 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
    size_t capv = 1024, nv = 1; /* id 0 unused */
    uint64_t *vaddr = cbp_xcalloc(capv, sizeof *vaddr);
    uint32_t *vblock = cbp_xcalloc(capv, sizeof *vblock);
-   uint16_t *vowner = cbp_xcalloc(capv, sizeof *vowner);
+   uint32_t *vowner = cbp_xcalloc(capv, sizeof *vowner);
    uint8_t *vshared = cbp_xcalloc(capv, sizeof *vshared);
    blocks b; memset(&b, 0, sizeof b);
    cbp_map_init(&b.pages, 64); cbp_map_init(&b.byaddr, 64);
@@ -170,7 +170,7 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
             kc.keys = vaddr;
          }
          v = (uint32_t)nv++;
-         vaddr[v] = a; vblock[v] = block_find(&b, a); vowner[v] = (uint16_t)tid;
+         vaddr[v] = a; vblock[v] = block_find(&b, a); vowner[v] = (uint32_t)tid;
          vshared[v] = 0;
          int fresh = *s == 0;
          *s = v + 1;

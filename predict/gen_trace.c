@@ -21,7 +21,7 @@ static cb_writer *w;
 static cb_error err;
 static uint64_t written;
 
-static void ev(uint8_t kind, uint8_t size, uint16_t tid, uint32_t loc, uint64_t addr,
+static void ev(uint8_t kind, uint8_t size, uint32_t tid, uint32_t loc, uint64_t addr,
                uint64_t value) {
    cb_event e = {kind, size, tid, loc, addr, value};
    if (cb_writer_event(w, &e, &err)) {
@@ -38,12 +38,21 @@ int main(int argc, char **argv) {
    if (argc == 5 && !strcmp(argv[1], "--from-text") && !strcmp(argv[3], "-o")) {
       FILE *in = fopen(argv[2], "r");
       if (!in) { perror(argv[2]); return 2; }
-      static char text[1 << 20];
-      size_t len = fread(text, 1, sizeof text - 1, in);
+      /* The whole file, however large (a text trace of 70,000 threads). */
+      size_t len = 0, cap = 1 << 20, got;
+      char *text = malloc(cap);
+      while (text && (got = fread(text + len, 1, cap - len - 1, in)) > 0) {
+         len += got;
+         if (cap - len - 1 == 0) text = realloc(text, cap *= 2);
+      }
       fclose(in);
+      if (!text) { fputs("cb-gen-trace: out of memory\n", stderr); return 2; }
       text[len] = 0;
       cb_trace t;
-      if (cb_trace_from_text(text, &t, &err) || cb_trace_write(argv[4], &t, &err)) {
+      memset(&t, 0, sizeof t);
+      int bad = cb_trace_from_text(text, &t, &err) || cb_trace_write(argv[4], &t, &err);
+      free(text);
+      if (bad) {
          fprintf(stderr, "cb-gen-trace: %s: %s\n", argv[2], err.msg);
          return 2;
       }
@@ -65,7 +74,7 @@ int main(int argc, char **argv) {
       default: return 2;
       }
    }
-   if (!out || threads < 2 || threads > 1000 || !vars || !locks) {
+   if (!out || threads < 2 || threads > 1000000 || !vars || !locks) {
       fputs("cb-gen-trace: usage: cb-gen-trace [-n N] [-t 2..1000] [-v V] [-k K] -o TRACE\n", stderr);
       return 2;
    }
@@ -93,7 +102,7 @@ int main(int argc, char **argv) {
    uint32_t mainloc = NFUN * NLINE + 1;
    ev(CB_EV_THREAD_START, 0, 1, 0, 0, 0);
    ev(CB_EV_BLOCK_BEGIN, 0, 1, mainloc, fn0, 0);
-   for (uint16_t t = 2; t <= threads; t++) {
+   for (uint32_t t = 2; t <= threads; t++) {
       ev(CB_EV_THREAD_CREATE, 0, 1, mainloc, 0, t);
       ev(CB_EV_THREAD_START, 0, t, 0, 0, 1);
       ev(CB_EV_BLOCK_BEGIN, 0, t, 0, fn0 + 8, 0);
@@ -105,7 +114,7 @@ int main(int argc, char **argv) {
     * sites, as real code does.  One function (work0) forgets its lock one
     * time in 8: those are the races to predict. */
    while (written < body) {
-      uint16_t t = (uint16_t)(2 + rnd() % (threads - 1));
+      uint32_t t = (uint32_t)(2 + rnd() % (threads - 1));
       int txns = 1 + (int)(rnd() % 4);
       for (int k = 0; k < txns && written < body; k++) {
          uint32_t f = (uint32_t)(rnd() % NFUN);
@@ -130,7 +139,7 @@ int main(int argc, char **argv) {
          ev(CB_EV_BLOCK_END, 0, t, 0, fn0 + 64 * (f + 1), 0);
       }
    }
-   for (uint16_t t = 2; t <= threads; t++) {
+   for (uint32_t t = 2; t <= threads; t++) {
       ev(CB_EV_BLOCK_END, 0, t, 0, fn0 + 8, 0);
       ev(CB_EV_THREAD_EXIT, 0, t, 0, 0, 0);
       ev(CB_EV_THREAD_JOIN, 0, 1, mainloc, 0, t);

@@ -83,8 +83,10 @@ static void conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
    if (*s) return;
    /* b may not need T1 past the cut (b's clock), nor be half of an
     * instruction (T2 stops just before it). */
-   const uint64_t *vb = cbp_vc_seg(p->v, cbp_vc_seg_at(p->v, tid, h->cidx));
-   if (vb[a->tid] > a->le.count) { p->r->dropped_vc++; return; }
+   if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx), a->tid) > a->le.count) {
+      p->r->dropped_vc++;
+      return;
+   }
    if (!cbp_cut_ok(p->x, i) || (e->size & CB_SIZE_SAME_INSN)) {
       p->r->dropped_insn++;
       return;
@@ -149,8 +151,7 @@ static void cond_event(opass *p, uint32_t tid, size_t i, const cb_event *e, othr
    sitekey k = {u->loc, s->loc, CB_EV_UNLOCK, CB_EV_COND_SIGNAL};
    uint32_t *slot = cbp_map_probe(&p->seen, khash(&k), keq, p, &k);
    if (*slot) return;
-   const uint64_t *vs = cbp_vc_seg(p->v, cbp_vc_seg_at(p->v, s->tid, s->cidx));
-   if (vs[tid] > u->le.count) { p->r->dropped_vc++; return; }
+   if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, s->tid, s->cidx), tid) > u->le.count) { p->r->dropped_vc++; return; }
    p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
    p->keys[p->nkeys] = k;
    *slot = (uint32_t)++p->nkeys;
@@ -190,8 +191,8 @@ static void free_event(opass *p, uint32_t tid, size_t i, const othr *h) {
    if (h->cidx >= p->x->counted[tid]) { p->r->dropped_insn++; return; }
    /* The free's clock is that of T2's last counted event before it (the
     * next one may be the join that waits for T1). */
-   const uint64_t *vb = cbp_vc_seg(p->v, cbp_vc_seg_at(p->v, tid, h->cidx ? h->cidx - 1 : 0));
-   if (vb[a->tid] > a->le.count) { p->r->dropped_vc++; return; }
+   if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx ? h->cidx - 1 : 0), a->tid) >
+       a->le.count) { p->r->dropped_vc++; return; }
    p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
    p->keys[p->nkeys] = k;
    *s = (uint32_t)++p->nkeys;

@@ -50,9 +50,11 @@ static int lock_step(lockstates *ls, const cb_event *e, uint32_t w) {
 static int needs_met(const cbp_vclock *v, uint32_t n, uint32_t w, uint64_t count,
                      const uint64_t *end, uint32_t *missing) {
    if (!count) return 1;
-   const uint64_t *vc = cbp_vc_seg(v, cbp_vc_seg_at(v, w, count - 1));
-   for (uint32_t j = 1; j <= n; j++)
-      if (j != w && vc[j] > end[j]) { *missing = j; return 0; }
+   (void)n;
+   const cbp_vc_ent *vc;
+   size_t nvc = cbp_vc_entries(v, cbp_vc_seg_at(v, w, count - 1), &vc);
+   for (size_t q = 0; q < nvc; q++)
+      if (vc[q].tid != w && vc[q].count > end[vc[q].tid]) { *missing = vc[q].tid; return 0; }
    return 1;
 }
 
@@ -129,9 +131,9 @@ const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
       if (!l->depth) continue;
       lockstate *p = lock_find(&prefix_takers, l->addr);
       if (!p->depth || p->holder == l->holder) continue;
-      const uint64_t *vc = cbp_vc_seg(v, cbp_vc_seg_at(v, l->holder, pre[l->holder] - 1));
+      uint32_t hs = cbp_vc_seg_at(v, l->holder, pre[l->holder] - 1);
       for (uint32_t j = 1; j <= n; j++) {
-         if (j == l->holder || !pre[j] || vc[j] >= pre[j]) continue;
+         if (j == l->holder || !pre[j] || cbp_vc_get(v, hs, j) >= pre[j]) continue;
          snprintf(why, sizeof why, "T%u stops in the prefix holding a lock "
                   "another thread takes in its own prefix", l->holder);
          bad = why; goto out;

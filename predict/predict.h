@@ -125,25 +125,30 @@ void cbp_held_free(cbp_held *h);
 /* A thread's history is a list of segments: a new one starts when an
  * incoming edge (start, join, barrier leave, consumed signal) changes its
  * clock.  Components count counted events: vc[j] = n means the first n
- * counted events of thread j happen before. */
+ * counted events of thread j happen before.  Clocks are sparse and shared
+ * (memory grows with the edges, not with threads squared): a thread keeps
+ * only the components its own edges raised, as a history per component,
+ * and reads the rest from its creator's clock at the create. */
 typedef struct {
    uint32_t tid;
+   uint32_t seq;         /* its place in the thread's list of segments */
    uint64_t start;       /* counted index of the first event in it */
    uint64_t empty_before;/* last empty-lockset cut count <= start */
-   size_t vc;            /* offset in the pool: nthreads+1 entries */
 } cbp_segment;
 
+/* One component of a clock. */
 typedef struct {
-   uint32_t nthreads, width;   /* width = nthreads + 1 */
-   uint64_t *cur;              /* per thread current clock (width each) */
-   uint32_t *cur_seg;          /* per thread current segment id */
+   uint32_t tid;
+   uint64_t count;
+} cbp_vc_ent;
+
+typedef struct cbp_vc_priv cbp_vc_priv;
+typedef struct {
+   uint32_t nthreads;
    cbp_segment *segs; size_t nsegs, capsegs;
-   uint64_t *pool; size_t npool, cappool;
+   uint32_t *cur_seg;          /* per thread current segment id */
    uint32_t **thread_segs; uint32_t *nthread_segs, *capthread_segs;
-   cbp_map sync;                /* object address -> clock slot */
-   uint64_t *sync_addr; uint64_t *sync_vc; size_t nsync, capsync;
-   uint64_t *create_vc;        /* per child thread: parent's clock at create */
-   uint8_t *create_seen;
+   cbp_vc_priv *p;             /* histories, sync clocks, scratch */
 } cbp_vclock;
 
 void cbp_vc_init(cbp_vclock *v, uint32_t nthreads);
@@ -152,11 +157,16 @@ void cbp_vc_free(cbp_vclock *v);
  * it).  empty_before: the thread's last empty-lockset cut count <= cidx. */
 void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
                   uint64_t empty_before);
-static inline const uint64_t *cbp_vc_seg(const cbp_vclock *v, uint32_t seg) {
-   return v->pool + v->segs[seg].vc;
-}
+/* Component j of segment seg's clock (j its own thread: its start). */
+uint64_t cbp_vc_get(const cbp_vclock *v, uint32_t seg, uint32_t j);
+/* The non-zero components of segment seg's clock other than its own
+ * thread's, in no order; *out stays valid until the next call. */
+size_t cbp_vc_entries(const cbp_vclock *v, uint32_t seg,
+                      const cbp_vc_ent **out);
 /* Segment of thread tid that holds its counted event number `count`. */
 uint32_t cbp_vc_seg_at(const cbp_vclock *v, uint32_t tid, uint64_t count);
+/* Bytes the clocks hold (for --stats and the benchmarks). */
+size_t cbp_vc_bytes(const cbp_vclock *v);
 
 /* ---- Transactions (transactions.c) -------------------------------------- */
 typedef struct {

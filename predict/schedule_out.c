@@ -1,11 +1,30 @@
 /* schedule_out.c: one candidate as a proto Schedule file (sN.pb), written
- * through the trace library.  Copyright (C) 2026 cbtools developers.
- * GPL-2.0-or-later. */
+ * through the trace library.  Besides prefix and tails it names what replay
+ * checks: each thread's stable path (thread_parent, thread_index), and the
+ * event each counted tail step ends with, found by counting from the
+ * pattern's events of the same thread (a tail runs T1 and T2 near the cut).
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "predict.h"
 #include "trace.pb-c.h"
+
+/* How far from a pattern event a step's end is looked for. */
+#define EXPECT_SCAN (1u << 22)
+
+/* Whether addr lies in a global the trace names (syms sorted by address):
+ * such an address is the same in every run. */
+static int addr_is_global(const cb_trace *t, uint64_t addr) {
+   size_t lo = 0, hi = t->nsyms;
+   while (lo < hi) {
+      size_t m = (lo + hi) / 2;
+      if (t->syms[m].address <= addr) lo = m + 1; else hi = m;
+   }
+   if (lo == 0) return 0;
+   const cb_symbol *s = &t->syms[lo - 1];
+   return addr < s->address + (s->size ? s->size : 1);
+}
 
 /* name: room for the event's object in words (PatternEvent.variable_name). */
 static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
@@ -31,6 +50,89 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
       loc->has_line = 1; loc->line = l->line;
    }
    pe->location = loc;
+   pe->has_address_stable = 1; pe->address_stable = addr_is_global(t, e->addr) != 0;
+}
+
+/* The trace index of thread tid's counted event `want`, counting from
+ * anchor (trace index at, counted index ac, an event of tid); NONE when it
+ * is not within EXPECT_SCAN events. */
+static uint64_t counted_at(const cb_trace *t, uint32_t tid, uint64_t want,
+                           uint64_t at, uint64_t ac) {
+   uint64_t steps = 0;
+   while (ac != want && steps++ < EXPECT_SCAN) {
+      if (want > ac) {
+         if (++at >= t->nevents) return UINT64_MAX;
+      } else {
+         if (at-- == 0) return UINT64_MAX;
+      }
+      const cb_event *e = &t->events[at];
+      if (e->tid != tid || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      ac += want > ac ? 1 : -1;
+   }
+   if (ac != want) return UINT64_MAX;
+   const cb_event *e = &t->events[at];
+   return e->tid == tid && CB_IS_COUNTED(e->kind) ? at : UINT64_MAX;
+}
+
+/* Thread tid's counted event `want` located from whichever pattern event of
+ * the same thread is nearest. */
+static uint64_t locate(const cb_trace *t, const cbp_candidate *c, uint32_t tid,
+                       uint64_t want) {
+   uint64_t at[4] = {c->e1, c->e, c->e2, c->f}, ac[4] = {c->ce1, c->ce, c->ce2, c->cf};
+   uint32_t tt[4] = {c->t1, c->t1, c->t1, c->t2};
+   int best = -1;
+   uint64_t dist = UINT64_MAX;
+   for (int k = 0; k < 4; k++) {
+      if (tt[k] != tid || at[k] >= t->nevents || t->events[at[k]].tid != tid) continue;
+      uint64_t d = ac[k] > want ? ac[k] - want : want - ac[k];
+      if (d < dist) { dist = d; best = k; }
+   }
+   return best < 0 ? UINT64_MAX : counted_at(t, tid, want, at[best], ac[best]);
+}
+
+typedef struct {
+   Cbtools__PatternEvent *pe;
+   Cbtools__Location *loc;
+   char (*var)[256];
+   size_t n;
+} expects;
+
+/* Each counted step's last event, from the prefix counts on. */
+static void expect_steps(const cb_trace *t, const cbp_candidate *c,
+                         Cbtools__TailStep **sp, const cbp_step *tail, uint32_t n,
+                         uint32_t nthreads, expects *x) {
+   uint64_t *end = cbp_xcalloc(n ? n : 1, sizeof *end); /* per step: thread's end */
+   for (uint32_t i = 0; i < n; i++) {
+      /* After a run-out step its thread's counts are unknown (UINT64_MAX). */
+      uint32_t w = tail[i].tid;
+      end[i] = UINT64_MAX;
+      if (w == 0 || w > nthreads) continue;
+      uint64_t e = c->prefix[w - 1];
+      for (uint32_t k = i; k-- > 0;)
+         if (tail[k].tid == w) { e = end[k]; break; }
+      if (tail[i].count == CBP_RUN_OUT || e == UINT64_MAX) continue;
+      end[i] = e + tail[i].count;
+      if (!tail[i].count) continue;
+      uint64_t ti = locate(t, c, w, end[i] - 1);
+      if (ti == UINT64_MAX) continue;
+      fill_event(t, ti, end[i] - 1, &x->pe[x->n], &x->loc[x->n], x->var[x->n]);
+      sp[i]->expect = &x->pe[x->n++];
+   }
+   free(end);
+}
+
+/* Stable thread paths of every thread, computed once per trace. */
+static const cb_thread_origin *origins_of(const cb_trace *t) {
+   static const cb_trace *for_t;
+   static cb_thread_origin *o;
+   if (for_t != t) {
+      cb_error err;
+      free(o);
+      o = NULL;
+      if (cb_trace_thread_origins(t, &o, &err) != 0) o = NULL;
+      for_t = t;
+   }
+   return o;
 }
 
 /* Tail steps as the schedule message holds them; a run-out step
@@ -68,6 +170,20 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.n_prefix = x->nthreads;
    s.prefix = c->prefix;
    s.n_tail = c->ntail; s.tail = tail_steps(c->tail, c->ntail);
+   size_t nsteps = c->ntail;
+   for (int k = 0; k < CBP_NALT; k++) nsteps += c->nalt[k];
+   expects ex = {cbp_xcalloc(nsteps + 1, sizeof *ex.pe), cbp_xcalloc(nsteps + 1, sizeof *ex.loc),
+                 cbp_xcalloc(nsteps + 1, sizeof *ex.var), 0};
+   expect_steps(t, c, s.tail, c->tail, c->ntail, x->nthreads, &ex);
+   const cb_thread_origin *o = origins_of(t);
+   uint32_t *par = NULL, *idx = NULL;
+   if (o && x->nthreads <= t->nthreads) {
+      par = cbp_xcalloc(x->nthreads + 1, sizeof *par);
+      idx = cbp_xcalloc(x->nthreads + 1, sizeof *idx);
+      for (uint32_t i = 1; i <= x->nthreads; i++) { par[i - 1] = o[i].parent; idx[i - 1] = o[i].index; }
+      s.n_thread_parent = s.n_thread_index = x->nthreads;
+      s.thread_parent = par; s.thread_index = idx;
+   }
    /* The alternates (synthesis.c): replay forces them in order when the
     * runs before them pass. */
    Cbtools__Variant var[CBP_NALT], *vp[CBP_NALT];
@@ -78,6 +194,7 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
       var[nv].name = (char *)cbp_alt_name[k];
       var[nv].n_tail = c->nalt[k];
       var[nv].tail = tail_steps(c->alt[k], c->nalt[k]);
+      expect_steps(t, c, var[nv].tail, c->alt[k], c->nalt[k], x->nthreads, &ex);
       vp[nv] = &var[nv];
       nv++;
    }
@@ -99,6 +216,8 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.has_cut_index = 1; s.cut_index = c->e;
    s.z3 = (char *)(c->z3 ? c->z3 : "");
    int rc = cb_schedule_write(path, &s, err);
+   free(par); free(idx);
+   free(ex.pe); free(ex.loc); free(ex.var);
    free_steps(s.tail, s.n_tail);
    for (size_t k = 0; k < nv; k++) free_steps(var[k].tail, var[k].n_tail);
    return rc;

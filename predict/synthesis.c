@@ -228,9 +228,10 @@ static void make_consistent(const cbp_vclock *v, uint64_t *pre, uint32_t n) {
       for (uint32_t i = 1; i <= n; i++) {
          if (!pre[i - 1]) continue;
          uint32_t s = cbp_vc_seg_at(v, i, pre[i - 1] - 1);
-         const uint64_t *vc = cbp_vc_seg(v, s);
-         for (uint32_t j = 1; j <= n; j++)
-            if (j != i && vc[j] > pre[j - 1]) {
+         const cbp_vc_ent *vc;
+         size_t nvc = cbp_vc_entries(v, s, &vc);
+         for (size_t q = 0; q < nvc; q++)
+            if (vc[q].tid != i && vc[q].tid <= n && vc[q].count > pre[vc[q].tid - 1]) {
                uint64_t lower = v->segs[s].empty_before;
                pre[i - 1] = lower < pre[i - 1] ? lower : pre[i - 1] - 1;
                changed = 1;
@@ -320,10 +321,12 @@ static const char *close_prefix(const cbp_escape *x, const cbp_vclock *v,
       /* What the prefix itself waits for. */
       for (uint32_t i = 1; i <= n; i++) {
          if (!c->prefix[i - 1]) continue;
-         const uint64_t *vc = cbp_vc_seg(v, cbp_vc_seg_at(v, i, c->prefix[i - 1] - 1));
-         for (uint32_t j = 1; j <= n; j++) {
-            if (j == i || vc[j] <= need[j]) continue;
-            need[j] = vc[j];
+         const cbp_vc_ent *vc;
+         size_t nvc = cbp_vc_entries(v, cbp_vc_seg_at(v, i, c->prefix[i - 1] - 1), &vc);
+         for (size_t q = 0; q < nvc; q++) {
+            uint32_t j = vc[q].tid;
+            if (j == i || j > n || vc[q].count <= need[j]) continue;
+            need[j] = vc[q].count;
             if (in_tail(c, j) && need[j] > c->prefix[j - 1]) {
                snprintf(why, sizeof why, "the prefix of T%u waits for T%u past its cut", i, j);
                return why;
@@ -335,16 +338,18 @@ static const char *close_prefix(const cbp_escape *x, const cbp_vclock *v,
       for (uint32_t s = 0; s < c->ntail; s++) {
          uint32_t w = c->tail[s].tid;
          end[w] += c->tail[s].count;
-         const uint64_t *vc = cbp_vc_seg(v, cbp_vc_seg_at(v, w, end[w] - 1));
-         for (uint32_t j = 1; j <= n; j++) {
-            if (j == w) continue;
+         const cbp_vc_ent *vc;
+         size_t nvc = cbp_vc_entries(v, cbp_vc_seg_at(v, w, end[w] - 1), &vc);
+         for (size_t q = 0; q < nvc; q++) {
+            uint32_t j = vc[q].tid;
+            if (j == w || j > n) continue;
             if (in_tail(c, j)) {
-               if (vc[j] > end[j]) {
+               if (vc[q].count > end[j]) {
                   snprintf(why, sizeof why, "the tail runs T%u before events of T%u it needs", w, j);
                   return why;
                }
-            } else if (vc[j] > need[j]) {
-               need[j] = vc[j];
+            } else if (vc[q].count > need[j]) {
+               need[j] = vc[q].count;
             }
          }
       }
@@ -455,9 +460,11 @@ static void lower_tail_threads(synth *S, cbp_candidate *c) {
       memset(S->need, 0, (n + 1) * sizeof *S->need);
       for (uint32_t i = 1; i <= n; i++) {
          if (!c->prefix[i - 1]) continue;
-         const uint64_t *vc = cbp_vc_seg(S->v, cbp_vc_seg_at(S->v, i, c->prefix[i - 1] - 1));
-         for (int k = 0; k < 2; k++)
-            if (tt[k] != i && vc[tt[k]] > S->need[tt[k]]) S->need[tt[k]] = vc[tt[k]];
+         uint32_t si = cbp_vc_seg_at(S->v, i, c->prefix[i - 1] - 1);
+         for (int k = 0; k < 2; k++) {
+            uint64_t x = tt[k] != i ? cbp_vc_get(S->v, si, tt[k]) : 0;
+            if (x > S->need[tt[k]]) S->need[tt[k]] = x;
+         }
       }
       for (int k = 0; k < 2; k++) {
          uint32_t j = tt[k];

@@ -5,83 +5,294 @@
  * whose events are ordered (PENELOPE 4.2.1) and keep the synthesized prefix
  * a consistent cut.  A clock only changes at incoming edges, so each thread
  * keeps a short list of segments instead of a clock per event.
+ *
+ * Memory is linear in the edges, not quadratic in the threads (a program
+ * of 10,000 threads would need 10,000 x 10,000 dense components):
+ *   - a thread stores only the components its own edges raised, each as a
+ *     history of (segment seq, value) in a (thread, component) slot;
+ *   - everything else it knows came from its creator at the create: it
+ *     reads its creator's clock as of the create (a base segment), so a
+ *     new thread costs nothing however much its creator knows;
+ *   - synchronisation objects keep sparse clocks.
+ * Reading component j walks the base chain (creation depth) with a binary
+ * search per level.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "predict.h"
 
+#define NONE32 UINT32_MAX
+
+typedef struct { uint32_t seq; uint64_t val; } hist;
+typedef struct {
+   uint32_t tid, j;      /* thread tid's component j */
+   uint32_t n, cap;
+   hist *h;              /* by seq, increasing */
+} slot;
+typedef struct {         /* a sync object's clock */
+   uint64_t key;
+   cbp_vc_ent *e;
+   uint32_t n, cap;
+} sclock;
+typedef struct {
+   uint32_t base_seg;    /* creator's segment at the create, NONE32 none */
+   uint32_t base_tid;    /* the creator */
+   uint32_t base_seq;    /* first own segment that reads the base */
+   uint64_t base_own;    /* creator's own count at the create */
+   uint64_t own;         /* own component: events so far */
+   uint32_t nseq;        /* segments so far */
+   uint32_t *comps;      /* its slots */
+   uint32_t ncomps, capcomps;
+   uint32_t create_seg;  /* as a child: where its creator was at the create */
+   uint64_t create_own;
+   uint32_t create_tid;
+} thr;
+
+struct cbp_vc_priv {
+   thr *th;                       /* [0..nthreads] */
+   size_t w;                      /* nthreads + 1 */
+   slot *slots; size_t nslots, capslots;
+   cbp_map slotmap;               /* (tid, j) -> slot */
+   sclock *sync; size_t nsync, capsync;
+   cbp_map syncmap;               /* key -> sync clock */
+   /* Scratch for merging: dense by thread, valid where stamp == gen. */
+   uint64_t *acc; uint32_t *stamp, gen;
+   cbp_vc_ent *out; size_t capout;
+   cbp_vc_ent *pend; size_t cappend;
+   size_t hist_bytes;
+};
+
+static uint64_t slot_key(uint32_t tid, uint32_t j) { return (uint64_t)tid << 32 | j; }
+static int eq_slot(const void *c, uint32_t i, const void *k) {
+   const slot *s = &((const cbp_vc_priv *)c)->slots[i];
+   return slot_key(s->tid, s->j) == *(const uint64_t *)k;
+}
+static uint64_t hash_slot(const void *c, uint32_t i) {
+   const slot *s = &((const cbp_vc_priv *)c)->slots[i];
+   return cbp_mix(slot_key(s->tid, s->j));
+}
 static int eq_sync(const void *c, uint32_t i, const void *k) {
-   return ((const cbp_vclock *)c)->sync_addr[i] == *(const uint64_t *)k;
+   return ((const cbp_vc_priv *)c)->sync[i].key == *(const uint64_t *)k;
 }
 static uint64_t hash_sync(const void *c, uint32_t i) {
-   return cbp_mix(((const cbp_vclock *)c)->sync_addr[i]);
+   return cbp_mix(((const cbp_vc_priv *)c)->sync[i].key);
+}
+
+static slot *find_slot(cbp_vc_priv *p, uint32_t tid, uint32_t j, int create) {
+   uint64_t k = slot_key(tid, j);
+   uint32_t *s = cbp_map_probe(&p->slotmap, cbp_mix(k), eq_slot, p, &k);
+   if (*s) return &p->slots[*s - 1];
+   if (!create) return NULL;
+   p->slots = cbp_grow(p->slots, &p->capslots, p->nslots, sizeof *p->slots);
+   uint32_t id = (uint32_t)p->nslots++;
+   memset(&p->slots[id], 0, sizeof p->slots[id]);
+   p->slots[id].tid = tid; p->slots[id].j = j;
+   *s = id + 1;
+   cbp_map_added(&p->slotmap, hash_slot, p);
+   thr *t = &p->th[tid];
+   if (t->ncomps == t->capcomps) {
+      t->capcomps = t->capcomps ? 2 * t->capcomps : 4;
+      t->comps = cbp_xrealloc(t->comps, t->capcomps * sizeof *t->comps);
+   }
+   t->comps[t->ncomps++] = id;
+   return &p->slots[id];
+}
+
+/* The slot's value as of segment seq: its last entry at or before it. */
+static uint64_t slot_at(const slot *s, uint32_t seq) {
+   if (!s->n || s->h[0].seq > seq) return 0;
+   uint32_t lo = 0, hi = s->n;
+   while (hi - lo > 1) {
+      uint32_t m = (lo + hi) / 2;
+      if (s->h[m].seq <= seq) lo = m; else hi = m;
+   }
+   return s->h[lo].val;
 }
 
 static void new_segment(cbp_vclock *v, uint32_t tid, uint64_t start,
                         uint64_t empty_before) {
+   thr *t = &v->p->th[tid];
    v->segs = cbp_grow(v->segs, &v->capsegs, v->nsegs, sizeof *v->segs);
-   v->pool = cbp_grow(v->pool, &v->cappool, v->npool + v->width, sizeof *v->pool);
    uint32_t id = (uint32_t)v->nsegs++;
    cbp_segment *s = &v->segs[id];
-   s->tid = tid; s->start = start; s->empty_before = empty_before;
-   s->vc = v->npool;
-   memcpy(v->pool + v->npool, v->cur + (size_t)tid * v->width,
-          v->width * sizeof *v->pool);
-   v->npool += v->width;
+   s->tid = tid; s->seq = t->nseq++; s->start = start; s->empty_before = empty_before;
    v->cur_seg[tid] = id;
    uint32_t n = v->nthread_segs[tid];
    if (n == v->capthread_segs[tid]) {
       v->capthread_segs[tid] = n ? n * 2 : 4;
       v->thread_segs[tid] = cbp_xrealloc(v->thread_segs[tid],
                                     v->capthread_segs[tid] * sizeof(uint32_t));
-      if (!v->thread_segs[tid]) abort();
    }
    v->thread_segs[tid][v->nthread_segs[tid]++] = id;
 }
 
 void cbp_vc_init(cbp_vclock *v, uint32_t nthreads) {
    memset(v, 0, sizeof *v);
+   size_t w = (size_t)nthreads + 1;
    v->nthreads = nthreads;
-   v->width = nthreads + 1;
-   v->cur = cbp_xcalloc((size_t)v->width * v->width, sizeof *v->cur);
-   v->cur_seg = cbp_xcalloc(v->width, sizeof *v->cur_seg);
-   v->thread_segs = cbp_xcalloc(v->width, sizeof *v->thread_segs);
-   v->nthread_segs = cbp_xcalloc(v->width, sizeof *v->nthread_segs);
-   v->capthread_segs = cbp_xcalloc(v->width, sizeof *v->capthread_segs);
-   v->create_vc = cbp_xcalloc((size_t)v->width * v->width, sizeof *v->create_vc);
-   v->create_seen = cbp_xcalloc(v->width, 1);
-   cbp_map_init(&v->sync, 64);
+   v->p = cbp_xcalloc(1, sizeof *v->p);
+   cbp_vc_priv *p = v->p;
+   p->w = w;
+   p->th = cbp_xcalloc(w, sizeof *p->th);
+   for (size_t t = 0; t < w; t++) p->th[t].base_seg = p->th[t].create_seg = NONE32;
+   p->acc = cbp_xcalloc(w, sizeof *p->acc);
+   p->stamp = cbp_xcalloc(w, sizeof *p->stamp);
+   cbp_map_init(&p->slotmap, 64);
+   cbp_map_init(&p->syncmap, 64);
+   v->cur_seg = cbp_xcalloc(w, sizeof *v->cur_seg);
+   v->thread_segs = cbp_xcalloc(w, sizeof *v->thread_segs);
+   v->nthread_segs = cbp_xcalloc(w, sizeof *v->nthread_segs);
+   v->capthread_segs = cbp_xcalloc(w, sizeof *v->capthread_segs);
    for (uint32_t t = 0; t <= nthreads; t++) new_segment(v, t, 0, 0);
 }
 
 void cbp_vc_free(cbp_vclock *v) {
-   free(v->cur); free(v->cur_seg); free(v->segs); free(v->pool);
-   for (uint32_t t = 0; t < v->width; t++) free(v->thread_segs[t]);
+   cbp_vc_priv *p = v->p;
+   if (p) {
+      for (size_t t = 0; t <= v->nthreads; t++) free(p->th[t].comps);
+      for (size_t i = 0; i < p->nslots; i++) free(p->slots[i].h);
+      for (size_t i = 0; i < p->nsync; i++) free(p->sync[i].e);
+      free(p->th); free(p->slots); free(p->sync);
+      cbp_map_free(&p->slotmap); cbp_map_free(&p->syncmap);
+      free(p->acc); free(p->stamp); free(p->out); free(p->pend);
+      free(p);
+   }
+   for (uint32_t t = 0; t <= v->nthreads && v->thread_segs; t++) free(v->thread_segs[t]);
+   free(v->cur_seg); free(v->segs);
    free(v->thread_segs); free(v->nthread_segs); free(v->capthread_segs);
-   cbp_map_free(&v->sync); free(v->sync_addr); free(v->sync_vc);
-   free(v->create_vc); free(v->create_seen);
    memset(v, 0, sizeof *v);
 }
 
-/* The clock kept for a synchronisation object (barrier, condition). */
-static uint64_t *sync_clock(cbp_vclock *v, uint64_t addr, uint32_t kind, int create) {
-   uint64_t key = addr ^ ((uint64_t)kind << 58);
-   uint32_t *s = cbp_map_probe(&v->sync, cbp_mix(key), eq_sync, v, &key);
-   if (*s) return v->sync_vc + (size_t)(*s - 1) * v->width;
-   if (!create) return NULL;
-   if (v->nsync == v->capsync) {
-      v->capsync = v->capsync ? v->capsync * 2 : 16;
-      v->sync_addr = cbp_xrealloc(v->sync_addr, v->capsync * sizeof *v->sync_addr);
-      v->sync_vc = cbp_xrealloc(v->sync_vc, v->capsync * v->width * sizeof *v->sync_vc);
-      if (!v->sync_addr || !v->sync_vc) abort();
+uint64_t cbp_vc_get(const cbp_vclock *v, uint32_t seg, uint32_t j) {
+   const cbp_segment *s = &v->segs[seg];
+   if (j == s->tid) return s->start;
+   cbp_vc_priv *p = v->p;
+   uint64_t r = 0;
+   uint32_t tid = s->tid, seq = s->seq;
+   for (;;) {
+      const slot *sl = find_slot(p, tid, j, 0);
+      if (sl) { uint64_t x = slot_at(sl, seq); if (x > r) r = x; }
+      const thr *t = &p->th[tid];
+      if (t->base_seg == NONE32 || seq < t->base_seq) return r;
+      if (t->base_tid == j) return t->base_own > r ? t->base_own : r;
+      seq = v->segs[t->base_seg].seq;
+      tid = t->base_tid;
    }
-   uint32_t id = (uint32_t)v->nsync++;
-   v->sync_addr[id] = key;
-   memset(v->sync_vc + (size_t)id * v->width, 0, v->width * sizeof *v->sync_vc);
+}
+
+/* Scratch merge: starts a new set, adds (j, c) keeping the larger. */
+static void acc_begin(cbp_vc_priv *p) {
+   if (++p->gen == 0) { /* wrapped: forget every old stamp */
+      memset(p->stamp, 0, p->w * sizeof *p->stamp);
+      p->gen = 1;
+   }
+}
+static size_t acc_add(cbp_vc_priv *p, size_t n, uint32_t j, uint64_t c) {
+   if (!c) return n;
+   if (p->stamp[j] == p->gen) {
+      if (c > p->acc[j]) p->acc[j] = c;
+      return n;
+   }
+   p->stamp[j] = p->gen;
+   p->acc[j] = c;
+   p->out = cbp_grow(p->out, &p->capout, n, sizeof *p->out);
+   p->out[n].tid = j;
+   return n + 1;
+}
+static size_t acc_end(cbp_vc_priv *p, size_t n) {
+   for (size_t i = 0; i < n; i++) p->out[i].count = p->acc[p->out[i].tid];
+   return n;
+}
+
+/* Whether thread recv's clock now holds thread u's first c events, and so
+ * (clocks only grow along edges) everything u knew then. */
+static int knows(const cbp_vclock *v, uint32_t recv, uint32_t u, uint64_t c) {
+   if (recv == NONE32) return 0;
+   if (recv == u) return v->p->th[recv].own >= c;
+   return cbp_vc_get(v, v->cur_seg[recv], u) >= c;
+}
+
+/* Adds segment seg's components (not its own thread's) to the scratch.
+ * recv (NONE32: none) is a thread the result is for: a base it already
+ * knows is not walked (a thread joining its child knows the child's base,
+ * itself at the create, so a join costs the child's own edges only). */
+static size_t acc_segment(const cbp_vclock *v, size_t n, uint32_t seg, uint32_t recv) {
+   cbp_vc_priv *p = v->p;
+   uint32_t self = v->segs[seg].tid, tid = self, seq = v->segs[seg].seq;
+   for (;;) {
+      const thr *t = &p->th[tid];
+      for (uint32_t k = 0; k < t->ncomps; k++) {
+         const slot *sl = &p->slots[t->comps[k]];
+         if (sl->j != self) n = acc_add(p, n, sl->j, slot_at(sl, seq));
+      }
+      if (t->base_seg == NONE32 || seq < t->base_seq) return n;
+      if (knows(v, recv, t->base_tid, t->base_own)) return n;
+      if (t->base_tid != self) n = acc_add(p, n, t->base_tid, t->base_own);
+      seq = v->segs[t->base_seg].seq;
+      tid = t->base_tid;
+   }
+}
+
+size_t cbp_vc_entries(const cbp_vclock *v, uint32_t seg, const cbp_vc_ent **out) {
+   cbp_vc_priv *p = v->p;
+   acc_begin(p);
+   size_t n = acc_end(p, acc_segment(v, 0, seg, NONE32));
+   *out = p->out;
+   return n;
+}
+
+/* Thread tid's clock now, its own component included, in p->out; recv as
+ * for acc_segment. */
+static size_t current(cbp_vclock *v, uint32_t tid, uint32_t recv) {
+   cbp_vc_priv *p = v->p;
+   acc_begin(p);
+   size_t n = acc_segment(v, 0, v->cur_seg[tid], recv);
+   n = acc_add(p, n, tid, p->th[tid].own);
+   return acc_end(p, n);
+}
+
+/* Merges src (n entries, not p->out) into thread tid's clock; a new segment
+ * if anything rose. */
+static void receive(cbp_vclock *v, uint32_t tid, const cbp_vc_ent *src,
+                    size_t n, uint64_t cidx, uint64_t empty_before) {
+   cbp_vc_priv *p = v->p;
+   size_t np = 0;
+   for (size_t i = 0; i < n; i++) {
+      if (src[i].tid == tid || src[i].tid > v->nthreads) continue;
+      if (src[i].count <= cbp_vc_get(v, v->cur_seg[tid], src[i].tid)) continue;
+      p->pend = cbp_grow(p->pend, &p->cappend, np, sizeof *p->pend);
+      p->pend[np++] = src[i];
+   }
+   if (!np) return;
+   new_segment(v, tid, cidx, empty_before);
+   uint32_t seq = v->segs[v->cur_seg[tid]].seq;
+   for (size_t i = 0; i < np; i++) {
+      slot *sl = find_slot(p, tid, p->pend[i].tid, 1);
+      if (sl->n == sl->cap) {
+         sl->cap = sl->cap ? 2 * sl->cap : 1;
+         sl->h = cbp_xrealloc(sl->h, sl->cap * sizeof *sl->h);
+         p->hist_bytes += (sl->cap - sl->n) * sizeof *sl->h;
+      }
+      sl->h[sl->n].seq = seq;
+      sl->h[sl->n++].val = p->pend[i].count;
+   }
+}
+
+/* The clock kept for a synchronisation object (barrier, condition). */
+static sclock *sync_clock(cbp_vclock *v, uint64_t addr, uint32_t kind, int create) {
+   cbp_vc_priv *p = v->p;
+   uint64_t key = addr ^ ((uint64_t)kind << 58);
+   uint32_t *s = cbp_map_probe(&p->syncmap, cbp_mix(key), eq_sync, p, &key);
+   if (*s) return &p->sync[*s - 1];
+   if (!create) return NULL;
+   p->sync = cbp_grow(p->sync, &p->capsync, p->nsync, sizeof *p->sync);
+   uint32_t id = (uint32_t)p->nsync++;
+   memset(&p->sync[id], 0, sizeof p->sync[id]);
+   p->sync[id].key = key;
    *s = id + 1;
-   cbp_map_added(&v->sync, hash_sync, v);
-   return v->sync_vc + (size_t)id * v->width;
+   cbp_map_added(&p->syncmap, hash_sync, p);
+   return &p->sync[id];
 }
 
 /* The clock of post n of semaphore addr.  Each post has its own: a wait
@@ -89,81 +300,99 @@ static uint64_t *sync_clock(cbp_vclock *v, uint64_t addr, uint32_t kind, int cre
  * every post before it.  The key sets bit 63, which the keys of
  * sync_clock's other objects (an address below 2^48 with the kind in bits
  * 58-59) never do; the hash mixes the post number into the address. */
-static uint64_t *sem_post_clock(cbp_vclock *v, uint64_t addr, uint64_t n, int create) {
+static sclock *sem_post_clock(cbp_vclock *v, uint64_t addr, uint64_t n, int create) {
    uint64_t key = cbp_mix(addr * 0x9e3779b97f4a7c15ull + n) | 1ull << 63;
    return sync_clock(v, key, 0, create);
 }
 
-static void join_into(uint64_t *dst, const uint64_t *src, uint32_t w) {
-   for (uint32_t i = 0; i < w; i++) if (src[i] > dst[i]) dst[i] = src[i];
+static void sync_set(sclock *c, const cbp_vc_ent *e, size_t n) {
+   if (n > c->cap) {
+      c->cap = (uint32_t)n;
+      c->e = cbp_xrealloc(c->e, n * sizeof *c->e);
+   }
+   memcpy(c->e, e, n * sizeof *e);
+   c->n = (uint32_t)n;
 }
 
-/* Merges src into thread tid's clock; a new segment if anything changed. */
-static void receive(cbp_vclock *v, uint32_t tid, const uint64_t *src,
-                    uint64_t cidx, uint64_t empty_before) {
-   uint64_t *me = v->cur + (size_t)tid * v->width;
-   int changed = 0;
-   for (uint32_t i = 0; i < v->width; i++)
-      if (i != tid && src[i] > me[i]) { me[i] = src[i]; changed = 1; }
-   if (changed) new_segment(v, tid, cidx, empty_before);
+/* c := max(c, thread tid's clock now). */
+static void sync_join(cbp_vclock *v, sclock *c, uint32_t tid) {
+   cbp_vc_priv *p = v->p;
+   size_t n = current(v, tid, NONE32);
+   for (uint32_t i = 0; i < c->n; i++) n = acc_add(p, n, c->e[i].tid, c->e[i].count);
+   sync_set(c, p->out, acc_end(p, n));
+}
+
+/* Copies a sync clock (it may be replaced by what receive triggers: no). */
+static void receive_sync(cbp_vclock *v, uint32_t tid, const sclock *c,
+                         uint64_t cidx, uint64_t empty_before) {
+   if (c) receive(v, tid, c->e, c->n, cidx, empty_before);
 }
 
 void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
                   uint64_t empty_before) {
    uint32_t tid = e->tid;
-   if (tid >= v->width) return;
-   uint64_t *me = v->cur + (size_t)tid * v->width;
+   if (tid > v->nthreads) return;
+   cbp_vc_priv *p = v->p;
+   thr *me = &p->th[tid];
    /* Own component: events up to and including this one. */
-   me[tid] = CB_IS_COUNTED(e->kind) ? cidx + 1 : cidx;
+   me->own = CB_IS_COUNTED(e->kind) ? cidx + 1 : cidx;
    switch (e->kind) {
    case CB_EV_THREAD_CREATE:
-      if (e->value && e->value < v->width) {
-         memcpy(v->create_vc + e->value * v->width, me, v->width * sizeof *me);
-         v->create_seen[e->value] = 1;
+      if (e->value && e->value <= v->nthreads && e->value != tid) {
+         thr *c = &p->th[e->value];
+         c->create_seg = v->cur_seg[tid];
+         c->create_own = me->own;
+         c->create_tid = tid;
       }
       break;
    case CB_EV_THREAD_START:
-      /* Its parent's clock at the create; cidx is 0 here. */
-      if (v->create_seen[tid])
-         receive(v, tid, v->create_vc + (size_t)tid * v->width, cidx, empty_before);
+      /* Its parent's clock at the create, read through the base; cidx is
+       * 0 here. */
+      if (me->create_seg != NONE32 && me->base_seg == NONE32) {
+         new_segment(v, tid, cidx, empty_before);
+         me->base_seg = me->create_seg;
+         me->base_tid = me->create_tid;
+         me->base_own = me->create_own;
+         me->base_seq = v->segs[v->cur_seg[tid]].seq;
+      }
       break;
    case CB_EV_THREAD_JOIN:
-      if (e->value && e->value < v->width && e->value != tid)
-         receive(v, tid, v->cur + e->value * v->width, cidx, empty_before);
+      if (e->value && e->value <= v->nthreads && e->value != tid) {
+         size_t n = current(v, (uint32_t)e->value, tid);
+         receive(v, tid, p->out, n, cidx, empty_before);
+      }
       break;
    case CB_EV_BARRIER_ENTER:
-      join_into(sync_clock(v, e->addr, 1, 1), me, v->width);
+      sync_join(v, sync_clock(v, e->addr, 1, 1), tid);
       break;
-   case CB_EV_BARRIER_LEAVE: {
-      const uint64_t *b = sync_clock(v, e->addr, 1, 0);
-      if (b) receive(v, tid, b, cidx, empty_before);
+   case CB_EV_BARRIER_LEAVE:
+      receive_sync(v, tid, sync_clock(v, e->addr, 1, 0), cidx, empty_before);
       break;
-   }
-   case CB_EV_COND_SIGNAL:
-      memcpy(sync_clock(v, e->addr, 2, 1), me, v->width * sizeof *me);
-      break;
-   case CB_EV_COND_WAIT: {
-      const uint64_t *c = sync_clock(v, e->addr, 2, 0);
-      if (c) receive(v, tid, c, cidx, empty_before);
+   case CB_EV_COND_SIGNAL: {
+      size_t n = current(v, tid, NONE32);
+      sync_set(sync_clock(v, e->addr, 2, 1), p->out, n);
       break;
    }
+   case CB_EV_COND_WAIT:
+      receive_sync(v, tid, sync_clock(v, e->addr, 2, 0), cidx, empty_before);
+      break;
    case CB_EV_SEM_POST:
+      if (e->value) {
+         size_t n = current(v, tid, NONE32);
+         sync_set(sem_post_clock(v, e->addr, e->value, 1), p->out, n);
+      }
+      break;
+   case CB_EV_SEM_WAIT:
       if (e->value)
-         memcpy(sem_post_clock(v, e->addr, e->value, 1), me, v->width * sizeof *me);
+         receive_sync(v, tid, sem_post_clock(v, e->addr, e->value, 0), cidx,
+                      empty_before);
       break;
-   case CB_EV_SEM_WAIT: {
-      const uint64_t *p = e->value ? sem_post_clock(v, e->addr, e->value, 0) : NULL;
-      if (p) receive(v, tid, p, cidx, empty_before);
-      break;
-   }
    case CB_EV_RELEASE:
-      join_into(sync_clock(v, e->addr, 3, 1), me, v->width);
+      sync_join(v, sync_clock(v, e->addr, 3, 1), tid);
       break;
-   case CB_EV_ACQUIRE: {
-      const uint64_t *o = sync_clock(v, e->addr, 3, 0);
-      if (o) receive(v, tid, o, cidx, empty_before);
+   case CB_EV_ACQUIRE:
+      receive_sync(v, tid, sync_clock(v, e->addr, 3, 0), cidx, empty_before);
       break;
-   }
    default:
       break;
    }
@@ -177,4 +406,12 @@ uint32_t cbp_vc_seg_at(const cbp_vclock *v, uint32_t tid, uint64_t count) {
       if (v->segs[s[m]].start <= count) lo = m; else hi = m;
    }
    return s[lo];
+}
+
+size_t cbp_vc_bytes(const cbp_vclock *v) {
+   const cbp_vc_priv *p = v->p;
+   size_t b = v->capsegs * sizeof *v->segs + p->capslots * sizeof *p->slots +
+              p->hist_bytes + p->capsync * sizeof *p->sync;
+   for (size_t i = 0; i < p->nsync; i++) b += p->sync[i].cap * sizeof(cbp_vc_ent);
+   return b + ((size_t)v->nthreads + 1) * (sizeof(thr) + 3 * sizeof(uint32_t) + 12);
 }

@@ -69,8 +69,8 @@ static int lower_pattern_threads(const cb_trace *t, const cbp_analysis *a,
       uint64_t need = 0;
       for (uint32_t i = 1; i <= n; i++) {
          if (i == c->t1 || i == c->t2 || !prefix[i - 1]) continue;
-         const uint64_t *vc = cbp_vc_seg(&a->v, cbp_vc_seg_at(&a->v, i, prefix[i - 1] - 1));
-         if (vc[j] > need) need = vc[j];
+         uint64_t x = cbp_vc_get(&a->v, cbp_vc_seg_at(&a->v, i, prefix[i - 1] - 1), j);
+         if (x > need) need = x;
       }
       if (need < lo[j - 1]) lo[j - 1] = need;
    }

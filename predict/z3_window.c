@@ -97,7 +97,7 @@ typedef struct {
    uint8_t seen, start_known, has_write_before_wb;
    uint64_t start_val, last_write_val;
    /* in the window */
-   uint16_t tid1;  /* first thread that touched it in the window, 0 = none */
+   uint32_t tid1;  /* first thread that touched it in the window, 0 = none */
    uint8_t multi;  /* touched by two threads or more in the window */
    posvec reads, writes;
    posvec read_writer; /* per window read: trace index + 1 of the write it
@@ -428,7 +428,7 @@ int z3w_build(z3w_window *w, const cb_trace *t, size_t e1, size_t f,
       return -1;
    }
    size_t cut = f > e2 ? f : e2;
-   uint16_t t1 = ev[e1].tid;
+   uint32_t t1 = ev[e1].tid;
 
    /* Threads: ids are creation order, so the highest id in [0, cut] and the
     * children named by creates and joins bound them. */
@@ -562,7 +562,7 @@ int z3w_build(z3w_window *w, const cb_trace *t, size_t e1, size_t f,
             OOM();
          th->held[j].section = w->nsec;
          w->sec[w->nsec++] = (z3w_section){th->held[j].lock, Z3W_NONE,
-                                           Z3W_NONE, (uint16_t)k,
+                                           Z3W_NONE, (uint32_t)k,
                                            th->held[j].shared};
       }
    }
@@ -813,7 +813,7 @@ int z3w_build(z3w_window *w, const cb_trace *t, size_t e1, size_t f,
             continue; /* program order alone gives it its value */
          uint64_t m = value_mask(CB_SIZE_BYTES(re->size));
          uint64_t want = re->value & m;
-         uint16_t rt = w->ev[rp].tid;
+         uint32_t rt = w->ev[rp].tid;
          /* Only the thread's last own write before the read can feed it
           * among its own writes; and then not the initial value. */
          size_t own = Z3W_NONE;

@@ -29,7 +29,7 @@ typedef struct {
    size_t idx;   /* trace index */
    size_t var;   /* order variable number */
    size_t tprev; /* position of the thread's previous event in the window, or NONE */
-   uint16_t tid;
+   uint32_t tid;
 } z3w_event;
 
 /* A critical section: acq NONE = held since before the window, rel NONE =
@@ -37,7 +37,7 @@ typedef struct {
 typedef struct {
    uint64_t lock;
    size_t acq, rel;
-   uint16_t tid;
+   uint32_t tid;
    uint8_t shared; /* held for reading (rwlock): two such never conflict */
 } z3w_section;
 

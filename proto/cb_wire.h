@@ -13,7 +13,9 @@
 #ifndef CB_WIRE_H
 #define CB_WIRE_H
 
-#define CB_WIRE_VERSION 1u
+/* 2: 32-byte records with a 32-bit thread id; the plan carries thread
+ * paths and expectations.  1: 24-byte records, 16-bit thread ids. */
+#define CB_WIRE_VERSION 2u
 
 /* Event kinds.  Fields of a cb_wire_event, per kind:
  *   kind            addr                 size             value
@@ -136,7 +138,7 @@ enum cb_lock_mode {
 #define CB_IS_COUNTED(kind) ((CB_COUNTED_MASK >> (kind)) & 1u)
 
 /* ---- The raw record stream (tool -> cbtrace record) ----------------------
- * A sequence of 24-byte records, native little-endian.  A record whose kind is
+ * A sequence of 32-byte records, native little-endian.  A record whose kind is
  * CB_WIRE_LOCDEF is a cb_wire_locdef followed by `strlen` bytes of strings
  * (object, function, file; each NUL-terminated) padded with NULs to a
  * multiple of 8; a CB_WIRE_SYMDEF has the same layout with one string, a
@@ -155,7 +157,7 @@ enum cb_lock_mode {
                                 local (stack) variable, and two strings: the
                                 name ("checking.balance", "slots[3]") and the
                                 declaration's file */
-/* Whether a record of this kind carries strings after its 24 bytes. */
+/* Whether a record of this kind carries strings after its 32 bytes. */
 #define CB_WIRE_HAS_STRINGS(kind)                                            \
    ((kind) == CB_WIRE_LOCDEF || (kind) == CB_WIRE_SYMDEF ||                   \
     (kind) == CB_WIRE_VARDEF)
@@ -163,12 +165,16 @@ enum cb_lock_mode {
 typedef struct {
    unsigned char kind;       /* enum cb_event_kind or CB_WIRE_* */
    unsigned char size;       /* see the table above */
-   unsigned short tid;       /* thread id, creation order, main = 1 */
+   unsigned short pad;
+   unsigned int tid;         /* thread id, creation order, main = 1 */
    unsigned int loc;         /* code location id, 0 = unknown */
+   unsigned int pad2;
    unsigned long long addr;  /* see the table above */
    unsigned long long value; /* see the table above */
 } cb_wire_event;
 
+/* Every record is at least 32 bytes, so a reader can take any record's
+ * header from one event's worth of bytes. */
 typedef struct {
    unsigned char kind;          /* CB_WIRE_LOCDEF */
    unsigned char pad;
@@ -177,6 +183,7 @@ typedef struct {
    unsigned long long address;  /* instruction address */
    unsigned int line;           /* source line, 0 if unknown */
    unsigned int pad2;
+   unsigned long long pad3;
 } cb_wire_locdef;
 
 /* ---- The replay plan (cbreplay -> tool, --cb-plan=FILE) ------------------
@@ -197,12 +204,23 @@ typedef struct {
  *   then 3 pairs (tid, index) naming e1, f, e2 by counted index, so the tool
  *   can report whether they ran in that order,
  *   then the stall limit in milliseconds: how long no scheduled progress is
- *     tolerated before the plan is declared infeasible and all are released.
+ *     tolerated before the plan is declared infeasible and all are released,
+ *   then npaths and npaths pairs (parent, index): thread t = 1..npaths was
+ *     created by thread `parent` as its index-th child (0, 0: main).  With
+ *     npaths > 0 the tool names each new thread by (its creator's id, the
+ *     creator's count of creates) instead of by global creation order; a
+ *     thread the table does not name gets an id above npaths,
+ *   then nexpect and nexpect records of 5 words (tid, index, kind | flags
+ *     << 8, code address, data address): when thread tid runs its counted
+ *     event index, it must be of that kind, at that code address
+ *     (CB_EXPECT_CODE) and on that data address (CB_EXPECT_ADDR).
  * The tool reports on --cb-status-fd, one text line per fact:
  *   "prefix-done", "step <k> <ntail>" (tail step k, 1-based, starts),
  *   "run-out-blocked <tid>" (a run-out step ended without its thread's exit),
  *   "tail-done", "released", "infeasible <reason>", "pattern <0|1>",
- *   "diverged <tid> <index>",
+ *   "diverged <tid> <index>", "unexpected <tid> <index> <kind> <code>
+ *   <data> <file:line|?> <forcing>" (an expectation failed: the event found,
+ *   addresses in hex; forcing 1 while the plan still held threads),
  *   and last, from the tool's shut-down, "end exit <N>" (the program called
  *   exit with N) or "end signal" (it ended otherwise: a fatal signal).
  *   A run without an "end" line is one where Valgrind or the tool died,
@@ -210,7 +228,12 @@ typedef struct {
  *   does not follow: the exec'd program's end is the run's).
  * A forked child of the program stops writing status lines. */
 #define CB_PLAN_MAGIC 0x4e414c5042430001ull /* "CBPLAN" + 0001 */
+/* Thread ids are 32 bits in traces and schedules; a plan keeps a word per
+ * thread it names, so it names at most this many. */
+#define CB_PLAN_MAX_THREADS (1u << 24)
 #define CB_STEP_RUN_OUT (~0ull)
+#define CB_EXPECT_ADDR 1u /* expectation flags: compare the data address */
+#define CB_EXPECT_CODE 2u /* compare the code address */
 #define CB_RUN_OUT_IDLE_MS 100u
 /* ... and at the latest after this long, busy or not (a thread polling a
  * flag that another, held-back thread must set never blocks). */

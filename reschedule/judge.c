@@ -17,8 +17,11 @@
  *               then "exited in its turn").
  *   hung        killed after --timeout.
  *   infeasible  the tool could not follow the schedule and the violation
- *               did not happen (e1, f, e2 not in that order), and the
- *               program passed: the run tested nothing.
+ *               did not happen (e1, f, e2 not in that order), or the run
+ *               diverged (a thread's event at a forced step, or e1, f or
+ *               e2, was not the one the schedule expects there), and the
+ *               program passed: the run tested nothing.  A failed or hung
+ *               run that diverged keeps its verdict; the report says so.
  *   passed      otherwise.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -108,7 +111,13 @@ void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r)
                "the plan still held threads back when the time ran out");
    } else if (e->killed)
       r->verdict = CBR_HUNG;
-   else if (r->status.infeasible && r->status.pattern != 1)
+   else if (r->status.unexpected) {
+      /* The divergence is the cause; a stall after it its consequence. */
+      r->verdict = CBR_INFEASIBLE;
+      r->status.infeasible = 1;
+      snprintf(r->status.reason, sizeof r->status.reason, "%s",
+               r->status.divergence);
+   } else if (r->status.infeasible && r->status.pattern != 1)
       r->verdict = CBR_INFEASIBLE;
    else
       r->verdict = CBR_PASSED;

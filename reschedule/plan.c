@@ -2,7 +2,10 @@
  *
  * The tool has no libc and no protobuf, so it reads plain 8-byte words:
  * magic, version, counted mask, nthreads, prefix[nthreads], ntail,
- * (tid, n) * ntail, (tid, index) for e1, f, e2, stall limit in ms.
+ * (tid, n) * ntail, (tid, index) for e1, f, e2, stall limit in ms, then
+ * the thread paths (npaths, (parent, index) * npaths) and the expected
+ * events (nexpect, (tid, index, kind | flags << 8, code address, data
+ * address) * nexpect): each counted step's last event and e1, f, e2.
  * The tail is the chosen variant's (trace.proto, Schedule.variants).  A
  * run-out step is written with n = CB_STEP_RUN_OUT, and so is every later
  * step of the same thread: after running out, its counts no longer match
@@ -43,13 +46,72 @@ static int put_event(words *v, const Cbtools__PatternEvent *e)
    return r | put(v, e ? e->index : 0);
 }
 
-/* The tail's (tid, n) pairs.  Thread ids are 16 bits (validate.c). */
+/* Thread t's stable path, for t = 1..n (none in an older schedule). */
+static int put_paths(words *v, const Cbtools__Schedule *s)
+{
+   size_t n = s->n_thread_parent == s->n_thread_index ? s->n_thread_parent : 0;
+   int bad = put(v, n);
+   for (size_t i = 0; i < n; i++) {
+      bad |= put(v, s->thread_parent[i]);
+      bad |= put(v, s->thread_index[i]);
+   }
+   return bad;
+}
+
+static int put_expect(words *v, const Cbtools__PatternEvent *e, size_t *n)
+{
+   if (!e || !e->has_tid || !e->has_index || !e->has_kind || !e->tid)
+      return 0;
+   uint64_t flags = 0;
+   uint64_t code = e->location && e->location->has_address ? e->location->address : 0;
+   if (e->has_address_stable && e->address_stable)
+      flags |= CB_EXPECT_ADDR;
+   if (code)
+      flags |= CB_EXPECT_CODE;
+   ++*n;
+   return put(v, e->tid) | put(v, e->index) | put(v, e->kind | flags << 8) |
+          put(v, code) | put(v, e->address);
+}
+
+/* The expectations of the counted steps that are not run out (as
+ * put_tail decides) and of e1, f, e2; the count is patched in first. */
+static int put_expects(words *v, const Cbtools__Schedule *s,
+                       Cbtools__TailStep *const *tail, size_t ntail)
+{
+   size_t at = v->n, n = 0;
+   int bad = put(v, 0);
+   uint32_t hi = 0;
+   for (size_t i = 0; i < ntail; i++)
+      if (tail[i]->tid > hi)
+         hi = tail[i]->tid;
+   unsigned char *ran_out = calloc((size_t)hi + 1, 1);
+   bad |= !ran_out;
+   for (size_t i = 0; i < ntail && !bad; i++) {
+      if (tail[i]->has_run_out && tail[i]->run_out)
+         ran_out[tail[i]->tid] = 1;
+      if (!ran_out[tail[i]->tid])
+         bad |= put_expect(v, tail[i]->expect, &n);
+   }
+   free(ran_out);
+   bad |= put_expect(v, s->e1, &n) | put_expect(v, s->f, &n) |
+          put_expect(v, s->e2, &n);
+   if (!bad)
+      v->w[at] = n;
+   return bad;
+}
+
+/* The tail's (tid, n) pairs.  Thread ids are at most CB_PLAN_MAX_THREADS
+ * (validate.c). */
 static int put_tail(words *v, Cbtools__TailStep *const *tail, size_t ntail)
 {
-   unsigned char *ran_out = calloc(0x10000, 1);
+   uint32_t hi = 0;
+   for (size_t i = 0; i < ntail; i++)
+      if (tail[i]->tid > hi)
+         hi = tail[i]->tid;
+   unsigned char *ran_out = calloc((size_t)hi + 1, 1);
    int bad = !ran_out || put(v, ntail);
    for (size_t i = 0; i < ntail && !bad; i++) {
-      uint32_t tid = tail[i]->tid & 0xffff;
+      uint32_t tid = tail[i]->tid;
       if (tail[i]->has_run_out && tail[i]->run_out)
          ran_out[tid] = 1;
       bad |= put(v, tail[i]->tid);
@@ -86,6 +148,8 @@ int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
    bad |= put_event(&v, ord ? s->e1 : s->f);
    bad |= put_event(&v, s->e2);
    bad |= put(&v, stall_ms);
+   bad |= put_paths(&v, s);
+   bad |= put_expects(&v, s, tail, ntail);
    if (bad) {
       free(v.w);
       return cb_fail(err, "out of memory for the plan");

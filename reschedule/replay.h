@@ -11,6 +11,7 @@
  *   keeper.c         the process that starts Valgrind; killing a run
  *   run_one.c        one forced run: spawn, watch, time out
  *   judge.c          the verdict of one forced run, and how far it got
+ *   diverged.c       an expected event that did not come, in words
  *   variants.c       a schedule's tail variants, forced one after another
  *   check_cmd.c      the --check CMD that judges the program's output
  *   run_all.c        many schedules in parallel
@@ -105,11 +106,19 @@ int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
 typedef struct {
    int prefix_done, tail_done, released;
    int infeasible;        /* "infeasible ..." seen */
-   char reason[256];      /* why it was infeasible, in words */
+   char reason[512];      /* why it was infeasible, in words */
    int pattern;           /* -1 unknown, 0 or 1: did e1, f, e2 run in order */
    int diverged;          /* "diverged T I" seen (first one): a note */
    unsigned diverged_tid;
    unsigned long long diverged_index;
+   /* "unexpected T I KIND CODE DATA WHERE FORCING" (first one): thread T's
+    * counted event I was not the one the schedule expects there */
+   int unexpected;
+   unsigned unexp_tid, unexp_kind;
+   unsigned long long unexp_index, unexp_code, unexp_data;
+   int unexp_forcing;     /* the plan still held threads */
+   char unexp_where[128]; /* file:line of the event found, or "?" */
+   char divergence[512];  /* in words (cbr_describe_divergence) */
    unsigned step, nsteps; /* last "step K N": tail step K of N started */
    unsigned run_outs;     /* run-out steps that ended (exit or blocked) */
    int end;               /* the tool's last line: 0 none (it died),
@@ -181,6 +190,13 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
 void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
                       const cbr_schedule *cs, cbr_result *r);
 
+/* Fills st->divergence when st->unexpected: "diverged: T2 event 17
+ * expected read checking+40 at bank.c:34, found write at bank.c:40", the
+ * expectation taken from s's variant `variant` (its steps' expect, e1, f,
+ * e2). */
+void cbr_describe_divergence(const Cbtools__Schedule *s, unsigned variant,
+                             cbr_status *st);
+
 /* ---- Judging (judge.c) ------------------------------------------------------- */
 
 /* How the run ended, as cbreplay saw it. */
@@ -195,7 +211,8 @@ typedef struct {
  * than the program did; r->error says how), failed (fatal signal, exit
  * code non-zero and not the recorded run's, --check failed), hung,
  * infeasible (the tool could not follow the plan and the violation did not
- * happen), passed.  r->check_code must be set (-1: did not run). */
+ * happen, or the run diverged from the schedule: an expected event was
+ * another; the reason is the divergence), passed.  r->check_code must be set (-1: did not run). */
 void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r);
 /* Whether the program ended as the recorded run did (so --check may run). */
 int cbr_exit_normal(const cbr_ending *e, const cbr_status *st);

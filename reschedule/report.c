@@ -271,6 +271,8 @@ static void print_notes(FILE *out, const cbr_report *rep)
                  *cbr_variant_name(&rep->cs[i], r->variant) ? " (" : "",
                  cbr_variant_name(&rep->cs[i], r->variant),
                  *cbr_variant_name(&rep->cs[i], r->variant) ? ")" : "");
+      if (r->status.unexpected && r->verdict != CBR_INFEASIBLE)
+         fprintf(out, "  %s %s\n", rep->cs[i].name, r->status.divergence);
       if (r->status.diverged)
          fprintf(out, "  %s note: T%u ran its counted event %llu out of turn "
                       "(the tool went on with the plan)\n", rep->cs[i].name,
@@ -400,6 +402,8 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    if (r->status.infeasible)
       fprintf(out, " (then the tool could not go on: %s)", r->status.reason);
    fputc('\n', out);
+   if (r->status.unexpected)
+      fprintf(out, "  it %s\n", r->status.divergence);
    if (r->nvariants > 1)
       fprintf(out, "  tail variant %u%s%s%s of the schedule's %u (%u tried)\n",
               r->variant, *cbr_variant_name(cs, r->variant) ? " (" : "",

@@ -107,6 +107,10 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       if (r->status.diverged)
          fprintf(out, ", \"diverged\": {\"tid\": %u, \"index\": %llu}",
                  r->status.diverged_tid, r->status.diverged_index);
+      if (r->status.unexpected) {
+         fputs(", \"divergence\": ", out);
+         cb_json_write_string(out, r->status.divergence);
+      }
       json_progress(out, cs, r);
       fputs(", \"reason\": ", out);
       cb_json_write_string(out, r->verdict == CBR_ERROR ? r->error

@@ -348,6 +348,8 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
          goto out;
       }
    }
+   if (r->status.unexpected)
+      cbr_describe_divergence(cs->s, variant, &r->status);
    cbr_judge(o, &e, r);
 
 out:

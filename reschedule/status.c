@@ -19,6 +19,13 @@
  *                                           cannot be followed ends
  *                                           "infeasible" when it stalls, so
  *                                           this is a note, not a verdict
+ *   unexpected T I KIND CODE DATA WHERE F   thread T's counted event I was
+ *                                           not the one the schedule
+ *                                           expects there: the one found
+ *                                           (kind number, code and data
+ *                                           address, file:line or "?"; F 1
+ *                                           while the plan held threads).
+ *                                           The run diverged: judged so
  *   pattern <0|1>                           did e1, f, e2 run in that order
  *   exec                                    the program called execve:
  *                                           the tool's end will not come
@@ -74,6 +81,26 @@ int cbr_status_line(cbr_status *st, const char *line)
          st->diverged = 1;
          st->diverged_tid = tid;
          st->diverged_index = index;
+      }
+   } else if (word_is(line, "unexpected", &rest)) {
+      unsigned tid, kind;
+      unsigned long long index, code, data;
+      int used = 0;
+      if (sscanf(rest, "%u %llu %u %llx %llx %n", &tid, &index, &kind, &code,
+                 &data, &used) != 5 || !used)
+         return 0;
+      if (!st->unexpected) {
+         const char *where = rest + used, *last = strrchr(where, ' ');
+         size_t wl = last ? (size_t)(last - where) : strlen(where);
+         st->unexpected = 1;
+         st->unexp_tid = tid;
+         st->unexp_index = index;
+         st->unexp_kind = kind;
+         st->unexp_code = code;
+         st->unexp_data = data;
+         st->unexp_forcing = last && last[1] == '1';
+         snprintf(st->unexp_where, sizeof st->unexp_where, "%.*s", (int)wl,
+                  where);
       }
    } else if (word_is(line, "step", &rest)) {
       unsigned k, n;

@@ -7,7 +7,7 @@
  *   - counted_mask differs from CB_COUNTED_MASK (another cbtools version);
  *   - program_digest differs from the program's file digest;
  *   - with --trace, trace_id differs from the trace's;
- *   - thread ids that cannot exist (0, or beyond the wire's 16 bits), in
+ *   - thread ids that cannot exist (0, or beyond CB_PLAN_MAX_THREADS), in
  *     any tail variant, or a step count the plan cannot carry.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -34,7 +34,7 @@ static void name_of(const char *path, const Cbtools__Schedule *s, char *buf,
 
 static int bad_tid(uint32_t tid)
 {
-   return tid == 0 || tid > 0xffff;
+   return tid == 0 || tid > CB_PLAN_MAX_THREADS;
 }
 
 /* Every step of every variant names a thread that can exist, and a count
@@ -107,7 +107,7 @@ int cbr_load_schedule(const char *path, uint64_t program_digest,
               path);
       goto refuse;
    }
-   if (s->n_prefix > 0xffff) {
+   if (s->n_prefix > CB_PLAN_MAX_THREADS) {
       cb_fail(err, "schedule %s is malformed: prefix for %zu threads (%s)", nm,
               s->n_prefix, path);
       goto refuse;

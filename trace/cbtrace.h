@@ -31,7 +31,7 @@ int cb_fail(cb_error *err, const char *fmt, ...)
 typedef struct {
    uint8_t kind;  /* enum cb_event_kind */
    uint8_t size;
-   uint16_t tid;  /* creation order, main = 1 */
+   uint32_t tid;  /* creation order, main = 1 */
    uint32_t loc;  /* index into cb_trace.locs, 0 = unknown */
    uint64_t addr;
    uint64_t value;
@@ -194,6 +194,22 @@ int cb_event_carries_value(unsigned kind, unsigned size);
  * "begin", "end", "atomic-begin", "atomic-end", "alloc", "free",
  * "sem-post", "sem-wait", "release", "acquire", "unhandled"). */
 void cb_event_print(FILE *out, const cb_trace *t, size_t index);
+
+/* ---- Stable thread identity (threads.c) ------------------------------------
+ * Thread ids are global creation order; a thread's path names it by its
+ * creator and the creator's count of creates (main = 1, its second child
+ * 1.2), the same in every run whatever order unrelated threads start in.
+ * origins[tid] for tid 0..nthreads: parent 0 for main and for a thread
+ * whose creation is not in the trace.  Caller frees *out. */
+typedef struct {
+   uint32_t parent; /* the creating thread's id, 0 none */
+   uint32_t index;  /* 1 for its creator's first create, 2, ... */
+} cb_thread_origin;
+int cb_trace_thread_origins(const cb_trace *t, cb_thread_origin **out,
+                            cb_error *err);
+/* "1.2.1"; a thread without a recorded creator other than main is "#ID". */
+const char *cb_thread_path(const cb_thread_origin *o, uint32_t nthreads,
+                           uint32_t tid, char *buf, size_t len);
 
 /* ---- Text form, for tests -------------------------------------------------
  * One event a line; '#' starts a comment.  Names stand for addresses: each

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cbtrace_cmd.h"
@@ -14,7 +15,8 @@ static const char help[] =
     "Prints every event, one a line:\n"
     "  INDEX T<tid> KIND [OPERANDS] [@ FILE:LINE] [in FUNCTION]\n"
     "e.g. \"42 T2 write counter size 4 = 7 @ rww.c:14 in deposit\".\n"
-    "  --header   first print the header, locations, symbols and footer as\n"
+    "  --header   first print the header, locations, symbols, footer and each\n"
+    "             thread's stable path (T3 = 1.2: main's second child) as\n"
     "             lines starting with '#'\n"
     "Exit: 0 whole trace; 3 truncated (printed as far as whole, warning on\n"
     "stderr); 2 bad usage or unreadable trace.\n";
@@ -56,6 +58,15 @@ static void print_header(const cb_trace *t)
              t->footer.exit_signal, t->footer.tool_ended ? "yes" : "no");
    else
       printf("# footer: none\n");
+   cb_thread_origin *o;
+   cb_error err;
+   if (cb_trace_thread_origins(t, &o, &err) == 0) {
+      char path[256];
+      for (uint32_t tid = 1; tid <= t->nthreads; tid++)
+         printf("# thread: T%u = %s\n", tid,
+                cb_thread_path(o, t->nthreads, tid, path, sizeof path));
+      free(o);
+   }
 }
 
 int cmd_dump(int argc, char **argv)

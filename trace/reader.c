@@ -95,7 +95,7 @@ static int check_events(const Cbtools__Events *ev, uint64_t expect_first,
       if (s > 0 && ev->switch_at[s] == 0)
          return cb_fail(why, "empty thread switch");
       at += ev->switch_at[s];
-      if (at >= n || ev->switch_tid[s] == 0 || ev->switch_tid[s] > 0xffff)
+      if (at >= n || ev->switch_tid[s] == 0)
          return cb_fail(why, "bad thread switch");
    }
    for (size_t k = 0; k < ev->n_kind_size_table; k++)
@@ -404,7 +404,7 @@ static long decode_events(cb_trace *t, const raw_events *re, size_t nlocs,
       if (k > 0 && (uint32_t)a == 0)
          return cb_fail(why, "empty thread switch");
       at += (uint32_t)a;
-      if (at >= n || (uint32_t)tid == 0 || (uint32_t)tid > 0xffff)
+      if (at >= n || tid == 0 || tid > 0xffffffffull)
          return cb_fail(why, "bad thread switch");
       if ((uint32_t)tid > hi)
          hi = (uint32_t)tid;
@@ -450,7 +450,7 @@ static long decode_events(cb_trace *t, const raw_events *re, size_t nlocs,
       cb_event *e = &out[i];
       e->kind = (uint8_t)kind;
       e->size = (uint8_t)size;
-      e->tid = (uint16_t)tid;
+      e->tid = (uint32_t)tid;
       e->loc = (uint32_t)loc;
       if (by_loc) {
          uint64_t prev = ls->gen[loc] == ls->cur ? ls->addr[loc] : 0;
@@ -505,7 +505,7 @@ static int take_events(cb_trace *t, const Cbtools__Events *ev, loc_state *ls,
       cb_event *e = &out[i];
       e->kind = (uint8_t)(ks & 31);
       e->size = (uint8_t)(ks >> 5);
-      e->tid = (uint16_t)tid;
+      e->tid = (uint32_t)tid;
       loc += (uint32_t)ev->loc_delta[i];
       e->loc = loc;
       if (by_loc) {

@@ -64,15 +64,17 @@ static int parse_u64(const char *w, uint64_t *v) {
    return *end ? -1 : 0;
 }
 
-static int parse_tid(const char *w, uint16_t *tid) {
+/* Thread ids are 32 bits in traces; the text form keeps per-thread state in
+ * arrays, so it takes ids up to 2^24. */
+static int parse_tid(const char *w, uint32_t *tid) {
    uint64_t v;
-   if ((w[0] != 'T' && w[0] != 't') || parse_u64(w + 1, &v) || v == 0 || v > 65535)
+   if ((w[0] != 'T' && w[0] != 't') || parse_u64(w + 1, &v) || v == 0 || v > (1u << 24))
       return -1;
-   *tid = (uint16_t)v;
+   *tid = (uint32_t)v;
    return 0;
 }
 
-static int thread_slot(tf_state *s, uint16_t tid) {
+static int thread_slot(tf_state *s, uint32_t tid) {
    if (tid < s->nthr) return 0;
    size_t n = (size_t)tid + 1;
    void *a = realloc(s->stack, n * sizeof *s->stack);
@@ -147,7 +149,7 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
       const char *kw = w[1];
       int need = 0; /* operands wanted after the kind */
       long id = -1, id2 = -1;
-      uint16_t other = 0;
+      uint32_t other = 0;
 #define NAME(i, var) (id = name_id(&s, w[i], var))
       /* Kind names are cb_event_kind_from_name's (the one table, names.c);
        * the lock modes and "broadcast" add only the size or value byte. */

@@ -114,7 +114,7 @@ typedef struct {
    uint64_t dropped; /* without a thread id: not written */
    uint64_t bad_loc; /* named an undefined location: written with location 0 */
 } cb_wire_counts;
-/* Takes consecutive 24-byte event records (cb_wire_event) from recs, up to
+/* Takes consecutive 32-byte event records (cb_wire_event) from recs, up to
  * nrec, and stops before the first whose kind is not an event kind (a
  * LOCDEF, SYMDEF, END, HELLO or garbage: the caller's business).  Returns
  * how many records it took (counts added to *counts), or -1 when writing a

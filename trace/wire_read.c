@@ -13,8 +13,8 @@
 #include "cbtrace_cmd.h"
 #include "trace_internal.h"
 
-_Static_assert(sizeof(cb_wire_event) == 24, "wire records are 24 bytes");
-_Static_assert(sizeof(cb_wire_locdef) == 24, "wire records are 24 bytes");
+_Static_assert(sizeof(cb_wire_event) == 32, "wire records are 32 bytes");
+_Static_assert(sizeof(cb_wire_locdef) == 32, "wire records are 32 bytes");
 
 void cb_wire_init(cb_wire_decoder *d, cb_writer *w)
 {
@@ -69,8 +69,13 @@ static void one_record(cb_wire_decoder *d, const unsigned char *r,
          return;
       }
       if (e.addr != CB_WIRE_VERSION) {
+         /* Version 1's 24-byte HELLO had the version at offset 8. */
+         unsigned long long v = e.addr, v1;
+         memcpy(&v1, r + 8, sizeof v1);
+         if (v1 == 1)
+            v = 1;
          broken(d, "the tool speaks wire version %llu, cbtrace reads %u",
-                (unsigned long long)e.addr, CB_WIRE_VERSION);
+                v, CB_WIRE_VERSION);
          return;
       }
       d->hello_seen = 1;
@@ -160,7 +165,7 @@ static void one_record(cb_wire_decoder *d, const unsigned char *r,
    d->events++;
 }
 
-/* Length of the record at p, given n >= 24 bytes of it. */
+/* Length of the record at p, given n >= 32 bytes of it. */
 static size_t record_len(const unsigned char *p)
 {
    if (CB_WIRE_HAS_STRINGS(p[0])) {

@@ -80,11 +80,11 @@ static inline size_t varint_len(uint64_t v)
 
 /* The packed columns of Events, in field order, and the worst-case bytes of
  * one event in each (varints of their types): a kind index < 8192; a switch
- * offset delta <= 65536 and a thread id <= 65535; a zig-zag 64-bit address
+ * offset delta <= 65536 and a 32-bit thread id; a zig-zag 64-bit address
  * delta; a zig-zag 32-bit location delta; a 64-bit value. */
 enum { COL_KS, COL_SW_AT, COL_SW_TID, COL_ADDR, COL_LOC, COL_VALUE, NCOLS };
 static const uint8_t col_field[NCOLS] = {2, 3, 4, 5, 6, 7};
-static const size_t col_max[NCOLS] = {2, 3, 3, 10, 5, 10};
+static const size_t col_max[NCOLS] = {2, 3, 5, 10, 5, 10};
 #define COL_SLACK 16 /* for put_varint_wide's wide stores */
 
 #define KIND_ABSENT 0xffffu  /* kind_index: not in this chunk's table yet */
@@ -573,13 +573,12 @@ long cb_writer_wire_events(cb_writer *w, const unsigned char *recs,
           * bytes have no declared type and may be unaligned). */
          const unsigned char *r = recs + i * sizeof(cb_wire_event);
          unsigned kind = r[0], size = r[1];
-         uint16_t tid;
-         uint32_t loc;
+         uint32_t tid, loc;
          uint64_t addr, value;
-         memcpy(&tid, r + 2, 2);
-         memcpy(&loc, r + 4, 4);
-         memcpy(&addr, r + 8, 8);
-         memcpy(&value, r + 16, 8);
+         memcpy(&tid, r + 4, 4);
+         memcpy(&loc, r + 8, 4);
+         memcpy(&addr, r + 16, 8);
+         memcpy(&value, r + 24, 8);
          if (__builtin_expect(kind - 1u >= CB_EV_KIND_COUNT - 1u, 0)) {
             stop = 1; /* not an event: the caller's business */
             break;

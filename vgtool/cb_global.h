@@ -38,7 +38,7 @@ void cb_out_flush_if_old(void);
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 
-static inline void cb_put(UChar kind, UChar size, UShort tid, UInt loc,
+static inline void cb_put(UChar kind, UChar size, UInt tid, UInt loc,
                           ULong addr, ULong value)
 {
    cb_wire_event *e;
@@ -47,8 +47,10 @@ static inline void cb_put(UChar kind, UChar size, UShort tid, UInt loc,
    e = (cb_wire_event *)(cb_buf + cb_buf_used);
    e->kind = kind;
    e->size = size;
+   e->pad = 0;
    e->tid = tid;
    e->loc = loc;
+   e->pad2 = 0;
    e->addr = addr;
    e->value = value;
    cb_buf_used += sizeof(cb_wire_event);
@@ -62,6 +64,8 @@ UInt cb_loc_for(Addr a);
 UInt cb_loc_for_fn(Addr a);
 /* A new location at a's file:line, named after function fn. */
 UInt cb_loc_named(Addr a, const HChar *fn);
+/* The code address of location id (0 if unknown). */
+Addr cb_loc_address(UInt id);
 /* Emits a SYMDEF for the global holding data address a, once per symbol,
  * and names a from debug info (cb_names_sync_object). */
 void cb_symdef_for(Addr a);
@@ -104,8 +108,9 @@ typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; UInt chain; } CbFrame;
 #define CB_MAX_HELD 16
 typedef struct {
    Bool    live;
-   UShort  wid;          /* creation order, main = 1 */
-   UShort  last_child;   /* wid of the thread it created last */
+   UInt    wid;          /* creation order, main = 1 */
+   UInt    last_child;   /* wid of the thread it created last */
+   UInt    nchildren;    /* threads it created so far (stable paths) */
    Addr    stk_lo;       /* its own stack: [stk_lo, stk_lo + stk_len) */
    SizeT   stk_len;
    Bool    stk_known;    /* stk_lo/stk_len set (it has run) */
@@ -128,14 +133,14 @@ extern CbThread *cb_cur;           /* the thread running client code */
  * its stack below its lowest escaped line (cb_stacks.c). */
 extern Addr      cb_stk_lo;
 extern SizeT     cb_stk_len;
-extern ULong     cb_cur_tid16;     /* cb_cur->wid << 16: a record's tid bits */
+extern ULong     cb_cur_tid32;     /* cb_cur->wid << 32: a record's tid bits */
 
 void cb_threads_init(void);
 void cb_thread_ll_create(ThreadId parent, ThreadId child);
 void cb_thread_ll_exit(ThreadId tid);
 void cb_thread_start_client(ThreadId tid, ULong blocks);
 void cb_thread_created(ThreadId tid, UWord pthread);
-UShort cb_thread_joined(UWord pthread);
+UInt cb_thread_joined(UWord pthread);
 void cb_threads_fini(void);
 CbThread *cb_thread(ThreadId tid);
 
@@ -198,7 +203,9 @@ extern const HChar *cb_plan_path;
 extern Int cb_status_fd;
 Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
-void cb_replay_counted(CbThread *t);  /* before t->counted++ */
+/* Before t->counted++: the event's kind, location and address. */
+void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr);
+void cb_replay_status(const HChar *line);   /* one status line */
 void cb_replay_thread_exit(CbThread *t);
 void cb_replay_ending(void);             /* shut-down starts */
 void cb_replay_fini(void);
@@ -206,5 +213,15 @@ void cb_replay_exit_called(Int code);    /* exit_group, or the last exit */
 void cb_replay_exec_called(void);        /* execve: the tool's end may not come */
 void cb_replay_end(void);                /* the last status line */
 void cb_replay_forked_child(void);
+
+/* ---- replay: thread paths and expected events (cb_ident.c) ---- */
+/* Reads the plan's paths and expectations from w[*at]; False: malformed. */
+Bool cb_ident_load(const ULong *w, ULong nw, ULong *at, ULong nthreads);
+/* The id of parent's index-th child: the recorded one of that path, else
+ * a fresh one above the plan's; 0 when the plan names no paths. */
+UInt cb_ident_child_wid(UInt parent, UInt index);
+/* t is about to run its counted event t->counted: is it the one expected? */
+void cb_ident_check(const CbThread *t, UChar kind, UInt loc, Addr addr,
+                    Bool forcing);
 
 #endif /* CB_GLOBAL_H */

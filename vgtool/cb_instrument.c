@@ -53,7 +53,7 @@ static VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
    cb_insn_has_ev = 1;
    CbThread *t = cb_cur;
    if (cb_replaying)
-      cb_replay_counted(t);
+      cb_replay_counted(t, (UChar)(info >> 8), (UInt)(info >> 32), a);
    t->counted++;
    cb_put((UChar)(info >> 8), size, t->wid, (UInt)(info >> 32), a, value);
 }
@@ -186,7 +186,7 @@ typedef struct {
    /* Record mode, inline path: the running thread's stack bounds and tid
     * bits, loaded once per superblock (threads switch only between
     * superblocks), and whether this instruction already emitted. */
-   IRTemp stk_lo, stk_len, tid16;
+   IRTemp stk_lo, stk_len, tid32;
    IRTemp has_ev;     /* I64, 0 or 1 */
    /* Inlined activations (cb_inline.c): */
    Bool   inl;        /* the instruction's function has inlined code */
@@ -257,7 +257,7 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
    if (em->stk_lo == IRTemp_INVALID) {
       em->stk_lo = cb_tmp(sb, Ity_I64, cb_hword_at(&cb_stk_lo));
       em->stk_len = cb_tmp(sb, Ity_I64, cb_hword_at(&cb_stk_len));
-      em->tid16 = cb_tmp(sb, Ity_I64, cb_hword_at(&cb_cur_tid16));
+      em->tid32 = cb_tmp(sb, Ity_I64, cb_hword_at(&cb_cur_tid32));
    }
    /* keep: the address is outside the thread's stack (and the guard holds) */
    IRTemp off = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, addr,
@@ -270,10 +270,11 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
                                               guard));
    IRTemp keep = cb_tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64,
                                                  IRExpr_RdTmp(keep1)));
-   /* first word: kind, size (| same-instruction flag), tid, location */
-   ULong w0 = (ULong)kind | ((ULong)size << 8) | ((ULong)em->loc << 32);
+   /* first word: kind, size (| same-instruction flag), tid; second word:
+    * the location */
+   ULong w0 = (ULong)kind | ((ULong)size << 8);
    IRExpr *word0 = IRExpr_Binop(Iop_Or64, mkIRExpr_HWord(w0),
-                                IRExpr_RdTmp(em->tid16));
+                                IRExpr_RdTmp(em->tid32));
    if (em->first) {
       em->has_ev = keep;
    } else {
@@ -294,10 +295,14 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p), IRExpr_RdTmp(w0t)));
    IRTemp p8 = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p),
                                                 mkIRExpr_HWord(8)));
-   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p8), addr));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p8),
+                                  mkIRExpr_HWord((ULong)em->loc)));
    IRTemp p16 = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p),
                                                  mkIRExpr_HWord(16)));
-   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p16),
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p16), addr));
+   IRTemp p24 = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p),
+                                                 mkIRExpr_HWord(24)));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p24),
                                   cb_tmp_expr(sb, value)));
    IRTemp grow = cb_tmp(sb, Ity_I64,
                         IRExpr_Binop(Iop_Mul64, IRExpr_RdTmp(keep),

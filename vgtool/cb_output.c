@@ -28,6 +28,27 @@ Int   cb_out_fd = -1;
 static VgHashTable *cb_locs;  /* code address -> location id */
 static VgHashTable *cb_syms;  /* data symbol start -> already defined */
 static UInt cb_next_loc = 1;
+/* Code address of each location id, for replay's expected-event check. */
+static Addr *cb_loc_addrs;
+static UInt cb_loc_cap;
+
+static void cb_loc_remember(UInt id, Addr a)
+{
+   if (id >= cb_loc_cap) {
+      UInt cap = cb_loc_cap ? cb_loc_cap : 1024;
+      while (cap <= id)
+         cap *= 2;
+      cb_loc_addrs = VG_(realloc)("cb.locaddr", cb_loc_addrs, cap * sizeof(Addr));
+      VG_(memset)(cb_loc_addrs + cb_loc_cap, 0, (cap - cb_loc_cap) * sizeof(Addr));
+      cb_loc_cap = cap;
+   }
+   cb_loc_addrs[id] = a;
+}
+
+Addr cb_loc_address(UInt id)
+{
+   return id < cb_loc_cap ? cb_loc_addrs[id] : 0;
+}
 
 typedef struct { struct _VgHashNode *next; UWord key; UInt id; } CbLocNode;
 typedef struct { struct _VgHashNode *next; UWord key; } CbSymNode;
@@ -212,6 +233,7 @@ static void cb_put_locdef(UInt id, Addr a, Bool fn_entry, const HChar *name)
    else
       line = 0;
    CbDef def = { CB_WIRE_LOCDEF, 0, id, line, a, { obj, fn, file }, 3 };
+   cb_loc_remember(id, a);
    cb_put_def(&def);
 }
 

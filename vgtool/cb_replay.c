@@ -56,11 +56,11 @@ static Bool    cb_pat_reported, cb_diverged_reported;
 static ULong   cb_stall_ms;
 static UInt    cb_last_progress;
 
-static void cb_status(const HChar *line)
+void cb_replay_status(const HChar *line)
 {
    if (cb_status_fd < 0)
       return;
-   HChar buf[160];
+   HChar buf[256];
    Int n = VG_(snprintf)(buf, sizeof buf, "%s\n", line);
    if (VG_(write)(cb_status_fd, buf, n) != n)
       cb_status_fd = -1;
@@ -73,7 +73,7 @@ static void cb_report_pattern(void)
    cb_pat_reported = True;
    Bool ok = cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2] &&
              cb_pat_seq[0] < cb_pat_seq[1] && cb_pat_seq[1] < cb_pat_seq[2];
-   cb_status(ok ? "pattern 1" : "pattern 0");
+   cb_replay_status(ok ? "pattern 1" : "pattern 0");
 }
 
 static void cb_say_step_reached(void);
@@ -84,7 +84,7 @@ static void cb_release(void)
       return;
    cb_say_step_reached();
    cb_phase = CB_PH_RELEASED;
-   cb_status("released");
+   cb_replay_status("released");
    if (cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2])
       cb_report_pattern();
 }
@@ -95,7 +95,7 @@ static void cb_infeasible(const HChar *why)
       return;
    HChar buf[128];
    VG_(snprintf)(buf, sizeof buf, "infeasible %s", why);
-   cb_status(buf);
+   cb_replay_status(buf);
    cb_release();
 }
 
@@ -112,7 +112,7 @@ static void cb_say_step(Bool always)
       return;
    HChar buf[64];
    VG_(snprintf)(buf, sizeof buf, "step %llu %llu", k, cb_ntail);
-   cb_status(buf);
+   cb_replay_status(buf);
    cb_step_said = k;
 }
 
@@ -140,7 +140,7 @@ static void cb_next_step(void)
       break;
    }
    if (cb_step >= cb_ntail) {
-      cb_status("tail-done");
+      cb_replay_status("tail-done");
       cb_release();
       return;
    }
@@ -175,7 +175,7 @@ static void cb_note_progress_time(void)
 
 static void cb_start_tail(void)
 {
-   cb_status("prefix-done");
+   cb_replay_status("prefix-done");
    cb_phase = CB_PH_TAIL;
    cb_step = 0;
    cb_note_progress_time();
@@ -238,7 +238,7 @@ Bool cb_replay_init(void)
       return cb_plan_bad("events counted differently");
    cb_nthreads = w[3];
    i = 4;
-   if (cb_nthreads > 65535)
+   if (cb_nthreads > CB_PLAN_MAX_THREADS)
       return cb_plan_bad("too many threads");
    NEED(cb_nthreads + 1);
    cb_prefix = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(ULong));
@@ -262,6 +262,8 @@ Bool cb_replay_init(void)
    cb_stall_ms = w[i++];
    if (cb_stall_ms == 0)
       cb_stall_ms = 1;
+   if (!cb_ident_load(w, nw, &i, cb_nthreads))
+      return cb_plan_bad("bad thread paths or expected events");
 #undef NEED
    cb_note_progress_time();
    cb_phase = CB_PH_PREFIX;
@@ -324,7 +326,7 @@ static void cb_run_out_ends(const HChar *fact)
 {
    HChar buf[64];
    VG_(snprintf)(buf, sizeof buf, "%s %llu", fact, cb_tail[2 * cb_step]);
-   cb_status(buf);
+   cb_replay_status(buf);
    cb_step++;
    cb_note_progress_time();
    cb_next_step();
@@ -357,10 +359,11 @@ Bool cb_replay_may_run(CbThread *t)
    return False;
 }
 
-void cb_replay_counted(CbThread *t)
+void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr)
 {
    ULong index = t->counted;
    ULong wid = t->wid;
+   cb_ident_check(t, kind, loc, addr, cb_phase != CB_PH_RELEASED);
    for (Int k = 0; k < 3; k++)
       if (cb_pat[k][0] == wid && cb_pat[k][1] == index && !cb_pat_seq[k])
          cb_pat_seq[k] = ++cb_seq;
@@ -375,7 +378,7 @@ void cb_replay_counted(CbThread *t)
       if (!cb_diverged_reported) {
          HChar buf[64];
          VG_(snprintf)(buf, sizeof buf, "diverged %llu %llu", wid, index);
-         cb_status(buf);
+         cb_replay_status(buf);
          cb_diverged_reported = True;
       }
       if (wid <= cb_nthreads)
@@ -436,7 +439,7 @@ void cb_replay_ending(void)
       return;
    HChar buf[64];
    VG_(snprintf)(buf, sizeof buf, "run-out-exited %llu", cb_tail[2 * cb_step]);
-   cb_status(buf);
+   cb_replay_status(buf);
    for (ULong k = cb_step + 1; k < cb_ntail; k++) {
       ULong tid = cb_tail[2 * k], n = cb_tail[2 * k + 1];
       if (n != 0 && !(n == CB_STEP_RUN_OUT && tid <= cb_nthreads &&
@@ -444,7 +447,7 @@ void cb_replay_ending(void)
          return;
    }
    cb_step = cb_ntail;
-   cb_status("tail-done");
+   cb_replay_status("tail-done");
    cb_release();
 }
 
@@ -474,7 +477,7 @@ void cb_replay_exec_called(void)
 {
    cb_infeasible("the program executed another program before the plan "
                  "ended");
-   cb_status("exec");
+   cb_replay_status("exec");
 }
 
 /* The last status line.  Valgrind calls the tool's fini after a fatal
@@ -487,7 +490,7 @@ void cb_replay_end(void)
       VG_(snprintf)(buf, sizeof buf, "end exit %d", cb_exit_code);
    else
       VG_(snprintf)(buf, sizeof buf, "end signal");
-   cb_status(buf);
+   cb_replay_status(buf);
 }
 
 /* A forked child runs unforced (its threads are not the plan's) and says

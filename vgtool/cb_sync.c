@@ -213,7 +213,7 @@ static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
       cb_thread_created(tid, args[1]);
       break;
    case CB_REQ_JOINED: {
-      UShort wid = cb_thread_joined(args[1]);
+      UInt wid = cb_thread_joined(args[1]);
       /* THREAD_JOIN is counted whoever calls: the gate before the real
        * join did not filter by caller either. */
       cb_event(t, CB_EV_THREAD_JOIN, 0, cb_user_loc(tid, args[2]), 0, wid);

@@ -26,21 +26,36 @@
 
 typedef struct {
    struct _VgHashNode *next;
-   UWord key;     /* lock address | thread id << 48 */
+   UWord key;     /* hash of (lock, wid); equality is on both */
+   Addr  lock;
+   UInt  wid;
    UInt  depth;
    UChar mode;
 } CbHeld;
 static VgHashTable *cb_held;
 
-/* User-space addresses are below 2^47: the thread id fits above them. */
+/* Thread ids are 32 bits: the key only spreads (lock, thread) pairs, and
+ * cb_held_cmp tells colliding ones apart. */
 static UWord cb_held_key(const CbThread *t, Addr lock)
 {
-   return (lock & ((1ul << 48) - 1)) | (UWord)t->wid << 48;
+   return lock ^ ((UWord)t->wid * 0x9e3779b97f4a7c15ul);
+}
+
+static Word cb_held_cmp(const void *a, const void *b)
+{
+   const CbHeld *x = a, *y = b;
+   return x->lock == y->lock && x->wid == y->wid ? 0 : 1;
 }
 
 static CbHeld *cb_held_find(const CbThread *t, Addr lock)
 {
-   return cb_held ? VG_(HT_lookup)(cb_held, cb_held_key(t, lock)) : NULL;
+   if (!cb_held)
+      return NULL;
+   CbHeld k;
+   k.key = cb_held_key(t, lock);
+   k.lock = lock;
+   k.wid = t->wid;
+   return VG_(HT_gen_lookup)(cb_held, &k, cb_held_cmp);
 }
 
 UInt cb_lock_depth(const CbThread *t, Addr lock)
@@ -60,6 +75,8 @@ Bool cb_lock_acquired(const CbThread *t, Addr lock, UChar mode)
       cb_held = VG_(HT_construct)("cb.held");
    h = VG_(malloc)("cb.held", sizeof *h);
    h->key = cb_held_key(t, lock);
+   h->lock = lock;
+   h->wid = t->wid;
    h->depth = 1;
    h->mode = mode;
    VG_(HT_add_node)(cb_held, h);
@@ -74,7 +91,7 @@ Bool cb_lock_releasing(const CbThread *t, Addr lock, UChar *mode)
    *mode = h->mode;
    if (--h->depth > 0)
       return False;
-   VG_(free)(VG_(HT_remove)(cb_held, h->key));
+   VG_(free)(VG_(HT_gen_remove)(cb_held, h, cb_held_cmp));
    return True;
 }
 

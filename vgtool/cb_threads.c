@@ -1,8 +1,10 @@
 /* cb_threads.c: thread identities and per-thread state.
  *
  * Valgrind's ThreadId slots and pthread_t values are both reused, so the
- * trace names threads by creation order (main = 1), which a replay sees the
- * same way.  THREAD_CREATE is emitted in the parent at low-level creation,
+ * trace names threads by creation order (main = 1).  A replay gives each
+ * thread the recorded id of its path (creator, creator's count of creates:
+ * cb_ident.c), which global order would not when unrelated threads start
+ * in another order.  THREAD_CREATE is emitted in the parent at low-level creation,
  * before the child can run anything, with the child's THREAD_START after it.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -19,12 +21,12 @@ CbThread *cb_threads;
 CbThread *cb_cur;
 Addr      cb_stk_lo;
 SizeT     cb_stk_len;
-ULong     cb_cur_tid16;
+ULong     cb_cur_tid32;
 
-static UShort cb_next_wid;
+static UInt cb_next_wid;
 
 /* pthread_t -> wid, as the create wrapper reports it after pthread_create. */
-typedef struct { UWord pthread; UShort wid; } CbPthreadMap;
+typedef struct { UWord pthread; UInt wid; } CbPthreadMap;
 static CbPthreadMap *cb_pmap;
 static UInt cb_npmap, cb_cappmap;
 
@@ -39,17 +41,31 @@ void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
 {
    if (CB_IS_COUNTED(kind)) {
       if (cb_replaying)
-         cb_replay_counted(t);
+         cb_replay_counted(t, kind, loc, (Addr)addr);
       t->counted++;
    }
    cb_put(kind, size, t->wid, loc, addr, value);
 }
 
-static void cb_thread_reset(CbThread *t, UShort wid)
+/* A new thread's id, p its creator or NULL.  Replay names it by its path
+ * when the plan has them (cb_ident.c: the recorded id of that path, or a
+ * fresh one above the plan's); record mode by global creation order. */
+static UInt cb_new_wid(CbThread *p)
+{
+   UInt wid = 0;
+   if (p)
+      p->nchildren++;
+   if (cb_replaying)
+      wid = cb_ident_child_wid(p ? p->wid : 0, p ? p->nchildren : 0);
+   return wid ? wid : ++cb_next_wid;
+}
+
+static void cb_thread_reset(CbThread *t, UInt wid)
 {
    t->live = True;
    t->wid = wid;
    t->last_child = 0;
+   t->nchildren = 0;
    t->stk_lo = 0;
    t->stk_len = 0;
    t->stk_known = False;
@@ -76,9 +92,10 @@ void cb_thread_ll_create(ThreadId parent, ThreadId child)
    /* The core announces the main thread too, which already exists. */
    if (parent == VG_INVALID_THREADID && c->live)
       return;
-   cb_thread_reset(c, ++cb_next_wid);
-   if (parent != VG_INVALID_THREADID && cb_threads[parent].live) {
-      CbThread *p = &cb_threads[parent];
+   CbThread *p = parent != VG_INVALID_THREADID && cb_threads[parent].live
+                    ? &cb_threads[parent] : NULL;
+   cb_thread_reset(c, cb_new_wid(p));
+   if (p) {
       p->last_child = c->wid;
       cb_event(p, CB_EV_THREAD_CREATE, 0, 0, 0, c->wid);
       cb_event(c, CB_EV_THREAD_START, 0, 0, 0, p->wid);
@@ -109,7 +126,7 @@ void cb_thread_ll_exit(ThreadId tid)
       cb_entered = 0;
       cb_stk_lo = 0;
       cb_stk_len = 0;
-      cb_cur_tid16 = 0;
+      cb_cur_tid32 = 0;
    }
 }
 
@@ -121,14 +138,14 @@ void cb_thread_start_client(ThreadId tid, ULong blocks)
    /* Escapes by the thread that ran so far, before t runs. */
    cb_stacks_scan();
    if (!t->live)
-      cb_thread_reset(t, ++cb_next_wid);
+      cb_thread_reset(t, cb_new_wid(NULL));
    Addr max = VG_(thread_get_stack_max)(tid);
    SizeT size = VG_(thread_get_stack_size)(tid);
    if (cb_cur)
       cb_cur->inl_entered = cb_entered;
    cb_entered = t->inl_entered;
    cb_cur = t;
-   cb_cur_tid16 = (ULong)t->wid << 16;
+   cb_cur_tid32 = (ULong)t->wid << 32;
    cb_blocks_resume(t);
    if (max != 0 && size != 0) {
       /* [max - size, max]: the whole stack, plus the red zone below it. */
@@ -160,11 +177,11 @@ void cb_thread_created(ThreadId tid, UWord pthread)
 
 /* The wid of a joined pthread_t, 0 if unknown; the entry goes, since the
  * pthread_t may now be reused. */
-UShort cb_thread_joined(UWord pthread)
+UInt cb_thread_joined(UWord pthread)
 {
    for (UInt i = 0; i < cb_npmap; i++)
       if (cb_pmap[i].pthread == pthread) {
-         UShort wid = cb_pmap[i].wid;
+         UInt wid = cb_pmap[i].wid;
          cb_pmap[i] = cb_pmap[--cb_npmap];
          return wid;
       }

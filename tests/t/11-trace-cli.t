@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../tap.sh"
 
 # raw RECORDS...: writes raw tool records (proto/cb_wire.h) to stdout.
-#   H                      HELLO (wire version 1)
+#   H                      HELLO (wire version 2: 32-byte records)
 #   E                      END
 #   L id addr line obj fn file   LOCDEF
 #   S addr size name       SYMDEF
@@ -13,22 +13,23 @@
 #   N count                count events: 2 threads writing 2 counters
 raw() {
     perl -e '
-        sub rec { print pack("CCvVQ<Q<", @_) }
+        sub rec { my ($k, $s, $t, $l, $a, $v) = @_;
+                  print pack("CCvVVVQ<Q<", $k, $s, 0, $t, $l, 0, $a, $v) }
         sub strs { my $s = join("", map { "$_\0" } @_);
                    $s .= "\0" x ((8 - length($s) % 8) % 8); $s }
         my @a = @ARGV;
         while (@a) {
             my $op = shift @a;
-            if ($op eq "H") { rec(0xF1, 0, 0, 0, 1, 0) }
+            if ($op eq "H") { rec(0xF1, 0, 0, 0, 2, 0) }
             elsif ($op eq "E") { rec(0xF2, 0, 0, 0, 0, 0) }
             elsif ($op eq "L") {
                 my ($id, $addr, $line, @s) = splice(@a, 0, 6);
                 my $t = strs(@s);
-                print pack("CCvVQ<VV", 0xF0, 0, length($t), $id, hex($addr), $line, 0), $t;
+                print pack("CCvVQ<VVQ<", 0xF0, 0, length($t), $id, hex($addr), $line, 0, 0), $t;
             } elsif ($op eq "S") {
                 my ($addr, $size, $name) = splice(@a, 0, 3);
                 my $t = strs($name);
-                print pack("CCvVQ<VV", 0xF3, 0, length($t), 0, hex($addr), $size, 0), $t;
+                print pack("CCvVQ<VVQ<", 0xF3, 0, length($t), 0, hex($addr), $size, 0, 0), $t;
             } elsif ($op eq "V") {
                 my ($k, $s, $tid, $loc, $addr, $v) = splice(@a, 0, 6);
                 rec($k, $s, $tid, $loc, hex($addr), $v);
@@ -156,6 +157,27 @@ is "$out" "0 T1 write 0x404040 size 4 = 2
 run cbtrace dump "$TMP/odd2.pb"
 is "$out" "0 T1 write 0x404040 size 4 = 2
 1 T2 read 0x404048 size 4 = 3 @ a.c:14 in f" "records split across reads decode the same"
+
+# Thread ids are 32 bits from the tool to the trace: thread 70000 and
+# thread 70000 + 65536 stay apart (16 bits made them one).
+raw H L 1 401136 14 /t/a f a.c V 9 0 1 1 0 70000 V 10 0 70000 0 0 1 \
+    V 2 4 70000 1 404040 1 V 2 4 135536 1 404040 2 E >"$TMP/wide.raw"
+run cbtrace encode -o "$TMP/wide.pb" "$TMP/wide.raw"
+is "$rc" 0 "encode of a stream with 32-bit thread ids: exit 0"
+run cbtrace dump "$TMP/wide.pb"
+is "$out" "0 T1 create T70000 @ a.c:14 in f
+1 T70000 start from T1
+2 T70000 write 0x404040 size 4 = 1 @ a.c:14 in f
+3 T135536 write 0x404040 size 4 = 2 @ a.c:14 in f" "32-bit thread ids survive encoding"
+run cbtrace dump --header "$TMP/small.pb"
+like "$out" '# thread: T2 = 1.1' "dump --header names each thread by its path"
+# A stream of the old 24-byte layout (wire version 1) is refused, not misread.
+perl -e 'print pack("CCvVQ<Q<", 0xF1, 0, 0, 0, 1, 0),
+              pack("CCvVQ<Q<", 2, 4, 1, 0, 0x404040, 1),
+              pack("CCvVQ<Q<", 0xF2, 0, 0, 0, 0, 0)' >"$TMP/v1.raw"
+run cbtrace encode -o "$TMP/v1.pb" "$TMP/v1.raw"
+is "$rc" 3 "encode of a version-1 stream: exit 3"
+like "$err" 'wire version 1, cbtrace reads 2' "and says which versions"
 
 # ---- truncated traces: several chunks, cut in the middle ----------------------
 raw H L 1 401136 14 /t/a f a.c N 70000 E >"$TMP/big.raw"

@@ -8,12 +8,17 @@
  *       [--variant T:N,T:N,... [--variant-name NAME]]...
  *       [--pattern RWW] [--variable NAME] [--address HEX]
  *       [--e1 T:INDEX:KIND[:FILE:LINE[:FUNCTION[:VALUE]]]] [--f ...] [--e2 ...]
+ *       [--paths P:I,P:I,...]
  *
  * --prefix gives the counted events of threads 1, 2, ... before the tail;
  * --tail the steps (thread, count), repeated K times with --tail-repeat.
  * A step T:out is a run-out step (TailStep.run_out).  Each --variant adds
  * an alternate tail (Schedule.variants: variant 1, 2, ...), named by the
  * --variant-name after it; --tail-name names variant 0, the tail.
+ * A counted step T:N@KIND expects its last event to be of KIND (the
+ * step's expect, at the counted index the prefix and earlier steps give).
+ * --paths gives each thread's stable path, threads 1, 2, ...: its
+ * creator and the creator's count of creates (0:0 for main).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -89,6 +94,17 @@ static Cbtools__TailStep *parse_steps(const char *spec, size_t *n)
       *colon = 0;
       Cbtools__TailStep *t = &steps[(*n)++];
       cbtools__tail_step__init(t);
+      char *at = strchr(colon + 1, '@');
+      if (at) {
+         *at = 0;
+         int kind = cb_event_kind_from_name(at + 1);
+         if (kind < 0)
+            die("unknown event kind", at + 1);
+         t->expect = calloc(1, sizeof *t->expect);
+         cbtools__pattern_event__init(t->expect);
+         t->expect->has_kind = 1;
+         t->expect->kind = (uint32_t)kind;
+      }
       t->has_tid = 1;
       t->tid = (uint32_t)num(p, 10);
       if (strcmp(colon + 1, "out") == 0) {
@@ -99,6 +115,25 @@ static Cbtools__TailStep *parse_steps(const char *spec, size_t *n)
       }
    }
    return steps;
+}
+
+/* The counted index of each expecting step's last event: the thread's
+ * prefix plus its earlier steps. */
+static void index_expects(const Cbtools__Schedule *s, Cbtools__TailStep **tail,
+                          size_t n)
+{
+   for (size_t i = 0; i < n; i++) {
+      Cbtools__TailStep *t = tail[i];
+      uint64_t end = t->tid >= 1 && t->tid <= s->n_prefix ? s->prefix[t->tid - 1] : 0;
+      for (size_t k = 0; k <= i; k++)
+         if (tail[k]->tid == t->tid)
+            end += tail[k]->count;
+      if (t->expect && end > 0) {
+         t->expect->has_tid = t->expect->has_index = 1;
+         t->expect->tid = t->tid;
+         t->expect->index = end - 1;
+      }
+   }
 }
 
 static void add_variant(Cbtools__Schedule *s, const char *spec)
@@ -126,7 +161,7 @@ int main(int argc, char **argv)
       {"address", 1, NULL, 'a'},   {"e1", 1, NULL, '1'},
       {"f", 1, NULL, 'f'},         {"e2", 1, NULL, '2'},
       {"tail-name", 1, NULL, 'N'}, {"variant", 1, NULL, 'V'},
-      {"variant-name", 1, NULL, 'W'},
+      {"variant-name", 1, NULL, 'W'}, {"paths", 1, NULL, 'H'},
       {NULL, 0, NULL, 0}};
    Cbtools__Schedule s;
    cbtools__schedule__init(&s);
@@ -167,6 +202,20 @@ int main(int argc, char **argv)
       case 'f': s.f = pattern_event(optarg); break;
       case '2': s.e2 = pattern_event(optarg); break;
       case 'N': s.tail_name = optarg; break;
+      case 'H': {
+         size_t cap = strlen(optarg) + 1;
+         s.thread_parent = calloc(cap, sizeof *s.thread_parent);
+         s.thread_index = calloc(cap, sizeof *s.thread_index);
+         for (char *p = strtok(optarg, ","); p; p = strtok(NULL, ",")) {
+            char *colon = strchr(p, ':');
+            if (!colon)
+               die("--paths wants P:I,...", p);
+            *colon = 0;
+            s.thread_parent[s.n_thread_parent++] = (uint32_t)num(p, 10);
+            s.thread_index[s.n_thread_index++] = (uint32_t)num(colon + 1, 10);
+         }
+         break;
+      }
       case 'V': add_variant(&s, optarg); break;
       case 'W':
          if (!s.n_variants)
@@ -187,7 +236,11 @@ int main(int argc, char **argv)
       s.tail = calloc(s.n_tail ? s.n_tail : 1, sizeof *s.tail);
       for (size_t i = 0; i < s.n_tail; i++)
          s.tail[i] = &steps[i % nsteps];
+      if (repeat == 1)
+         index_expects(&s, s.tail, s.n_tail);
    }
+   for (size_t k = 0; k < s.n_variants; k++)
+      index_expects(&s, s.variants[k]->tail, s.variants[k]->n_tail);
    if (cb_schedule_write(out, (void *)&s, &err) != 0)
       die(err.msg, out);
    return 0;

@@ -150,7 +150,7 @@ static void test_variants(const char *dir)
    static const uint64_t want[] = {
       CB_PLAN_MAGIC, CB_WIRE_VERSION, CB_COUNTED_MASK, 2, 5, 0,
       3, 2, CB_STEP_RUN_OUT, 1, 4, 2, CB_STEP_RUN_OUT,
-      1, 6, 2, 2, 0, 0, 100};
+      1, 6, 2, 2, 0, 0, 100, 0, 0};
    ok(n == (int)(sizeof want / sizeof *want) &&
          memcmp(w, want, sizeof want) == 0,
       "plan: run-out steps as ~0, and a thread's steps after its run-out too");
@@ -194,10 +194,45 @@ static void test_plan(const char *dir)
       2, 5, 0,            /* nthreads, prefix */
       2, 2, 3, 1, 4,      /* ntail, (2,3), (1,4) */
       1, 6, 2, 2, 0, 0,   /* e1, f, e2 (absent: 0 0) */
-      1500};
+      1500,
+      0, 0};              /* no thread paths, no expected events */
    ok(n == sizeof want / sizeof *want, "plan has the right number of words");
    ok(n == sizeof want / sizeof *want && memcmp(w, want, sizeof want) == 0,
       "plan words: magic, version, mask, prefix, tail, pattern, stall");
+
+   /* Thread paths, and the events expected at a step's end and at e1. */
+   Cbtools__Schedule *s = sample();
+   static uint32_t par[2] = {0, 1}, idx[2] = {0, 1};
+   s->n_thread_parent = s->n_thread_index = 2;
+   s->thread_parent = par; s->thread_index = idx;
+   static Cbtools__PatternEvent x;
+   static Cbtools__Location xl;
+   cbtools__pattern_event__init(&x);
+   cbtools__location__init(&xl);
+   x.has_tid = x.has_index = x.has_kind = x.has_address = 1;
+   x.tid = 2; x.index = 2; x.kind = CB_EV_WRITE; x.address = 0x601040;
+   x.has_address_stable = x.address_stable = 1;
+   xl.has_address = 1; xl.address = 0x401234;
+   x.location = &xl;
+   s->tail[0]->expect = &x;
+   s->e1->has_kind = 1; s->e1->kind = CB_EV_READ;
+   ok(cbr_write_plan(path, s, 0, 1500, &err) == 0, "plan with paths written");
+   f = fopen(path, "rb");
+   n = f ? fread(w, 8, 64, f) : 0;
+   if (f)
+      fclose(f);
+   static const uint64_t want2[] = {
+      2, 0, 0, 1, 1,      /* npaths, (0,0) main, (1,1) T2 */
+      2,                  /* nexpect */
+      2, 2, CB_EV_WRITE | (CB_EXPECT_ADDR | CB_EXPECT_CODE) << 8, 0x401234, 0x601040,
+      1, 6, CB_EV_READ, 0, 0};
+   size_t at = 18;
+   ok(n == at + sizeof want2 / sizeof *want2 &&
+         memcmp(w + at, want2, sizeof want2) == 0,
+      "plan: thread paths, then the expected events (step end, then e1)");
+   s->tail[0]->expect = NULL;
+   s->e1->has_kind = 0;
+   s->n_thread_parent = s->n_thread_index = 0;
 }
 
 static void touch(const char *dir, const char *name)

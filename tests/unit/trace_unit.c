@@ -102,9 +102,9 @@ static cb_event make_event(size_t i, uint32_t nlocs)
 {
    cb_event e = {0};
    e.kind = (uint8_t)(1 + i % (CB_EV_KIND_COUNT - 1));
-   e.tid = (uint16_t)(1 + (next_rand() % 300));
+   e.tid = (uint32_t)(1 + (next_rand() % 300));
    if (i % 1000 == 7)
-      e.tid = 65535;
+      e.tid = 70000; /* beyond 16 bits */
    e.loc = (uint32_t)(next_rand() % (nlocs + 1));
    uint64_t r = next_rand();
    e.addr = (i % 5 == 0) ? r : 0x404000 + (r % 4096);
@@ -176,7 +176,7 @@ static void test_round_trip(void)
       }
    ok(bad == SIZE_MAX, "every event, kind and field survives (first diff %zu)",
       bad);
-   ok(t.nthreads == 65535, "nthreads is the highest tid (%u)", t.nthreads);
+   ok(t.nthreads == 70000, "nthreads is the highest tid (%u)", t.nthreads);
    ok(t.nlocs == nlocs + 1 && strcmp(t.locs[42].function, "fn42") == 0 &&
           strcmp(t.locs[42].file, "dir/file0.c") == 0 &&
           t.locs[42].line == 126 && t.locs[42].address == 0x400000 + 42 * 16 &&
@@ -219,7 +219,7 @@ static void test_compact(void)
    size_t n = 0;
    uint64_t counter = 0;
    for (int round = 0; round < 20000; round++) {
-      uint16_t tid = (uint16_t)(1 + (round / 50) % 4);
+      uint32_t tid = (uint32_t)(1 + (round / 50) % 4);
       cb_event evs[] = {
           {CB_EV_LOCK, CB_LOCK_MUTEX, tid, 3, 0x4040a0, 0},
           {CB_EV_READ, 4, tid, 4, 0x404060, counter},
@@ -1002,9 +1002,11 @@ static void test_wire_events(void)
    cb_event *want = malloc(n * sizeof *want);
    size_t nwant = 0, nbad = 0;
    for (size_t i = 0; i < n; i++) {
-      cb_wire_event e = {(unsigned char)(1 + i % 18), (unsigned char)(i % 9),
-                         (unsigned short)(1 + i / 5000), (unsigned)(i % 3),
-                         0x404000 + i * 8, i * 1000003};
+      cb_wire_event e = {.kind = (unsigned char)(1 + i % 18),
+                         .size = (unsigned char)(i % 9),
+                         .tid = (unsigned)(1 + i / 5000 + (i & 1) * 70000),
+                         .loc = (unsigned)(i % 3),
+                         .addr = 0x404000 + i * 8, .value = i * 1000003};
       if (i == 77)
          e.tid = 0;
       if (i == 78)

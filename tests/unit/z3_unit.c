@@ -104,7 +104,7 @@ static void parse(ttrace *tt, const char *text)
          fprintf(stderr, "bad line: %s\n", line);
          exit(2);
       }
-      e.tid = (uint16_t)atoi(tok[0] + 1);
+      e.tid = (uint32_t)atoi(tok[0] + 1);
       const char *k = tok[1];
       int argi = 2;
       if (!strcmp(k, "read") || !strcmp(k, "write")) {
@@ -654,7 +654,7 @@ static void gen_trace(ttrace *tt, unsigned nthreads, size_t nevents,
    while (tt->t.nevents < nevents) {
       unsigned th = 1 + rnd(nthreads);
       cb_event e = {0};
-      e.tid = (uint16_t)th;
+      e.tid = (uint32_t)th;
       unsigned a = rnd(10);
       if (a < 4) {
          unsigned v = rnd(nvars);

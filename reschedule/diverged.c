@@ -1,0 +1,79 @@
+/* diverged.c: an expected event that did not come, in words.
+ *
+ * The tool says which event it found ("unexpected ..." on the status
+ * channel, status.c); what was expected there is the schedule's: the
+ * expect of the step whose last event it is, or e1, f, e2.  The line reads
+ *   diverged: T2 event 17 expected read checking+40 at bank.c:34, found
+ *   write at bank.c:40
+ * ("before the tail was released" or "after the release" says when).
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "replay.h"
+
+static const Cbtools__PatternEvent *is(const Cbtools__PatternEvent *e,
+                                       unsigned tid, unsigned long long index)
+{
+   return e && e->has_tid && e->tid == tid && e->has_index &&
+          e->index == index ? e : NULL;
+}
+
+/* The expectation of (tid, index) in variant `variant`, or e1, f, e2. */
+static const Cbtools__PatternEvent *
+expected(const Cbtools__Schedule *s, unsigned variant, unsigned tid,
+         unsigned long long index)
+{
+   Cbtools__TailStep *const *tail;
+   size_t ntail;
+   const char *name;
+   const Cbtools__PatternEvent *e = NULL;
+   if (cb_schedule_variant(s, variant, &tail, &ntail, &name) == 0)
+      for (size_t i = 0; i < ntail && !e; i++)
+         e = is(tail[i]->expect, tid, index);
+   if (!e)
+      e = is(s->e1, tid, index);
+   if (!e)
+      e = is(s->f, tid, index);
+   if (!e)
+      e = is(s->e2, tid, index);
+   return e;
+}
+
+void cbr_describe_divergence(const Cbtools__Schedule *s, unsigned variant,
+                             cbr_status *st)
+{
+   const Cbtools__PatternEvent *e =
+      expected(s, variant, st->unexp_tid, st->unexp_index);
+   char what[256] = "an event the schedule names", at[160] = "";
+   if (e) {
+      char var[96] = "";
+      if (e->variable_name && *e->variable_name)
+         snprintf(var, sizeof var, " %s", e->variable_name);
+      else if (e->has_address && e->address)
+         snprintf(var, sizeof var, " 0x%llx", (unsigned long long)e->address);
+      const Cbtools__Location *l = e->location;
+      if (l && l->file && *l->file)
+         snprintf(at, sizeof at, " at %s:%u", l->file, l->line);
+      else if (l && l->has_address)
+         snprintf(at, sizeof at, " at 0x%llx", (unsigned long long)l->address);
+      snprintf(what, sizeof what, "%s%s%s",
+               cb_event_kind_name(e->has_kind ? e->kind : 0), var, at);
+   }
+   char found[192];
+   int same_kind = e && e->has_kind && e->kind == st->unexp_kind;
+   if (same_kind && e->address != st->unexp_data)
+      snprintf(found, sizeof found, "%s 0x%llx at %s",
+               cb_event_kind_name(st->unexp_kind), st->unexp_data,
+               st->unexp_where);
+   else
+      snprintf(found, sizeof found, "%s at %s",
+               cb_event_kind_name(st->unexp_kind), st->unexp_where);
+   snprintf(st->divergence, sizeof st->divergence,
+            "diverged: T%u event %llu expected %s, found %s (%s)",
+            st->unexp_tid, st->unexp_index, what, found,
+            st->unexp_forcing ? "while the schedule was forced"
+                              : "after the threads were released");
+}
