@@ -58,11 +58,19 @@ typedef struct {
 } access_class;
 
 /* The lock-state log and access sites of one open block.  A thread has two:
- * its current function block and its root block (functions mode). */
+ * its current function block and its root block (functions mode).  A
+ * function block pairs every two sites of a variable at its end.  The root
+ * block (adjacent) pairs each access with the thread's previous access to
+ * the same variable, as it comes (AVIO's local pairs, at most ROOT_PAIRS site pairs per variable): a thread's whole run
+ * holds too many sites to pair them all, and the nearest previous access is
+ * the one a check-then-act or a read-modify-write spans.  Its cls then
+ * holds one key per variable (loc and kind 0) and last[] that variable's
+ * latest access. */
 typedef struct {
    logent *log; size_t nlog, caplog;
    cbp_map cmap; access_class *cls; size_t ncls, capcls;
-   int open;
+   access_class *last; size_t caplast;
+   int open, adjacent;
 } txnbuf;
 
 typedef struct {
@@ -101,6 +109,10 @@ typedef struct {
    thr *th;
    cbp_map fmap; fwit *fw; size_t nfw, capfw;
    cbp_map emap; ewit *ew; size_t new_, capew;
+   /* Root-block witnesses per (variable, sites, kinds, thread): at most
+    * ROOT_WITNESSES, whatever the lock state, segment or epoch; a long
+    * thread would otherwise leave one per loop iteration's segment. */
+   cbp_map rmap; ewit *rk; uint8_t *rn; size_t nrk, caprk, caprn;
    cbp_result *r;
    uint32_t *tmp; size_t captmp;
 } pass;
@@ -149,9 +161,61 @@ static uint64_t chash_i(const void *c, uint32_t i) {
 }
 
 /* ---- witnesses ----------------------------------------------------------------- */
-static void add_e(pass *p, const ewit *w) {
+#define ROOT_WITNESSES 4
+/* ... and at most ROOT_PAIRS pairs of sites per (variable, thread): a
+ * variable that a long thread reaches from dozens of places is not paired
+ * every way round (real check-then-act code has a handful of sites). */
+#define ROOT_PAIRS 4
+static uint64_t rhash_w(const ewit *w) {
+   return cbp_mix(((uint64_t)w->var << 32 | w->loc1) ^
+                  cbp_mix((uint64_t)w->loc2 << 32 | (uint64_t)w->tid << 8 |
+                          (uint64_t)w->k1 << 4 | w->k2));
+}
+static int req_w(const void *c, uint32_t i, const void *k) {
+   const ewit *a = &((const pass *)c)->rk[i], *b = k;
+   return a->var == b->var && a->loc1 == b->loc1 && a->loc2 == b->loc2 &&
+          a->tid == b->tid && a->k1 == b->k1 && a->k2 == b->k2;
+}
+static uint64_t rhash_wi(const void *c, uint32_t i) { return rhash_w(&((const pass *)c)->rk[i]); }
+
+/* Whether one more root witness of w's pair may be kept. */
+static int root_room(pass *p, const ewit *w) {
+   uint32_t *s = cbp_map_probe(&p->rmap, rhash_w(w), req_w, p, w);
+   if (*s) {
+      if (p->rn[*s - 1] >= ROOT_WITNESSES) { p->r->root_capped++; return 0; }
+      p->rn[*s - 1]++;
+      return 1;
+   }
+   /* A new pair of sites: at most ROOT_PAIRS per (variable, thread). */
+   ewit vk = *w;
+   vk.loc1 = vk.loc2 = UINT32_MAX; vk.k1 = vk.k2 = 0xff;
+   uint32_t *vs = cbp_map_probe(&p->rmap, rhash_w(&vk), req_w, p, &vk);
+   if (*vs && p->rn[*vs - 1] >= ROOT_PAIRS) { p->r->root_capped++; return 0; }
+   if (*vs) {
+      p->rn[*vs - 1]++;
+   } else {
+      p->rk = cbp_grow(p->rk, &p->caprk, p->nrk, sizeof *p->rk);
+      p->rn = cbp_grow(p->rn, &p->caprn, p->nrk, sizeof *p->rn);
+      p->rk[p->nrk] = vk;
+      p->rn[p->nrk] = 1;
+      *vs = (uint32_t)++p->nrk;
+      cbp_map_added(&p->rmap, rhash_wi, p);
+      s = cbp_map_probe(&p->rmap, rhash_w(w), req_w, p, w); /* the map grew */
+   }
+   p->rk = cbp_grow(p->rk, &p->caprk, p->nrk, sizeof *p->rk);
+   p->rn = cbp_grow(p->rn, &p->caprn, p->nrk, sizeof *p->rn);
+   p->rk[p->nrk] = *w;
+   p->rn[p->nrk] = 1;
+   *s = (uint32_t)++p->nrk;
+   cbp_map_added(&p->rmap, rhash_wi, p);
+   return 1;
+}
+
+static void add_e(pass *p, const ewit *w, int root) {
    uint32_t *s = cbp_map_probe(&p->emap, ehash(w), eeq, p, w);
    if (*s) return; /* keep the first */
+   if (root && !root_room(p, w)) return;
+   s = cbp_map_probe(&p->emap, ehash(w), eeq, p, w); /* root_room may not move it, but be sure */
    p->ew = cbp_grow(p->ew, &p->capew, p->new_, sizeof *p->ew);
    p->ew[p->new_] = *w;
    *s = (uint32_t)++p->new_;
@@ -247,7 +311,7 @@ static int pair_witnesses(pass *p, uint32_t tid, const txnbuf *h,
       w.k1 = a->kind; w.k2 = b->kind;
       w.e1 = a->first_tidx; w.ce1 = a->first_cidx;
       w.e2 = e2; w.ce2 = ce2;
-      add_e(p, &w);
+      add_e(p, &w, h->adjacent);
    }
    return npicked;
 }
@@ -262,7 +326,7 @@ static void txn_end(pass *p, uint32_t tid, txnbuf *h) {
       p->tmp = cbp_grow(p->tmp, &p->captmp, h->ncls, sizeof *p->tmp);
       for (size_t i = 0; i < h->ncls; i++) p->tmp[i] = (uint32_t)i;
       qsort_r(p->tmp, h->ncls, sizeof *p->tmp, cmp_cls_var, h->cls);
-      size_t g0 = 0;
+      size_t g0 = h->adjacent ? h->ncls : 0; /* adjacent: paired as they came */
       while (g0 < h->ncls) {
          size_t g1 = g0;
          while (g1 < h->ncls && h->cls[p->tmp[g1]].var == h->cls[p->tmp[g0]].var) g1++;
@@ -293,9 +357,41 @@ static void txn_begin(txnbuf *b, thr *h, uint32_t seg, uint64_t tidx) {
 }
 
 /* One access to a site of an open block. */
-static void class_add(txnbuf *h, uint32_t var, const cb_event *e, size_t i,
-                      uint64_t c, cbp_point le_before, int ok) {
+/* The root block's pairing: this access (b) with the thread's previous
+ * access to the variable (a), then b is the latest. */
+static void adjacent_add(pass *p, uint32_t tid, txnbuf *h, uint32_t var,
+                         const cb_event *e, size_t i, uint64_t c,
+                         cbp_point le_before, int ok) {
+   ckey k = {var, 0, 0};
+   clsctx cc = {h->cls};
+   uint32_t *s = cbp_map_probe(&h->cmap, chash(var, 0, 0), ceq, &cc, &k);
+   access_class b;
+   memset(&b, 0, sizeof b);
+   b.var = var; b.loc = e->loc; b.kind = e->kind; b.count = 1;
+   b.first_log = b.second_log = b.last_log = (uint32_t)h->nlog - 1;
+   b.first_tidx = b.second_tidx = b.last_tidx = i;
+   b.first_cidx = b.second_cidx = b.last_cidx = c;
+   b.first_le = le_before; b.first_ok = (uint8_t)ok;
+   if (*s) {
+      access_class *a = &h->last[*s - 1];
+      if (pair_witnesses(p, tid, h, a, &b) == 0) p->r->dropped_insn++;
+      *a = b;
+      return;
+   }
+   h->cls = cbp_grow(h->cls, &h->capcls, h->ncls, sizeof *h->cls);
+   h->last = cbp_grow(h->last, &h->caplast, h->ncls, sizeof *h->last);
+   h->cls[h->ncls] = (access_class){.var = var};
+   h->last[h->ncls] = b;
+   *s = (uint32_t)++h->ncls;
+   cc.cls = h->cls;
+   cbp_map_added(&h->cmap, chash_i, &cc);
+}
+
+static void class_add(pass *p, uint32_t tid, txnbuf *h, uint32_t var,
+                      const cb_event *e, size_t i, uint64_t c, cbp_point le_before,
+                      int ok) {
    if (!h->open) return;
+   if (h->adjacent) { adjacent_add(p, tid, h, var, e, i, c, le_before, ok); return; }
    ckey k = {var, e->loc, e->kind};
    clsctx cc = {h->cls};
    uint64_t hk = chash(var, e->kind, e->loc);
@@ -341,14 +437,20 @@ static void access(pass *p, uint32_t tid, size_t i, const cb_event *e,
          add_f(p, &w);
       }
    }
-   class_add(&h->fn, var, e, i, c, le_before, ok);
-   class_add(&h->root, var, e, i, c, le_before, ok);
+   class_add(p, tid, &h->fn, var, e, i, c, le_before, ok);
+   class_add(p, tid, &h->root, var, e, i, c, le_before, ok);
 }
 
 /* ---- the decision ---------------------------------------------------------- */
+/* f witnesses by variable, then in groups of one (thread, location, kind),
+ * each in trace order: combine() skips a whole group once its
+ * representative exists. */
 static int cmp_f(const void *a, const void *b) {
    const fwit *x = a, *y = b;
    if (x->var != y->var) return x->var < y->var ? -1 : 1;
+   if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+   if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
+   if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
    return x->tidx < y->tidx ? -1 : x->tidx > y->tidx;
 }
 static int cmp_e(const void *a, const void *b) {
@@ -386,7 +488,9 @@ static repkey key_of(const cbp_candidate *c, const cb_trace *t) {
                (uint8_t)c->pattern};
    return k;
 }
-typedef struct { const cbp_result *r; const cb_trace *t; } rctx;
+/* The representatives' keys, kept beside r->c (same index) so that the
+ * map compares and rehashes without going back to the trace's events. */
+typedef struct { const cbp_result *r; const cb_trace *t; repkey *keys; size_t cap; } rctx;
 static uint64_t rhash(const repkey *k) {
    return cbp_mix(k->addr ^ cbp_mix(((uint64_t)k->l1 << 32 | k->lf) ^
                   (cbp_mix((uint64_t)k->l2 << 32 | (uint64_t)k->t1 << 16 | k->t2) +
@@ -394,15 +498,23 @@ static uint64_t rhash(const repkey *k) {
 }
 static int req(const void *c, uint32_t i, const void *k) {
    const rctx *x = c;
-   repkey a = key_of(&x->r->c[i], x->t);
+   repkey a = x->keys[i];
    const repkey *b = k;
    return a.addr == b->addr && a.l1 == b->l1 && a.lf == b->lf && a.l2 == b->l2 &&
           a.t1 == b->t1 && a.t2 == b->t2 && a.pat == b->pat;
 }
 static uint64_t rhash_i(const void *c, uint32_t i) {
    const rctx *x = c;
-   repkey a = key_of(&x->r->c[i], x->t);
-   return rhash(&a);
+   return rhash(&x->keys[i]);
+}
+
+static int rep_exists(cbp_map *reps, rctx *rc, const ewit *e, const fwit *f, int pat,
+                      uint64_t addr) {
+   repkey k;
+   memset(&k, 0, sizeof k);
+   k.addr = addr; k.l1 = e->loc1; k.lf = f->loc; k.l2 = e->loc2;
+   k.t1 = e->tid; k.t2 = f->tid; k.pat = (uint8_t)pat;
+   return *cbp_map_probe(reps, rhash(&k), req, rc, &k) != 0;
 }
 
 static void combine(pass *p) {
@@ -410,7 +522,7 @@ static void combine(pass *p) {
    if (p->nfw > 1) qsort(p->fw, p->nfw, sizeof *p->fw, cmp_f);
    if (p->new_ > 1) qsort(p->ew, p->new_, sizeof *p->ew, cmp_e);
    cbp_map reps; cbp_map_init(&reps, 256);
-   rctx rc = {r, p->t};
+   rctx rc = {r, p->t, NULL, 0};
    size_t fi = 0;
    for (size_t ei = 0; ei < p->new_;) {
       uint32_t var = p->ew[ei].var;
@@ -423,9 +535,18 @@ static void combine(pass *p) {
          const ewit *e = &p->ew[a];
          for (size_t b = fi; b < f_end; b++) {
             const fwit *f = &p->fw[b];
-            if (f->tid == e->tid) continue;
             int pat = pattern_of(e->k1, f->kind, e->k2);
-            if (pat < 0) continue;
+            int group_start = b == fi || f->tid != f[-1].tid || f->loc != f[-1].loc ||
+                              f->kind != f[-1].kind;
+            if (group_start && (f->tid == e->tid || pat < 0 ||
+                                rep_exists(&reps, &rc, e, f, pat, p->x->var_addr[var]))) {
+               /* The whole group: same thread, or no conflict, or its
+                * representative is already kept. */
+               while (b + 1 < f_end && f[1].tid == f->tid && f[1].loc == f->loc &&
+                      f[1].kind == f->kind) { b++; f++; }
+               continue;
+            }
+            if (f->tid == e->tid || pat < 0) continue;
             if (!cbp_locks_compatible(p->L, e->ls, f->ls)) continue;
             /* Vector clocks: f may not need T past e, e may not need f. */
             if (cbp_vc_get(p->v, f->seg, e->tid) > e->ce + 1 ||
@@ -448,7 +569,9 @@ static void combine(pass *p) {
             uint32_t *s = cbp_map_probe(&reps, rhash(&k), req, &rc, &k);
             if (*s) continue;
             r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
+            rc.keys = cbp_grow(rc.keys, &rc.cap, r->n, sizeof *rc.keys);
             r->c[r->n] = c;
+            rc.keys[r->n] = k;
             *s = (uint32_t)++r->n;
             cbp_map_added(&reps, rhash_i, &rc);
          }
@@ -456,6 +579,7 @@ static void combine(pass *p) {
       ei = e_end;
    }
    cbp_map_free(&reps);
+   free(rc.keys);
    if (r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
    cbp_reduce_symmetric(r, p->t);
 }
@@ -535,11 +659,13 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
    for (uint32_t i = 0; i <= n; i++) {
       cbp_map_init(&p.th[i].fn.cmap, 16);
       cbp_map_init(&p.th[i].root.cmap, 16);
+      p.th[i].root.adjacent = 1;
       p.th[i].le = (cbp_point){0, NONE};
       p.th[i].prev_tidx = NONE;
    }
    cbp_map_init(&p.fmap, 1024);
    cbp_map_init(&p.emap, 1024);
+   cbp_map_init(&p.rmap, 1024);
    uint32_t serial = 0;
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
@@ -566,11 +692,14 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
    for (uint32_t i = 0; i <= n; i++) {
       cbp_held_free(&p.th[i].held);
       txnbuf *b[2] = {&p.th[i].fn, &p.th[i].root};
-      for (int k = 0; k < 2; k++) { free(b[k]->log); free(b[k]->cls); cbp_map_free(&b[k]->cmap); }
+      for (int k = 0; k < 2; k++) {
+         free(b[k]->log); free(b[k]->cls); free(b[k]->last); cbp_map_free(&b[k]->cmap);
+      }
    }
    free(p.th);
    cbp_map_free(&p.fmap); free(p.fw);
    cbp_map_free(&p.emap); free(p.ew);
+   cbp_map_free(&p.rmap); free(p.rk); free(p.rn);
    free(p.tmp);
 }
 

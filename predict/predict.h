@@ -261,6 +261,7 @@ typedef struct {
    uint64_t orders;          /* ORD candidates among c */
    uint64_t transactions;
    uint64_t root_splits;     /* long root blocks closed and reopened */
+   uint64_t root_capped;     /* root-block witnesses past ROOT_WITNESSES */
    uint64_t symmetric;       /* candidates of symmetric threads not kept */
    enum cbp_blocks blocks;
    uint32_t nlocks, nstates;
