@@ -200,6 +200,9 @@ int cb_schedule_write(const char *path, const struct Cbtools__Schedule *s,
 /* Caller frees with cbtools__schedule__free_unpacked(s, NULL). */
 int cb_schedule_read(const char *path, struct Cbtools__Schedule **s,
                      cb_error *err);
+/* The same from a buffer (tests, fuzzing). */
+int cb_schedule_read_mem(const void *data, size_t len,
+                         struct Cbtools__Schedule **s, cb_error *err);
 /* Tail variants (trace.proto): variant 0 is s->tail, named s->tail_name;
  * variant k >= 1 is s->variants[k-1].  Every schedule has at least one. */
 struct Cbtools__TailStep;

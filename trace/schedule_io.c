@@ -48,40 +48,38 @@ int cb_schedule_write(const char *path, const Cbtools__Schedule *s,
    return r;
 }
 
+int cb_schedule_read_mem(const void *data, size_t len, Cbtools__Schedule **s,
+                         cb_error *err)
+{
+   *s = NULL;
+   cb_frame_reader r;
+   const uint8_t *pl;
+   size_t plen;
+   cb_error why;
+   if (cb_frame_begin(&r, data, len, cb_sched_magic, "cbtools schedule",
+                      err) < 0)
+      return -1;
+   int k = cb_frame_next(&r, &pl, &plen, &why);
+   if (k <= 0)
+      return cb_fail(err, "damaged schedule: %s",
+                     k == 0 ? "nothing after the magic" : why.msg);
+   if (r.pos != r.len)
+      return cb_fail(err, "damaged schedule: data after the schedule");
+   *s = cbtools__schedule__unpack(NULL, plen, pl);
+   if (!*s)
+      return cb_fail(err, "damaged schedule: cannot decode it");
+   return 0;
+}
+
 int cb_schedule_read(const char *path, Cbtools__Schedule **s, cb_error *err)
 {
    *s = NULL;
    cb_blob b;
    if (cb_blob_load(path, &b, err) < 0)
       return -1;
-   cb_frame_reader r;
-   const uint8_t *pl;
-   size_t plen;
-   cb_error why;
-   int k;
-   if (cb_frame_begin(&r, b.data, b.len, cb_sched_magic, "cbtools schedule",
-                      err) < 0)
-      goto fail;
-   k = cb_frame_next(&r, &pl, &plen, &why);
-   if (k <= 0) {
-      cb_fail(err, "damaged schedule: %s",
-              k == 0 ? "nothing after the magic" : why.msg);
-      goto fail;
-   }
-   if (r.pos != r.len) {
-      cb_fail(err, "damaged schedule: data after the schedule");
-      goto fail;
-   }
-   *s = cbtools__schedule__unpack(NULL, plen, pl);
-   if (!*s) {
-      cb_fail(err, "damaged schedule: cannot decode it");
-      goto fail;
-   }
+   int r = cb_schedule_read_mem(b.data, b.len, s, err);
    cb_blob_free(&b);
-   return 0;
-fail:
-   cb_blob_free(&b);
-   return -1;
+   return r;
 }
 
 size_t cb_schedule_nvariants(const Cbtools__Schedule *s)
