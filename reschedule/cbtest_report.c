@@ -1,7 +1,7 @@
 /* cbtest_report.c: report.json (everything cbtest learned: tests, schedules,
  * verdicts, bugs) and report.sarif (SARIF 2.1.0: one result per confirmed
  * bug, for code-scanning tools).  Both are written to a temporary name and
- * renamed, so a reader never sees half a report.
+ * renamed, so a reader never sees half a report (write_file).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -11,20 +11,30 @@
 #include <unistd.h>
 
 #include "cbtest.h"
+#include "cbtrace.h"
 
 static const char *const patterns[] = {"RWR", "RWW", "WRW", "WWR", "WWW"};
 enum { NPATTERNS = 5 };
 
 typedef void (*writer_fn)(cbt_json *j, const cbt_suite *s);
 
+/* The temporary file has a name nobody can guess (cb_temp_beside), so
+ * that a link planted in a shared output folder is never written through,
+ * and two cbtest runs in one folder never write into each other's. */
 static int write_file(const char *path, writer_fn fn, const cbt_suite *s,
                       char *why, size_t whylen)
 {
    char tmp[PATH_MAX + 16];
-   snprintf(tmp, sizeof tmp, "%s.tmp", path);
-   FILE *f = fopen(tmp, "w");
+   cb_error err;
+   int fd = cb_temp_beside(path, tmp, sizeof tmp, &err);
+   FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
    if (!f) {
-      snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(errno));
+      snprintf(why, whylen, "cannot write %s: %s", path,
+               fd < 0 ? err.msg : strerror(errno));
+      if (fd >= 0) {
+         close(fd);
+         unlink(tmp);
+      }
       return -1;
    }
    cbt_json j;
@@ -41,9 +51,8 @@ static int write_file(const char *path, writer_fn fn, const cbt_suite *s,
       unlink(tmp);
       return -1;
    }
-   if (rename(tmp, path) != 0) {
-      snprintf(why, whylen, "cannot write %s: %s", path, strerror(errno));
-      unlink(tmp);
+   if (cb_rename_into_place(tmp, path, &err) != 0) {
+      snprintf(why, whylen, "cannot write %s: %s", path, err.msg);
       return -1;
    }
    return 0;
