@@ -5,6 +5,7 @@
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,6 +113,23 @@ static int check_variant(const cbr_options *o, const cbr_schedule *cs,
                   nv - 1);
 }
 
+/* After an interruption: the schedules whose runs finished, moved to the
+ * front (the others are freed); returns how many. */
+static size_t keep_finished(cbr_schedule *cs, cbr_result *results,
+                            const int *finished, size_t n)
+{
+   size_t k = 0;
+   for (size_t i = 0; i < n; i++) {
+      if (!finished[i]) {
+         cbr_free_schedule(&cs[i]);
+         continue;
+      }
+      cs[k] = cs[i];
+      results[k++] = results[i];
+   }
+   return k;
+}
+
 /* Every schedule is checked before any runs: a foreign or corrupt one
  * means the command was given the wrong input (exit 2). */
 static int load_schedules(const cbr_options *o, uint64_t digest,
@@ -186,9 +204,17 @@ int main(int argc, char **argv)
    if ((rc = load_schedules(&o, digest, paths, n, cs)) != 0)
       return rc;
 
+   int stopped_by = 0;
    if (o.all) {
-      if (n > 0 && cbr_run_all(&o, cs, n, results) != 0)
+      int *finished = calloc(n ? n : 1, sizeof *finished);
+      if (!finished)
+         return fail("", &(cb_error){"out of memory"});
+      if (n > 0 && (stopped_by = cbr_run_all(&o, cs, n, results,
+                                             finished)) < 0)
          return fail("", &(cb_error){"cannot start the forced runs"});
+      if (stopped_by > 0)
+         n = keep_finished(cs, results, finished, n);
+      free(finished);
    } else {
       cbr_io io = {.capture_stdout = o.json || o.check != NULL};
       cbr_run_schedule(&o, &io, &cs[0], &results[0]);
@@ -206,6 +232,14 @@ int main(int argc, char **argv)
       fprintf(stderr, "cbreplay: %s: error: %s\n", cs[0].name,
               results[0].error);
    rc = exit_code_of(&o, results, n);
+   if (stopped_by > 0) {
+      fflush(stdout);
+      fprintf(stderr, "cbreplay: interrupted by SIG%s: the table shows the "
+                      "%zu schedule%s forced before it\n",
+              sigabbrev_np(stopped_by), n, n == 1 ? "" : "s");
+      signal(stopped_by, SIG_DFL); /* die of it: the shell sees 128+N */
+      raise(stopped_by);
+   }
 
    for (size_t i = 0; i < n; i++) {
       cbr_free_schedule(&cs[i]);

@@ -51,9 +51,26 @@ void cbr_keeper_gone(void)
    g_vgpid = 0;
 }
 
+/* The temporary files of the run in progress (run_one.c), removed when a
+ * signal ends cbreplay or its worker: unlink and rmdir are safe in a
+ * handler. */
+static const char *volatile g_files[3];
+
+void cbr_remove_on_signal(const char *plan, const char *out, const char *dir)
+{
+   g_files[0] = plan;
+   g_files[1] = out;
+   g_files[2] = dir;
+}
+
 static void on_fatal_signal(int sig)
 {
    cbr_kill_run();
+   for (int i = 0; i < 2; i++)
+      if (g_files[i])
+         unlink(g_files[i]);
+   if (g_files[2])
+      rmdir(g_files[2]);
    signal(sig, SIG_DFL);
    raise(sig);
 }

@@ -297,13 +297,15 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    r->stderr_shown = w.pass_stderr;
 
    double start = cbr_now();
+   /* From before its temporary folder exists to after it is gone, a
+    * signal that ends cbreplay kills the run and removes the folder. */
+   cbr_catch_signals();
+   cbr_remove_on_signal(f.plan, f.outp, f.dir);
    if (open_files(o, io, cs, variant, &f, r) != 0)
       goto out;
-   cbr_catch_signals();
    pid_t kid = cbr_start_keeper(o, f.plan, f.statusp[1], f.in_fd, f.out_fd,
                                 f.errp[1], f.events_fd);
    if (kid < 0) {
-      cbr_restore_signals();
       snprintf(r->error, sizeof r->error, "fork: %s", strerror(errno));
       goto out;
    }
@@ -326,7 +328,6 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    f.statusp[0] = fds[0];
    f.errp[0] = fds[1];
    cbr_keeper_gone();
-   cbr_restore_signals();
    r->seconds = cbr_now() - start;
    finish_tail(&w, r->stderr_tail, sizeof r->stderr_tail);
 
@@ -352,6 +353,8 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
 
 out:
    close_files(&f);
+   cbr_remove_on_signal(NULL, NULL, NULL);
+   cbr_restore_signals();
    if (r->seconds == 0)
       r->seconds = cbr_now() - start;
    return r->verdict == CBR_ERROR ? -1 : 0;

@@ -112,7 +112,7 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
       nt++;
    while (prog_argv[np])
       np++;
-   const char **argv = calloc(nt + np + 9, sizeof *argv);
+   const char **argv = calloc(nt + np + 10, sizeof *argv);
    if (!argv) {
       cb_fail(err, "out of memory");
       return -1;
@@ -124,6 +124,10 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
    argv[a++] = "--fair-sched=yes";
    /* Locations name the innermost inlined function (vgtool/cb_output.c). */
    argv[a++] = "--read-inline-info=yes";
+   /* No gdbserver: nobody attaches gdb to these runs, and a Valgrind killed
+    * (a hung forced run, an interrupted cbreplay) would leave its three
+    * vgdb-pipe-* files in $TMPDIR. */
+   argv[a++] = "--vgdb=no";
    if (l->replay)
       argv[a++] = "--px-default=allregs-at-mem-access";
    size_t log_slot = 0;

@@ -9,7 +9,8 @@
  * environment overrides the folder.
  *
  * Valgrind is started as
- *   valgrind --tool=cbtools -q --fair-sched=yes [tool_args...] -- PROG ARGS
+ *   valgrind --tool=cbtools -q --fair-sched=yes --read-inline-info=yes
+ *            --vgdb=no [tool_args...] -- PROG ARGS
  * and, in replay mode, also --px-default=allregs-at-mem-access.
  * Tool options (vgtool/): --cb-mode=record|replay, --cb-out-fd=N (raw
  * records, cb_wire.h), --cb-plan=FILE and --cb-status-fd=N (replay),
