@@ -59,6 +59,10 @@ typedef struct {
    double timeout_s;       /* --timeout S */
    unsigned stall_ms;      /* --stall-ms MS */
    int verbose;            /* --verbose: echo the tool's status lines */
+   const char *stdin_path; /* --stdin FILE, "/dev/null" by default; "-":
+                              cbreplay's own (one schedule only) */
+   const char *instrument; /* --cb-instrument of the runs: how the trace
+                              was recorded (set from the schedules) */
    char **prog_argv;       /* PROG ARGS..., NULL-terminated */
    int prog_argc;
 } cbr_options;
@@ -161,12 +165,11 @@ typedef struct {
    int stderr_shown;  /* it also went to cbreplay's stderr as it came */
 } cbr_result;
 
-/* How one run sends its program's output. */
+/* How one run sends its program's output (its input: o->stdin_path). */
 typedef struct {
    int capture_stdout; /* to a file (needed by --check; --all and --json keep
                           stdout for the report) */
    int capture_stderr; /* to a file, its tail kept in the result (--all) */
-   int null_stdin;     /* parallel runs must not share the terminal's input */
 } cbr_io;
 
 /* One forced run of tail variant `variant` of cs on o->prog_argv (argv[0]

@@ -61,7 +61,7 @@ static void worker_main(const cbr_options *o, const cbr_schedule *cs,
 {
    close(g_wake[0]);
    close(g_wake[1]);
-   cbr_io io = {.capture_stdout = 1, .capture_stderr = 1, .null_stdin = 1};
+   cbr_io io = {.capture_stdout = 1, .capture_stderr = 1};
    cbr_result r;
    cbr_run_schedule(o, &io, cs, &r);
    const char *b = (const char *)&r;

@@ -235,8 +235,14 @@ static int open_files(const cbr_options *o, const cbr_io *io,
                strerror(errno));
       return -1;
    }
-   if (io->null_stdin)
-      f->in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+   /* Every run reads the same input from its start (--stdin FILE), or
+    * cbreplay's own ("-", one schedule only). */
+   if (strcmp(o->stdin_path, "-") != 0 &&
+       (f->in_fd = open(o->stdin_path, O_RDONLY | O_CLOEXEC)) < 0) {
+      snprintf(r->error, sizeof r->error, "cannot read --stdin %s: %s",
+               o->stdin_path, strerror(errno));
+      return -1;
+   }
    if (o->events_out && (f->events_fd = open_out(o->events_out)) < 0) {
       snprintf(r->error, sizeof r->error, "cannot create --events-out %s: %s",
                o->events_out, strerror(errno));

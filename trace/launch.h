@@ -46,6 +46,14 @@ typedef struct {
 pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[],
                     cb_error *err);
 
+/* --instrument=WHAT (default, main, all) in the words a trace's header
+ * keeps (Header.instrumented, "WHAT: what it means"); NULL for an unknown
+ * WHAT.  And back: the WHAT of a header's words into buf, "" when they do
+ * not start with one (a trace written by hand or generated); a WHAT this
+ * cbtools does not know is copied too (cb_instrument_words says so). */
+const char *cb_instrument_words(const char *what);
+const char *cb_instrument_option(const char *words, char *buf, size_t len);
+
 /* Turns a wait status into the shell's convention: the exit code, or
  * 128 + signal for a program killed by a signal. */
 int cb_wait_status_code(int wstatus);

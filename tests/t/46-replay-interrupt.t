@@ -65,7 +65,9 @@ for sig in INT TERM HUP; do
     like "$out" "^$k forced runs?: 0 failed, 0 hung, " "SIG$sig: a summary of what finished"
     like "$err" "interrupted by SIG$sig" "SIG$sig: stderr says it was interrupted"
     is "$(ls -A "$TMP/tmp")" "" "SIG$sig: no temporary file left (no cbreplay.*, no vgdb-pipe-*)"
-    sleep 0.5
+    # Killed processes may take a moment to be reaped on a busy machine.
+    i=0
+    while pgrep -f "$TMP/slow" >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
     left=$(pgrep -f "$TMP/slow" | tr '\n' ' ')
     is "$left" "" "SIG$sig: no forced program left running"
     [ -n "$left" ] && kill -KILL $left
