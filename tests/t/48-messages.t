@@ -60,6 +60,6 @@ unlike "$out" 'happened in this run: unknown' "it does not say it is unknown whe
 "$TOP/build/tools/cb-gen-trace" -n 20000 -t 4 -v 50 -k 10 -o "$TMP/g.pb" >/dev/null
 cbpredict --z3 --z3-timeout 1000 --max 4 -o "$TMP/gs" "$TMP/g.pb" >"$TMP/z3.out" 2>"$TMP/z3.err"
 is "$?" 0 "cbpredict --z3 on a generated trace: exit 0"
-like "$(cat "$TMP/z3.err")" '^cbpredict: z3: [0-9]+ candidates asked \(of at most 3\): ' \
+like "$(cat "$TMP/z3.err")" '^cbpredict: z3: [0-9]+ candidates asked \(of at most 4\): ' \
     "a run of more than 2 s prints progress lines on stderr"
 done_testing
