@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what cbtools needs on a fresh Debian 12 machine, and only what is
 # missing: valgrind (the tool links its static libraries), protobuf-c (library
-# and compiler), the Z3 library, a C compiler, and perl's prove.
+# and compiler), the Z3 library, a C compiler, perl's prove, and clang with
+# libFuzzer for the fuzz harnesses.
 set -eu
 
 missing=""
@@ -16,6 +17,11 @@ need libprotobuf-c-dev test -f /usr/include/protobuf-c/protobuf-c.h
 need protobuf-c-compiler command -v protoc-c
 need libz3-dev      test -f /usr/include/z3.h
 need perl           command -v prove
+# The fuzz harnesses (tests/fuzz/): clang, and libFuzzer's runtime, which
+# Debian 12 ships apart from clang (libclang-rt-14-dev, pulled in by the
+# libclang-rt-dev metapackage; clang only recommends it).
+need clang          command -v clang
+need libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
 
 [ -z "$missing" ] && exit 0
 
