@@ -12,9 +12,12 @@ for name in trace schedule wire tests_file; do
         continue
     fi
     corpus="$TOP/tests/fuzz/corpus/$name" regress="$TOP/tests/fuzz/regress/$name"
-    n=$(find "$corpus" "$regress" -type f ! -name .keep | wc -l)
-    "$bin" -runs=0 -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
-        "$corpus" "$regress" >"$TMP/$name.replay" 2>&1
+    # Given as files, not folders, so that libFuzzer runs each once and
+    # writes nothing into the source tree.
+    find "$corpus" "$regress" -type f ! -name .keep >"$TMP/$name.inputs"
+    n=$(wc -l <"$TMP/$name.inputs")
+    xargs "$bin" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 \
+        <"$TMP/$name.inputs" >"$TMP/$name.replay" 2>&1
     rc=$?
     is "$rc" 0 "fuzz_$name: its $n seed and regression inputs run clean"
     [ "$rc" = 0 ] || tail -20 "$TMP/$name.replay" | sed 's/^/# /'
