@@ -1,6 +1,7 @@
 # cbtools: a predictive concurrency-bug finder for C/pthreads programs.
 # `make` builds every command into bin/ (runnable in place); `make check` runs
-# the TAP tests with prove; `make bench` measures; `make example` runs the
+# the TAP tests with prove; `make fuzz` fuzzes the readers (tests/fuzz/);
+# `make bench` measures; `make example` runs the
 # whole pipeline on the bundled example.  Each folder adds its own rules in
 # its module.mk; this file holds what they share.
 
@@ -18,7 +19,7 @@ HOST_LDLIBS := -lprotobuf-c -lpthread
 SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \
                -fno-sanitize-recover=all
 
-.PHONY: all deps check bench example install clean
+.PHONY: all deps check bench example install clean fuzz
 all: deps
 
 # Installs missing packages on a fresh machine (apt-get), once.
@@ -34,6 +35,7 @@ include vgtool/module.mk
 include predict/module.mk
 include predict/z3.mk
 include reschedule/module.mk
+include tests/fuzz/module.mk
 include tests/module.mk
 
 $(BUILD)/host/%.o: %.c | deps $(PROTO_GEN_H)

@@ -124,6 +124,48 @@ static void remove_stale(const char *dir) {
    closedir(d);
 }
 
+/* What an option that takes a value wants, for "-o needs a folder". */
+static const char *value_wanted(int opt) {
+   switch (opt) {
+   case 'o': return "a folder";
+   case 'm': return "a number of schedules";
+   case 'b': return "a mode (functions, markup or auto)";
+   case 'P': return "a list of atomicity, deadlock, order";
+   case 'T': return "milliseconds";
+   case 'W': return "a number of events";
+   default: return "a value";
+   }
+}
+
+/* --z3 progress on stderr (z3_predict.c calls it after each query): from
+ * 2 s on, on a terminal one line kept in place, else a line every 10 s, so
+ * that a long run is never silent and a log of one stopped from outside
+ * says how far it got. */
+static double z3_started, z3_shown;
+static int z3_line;      /* a line in place is on the terminal */
+static size_t z3_limit;  /* --max: at most this many are asked */
+
+static void z3_progress(const cbp_z3_summary *s) {
+   double t = now(), since = t - z3_started;
+   int tty = isatty(2);
+   if (since < 2 || t - z3_shown < (tty ? 0.5 : 10)) return;
+   z3_shown = t;
+   uint64_t most = s->candidates < z3_limit ? s->candidates : z3_limit;
+   fprintf(stderr, "%scbpredict: z3: %llu candidates asked (of at most %llu): "
+                   "%llu sat, %llu dropped, %llu undecided; %.0f s%s",
+           tty ? "\r\033[K" : "", (unsigned long long)s->asked,
+           (unsigned long long)most, (unsigned long long)s->sat,
+           (unsigned long long)s->dropped, (unsigned long long)s->undecided,
+           since, tty ? "" : "\n");
+   z3_line = tty;
+   fflush(stderr);
+}
+
+static void z3_progress_end(void) {
+   if (z3_line) fputs("\r\033[K", stderr);
+   z3_line = 0;
+}
+
 /* "atomicity,order" -> the families to skip (the complement). */
 static int parse_patterns(const char *arg, unsigned *skip) {
    static const struct { const char *name; unsigned fam; } fams[] = {
@@ -163,7 +205,7 @@ int main(int argc, char **argv) {
    z3s.window = 1000;
    size_t limit = (size_t)-1;
    opterr = 0;
-   while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+   while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
       switch (ch) {
       case 'o': dir = optarg; break;
       case 'j': json = 1; break;
@@ -199,6 +241,12 @@ int main(int argc, char **argv) {
          else if (!strcmp(optarg, "auto")) o.blocks = CBP_BLOCKS_AUTO;
          else return bad_usage("--blocks wants functions, markup or auto");
          break;
+      case ':': {
+         char m[160];
+         snprintf(m, sizeof m, "%s needs %s", argv[optind - 1],
+                  value_wanted(optopt));
+         return bad_usage(m);
+      }
       default: {
          char m[128];
          snprintf(m, sizeof m, "unknown option %s", argv[optind - 1]);
@@ -235,7 +283,12 @@ int main(int argc, char **argv) {
    /* Schedules are built only for the candidates that will be written;
     * with --z3 each is first asked of Z3 (z3_predict.c). */
    size_t built;
-   if (z3 && cbp_z3_build_schedules(&t, &a, limit, &z3s, &built)) {
+   z3s.on_query = z3_progress;
+   z3_started = now();
+   z3_limit = limit;
+   int z3_failed = z3 && cbp_z3_build_schedules(&t, &a, limit, &z3s, &built);
+   z3_progress_end();
+   if (z3_failed) {
       fprintf(stderr, "cbpredict: cannot start Z3: out of memory\n");
       cbp_analysis_free(&a);
       cb_trace_free(&t);
@@ -287,9 +340,10 @@ int main(int argc, char **argv) {
                "cbpredict: only one thread ran, so no other thread can break a "
                "block's atomicity: nothing to predict");
       info.note = note;
-   } else if (!a.x.nshared) {
+   } else if (!a.x.nshared && a.r.n == 0) {
       snprintf(note, sizeof note,
-               "cbpredict: no variable was touched by two threads: nothing to predict");
+               "cbpredict: no variable was touched by two threads and no locks were "
+               "taken in opposite orders: nothing to predict");
       info.note = note;
    }
    if (json) cbp_report_json(stdout, &t, &a.x, &a.r, &info);

@@ -350,7 +350,7 @@ const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
 
 /* ---- --z3 (z3_predict.c, linked only into cbpredict) ----------------------
  * What the Z3 check did, for the table and --json. */
-typedef struct {
+typedef struct cbp_z3_summary {
    unsigned timeout_ms;
    size_t window;            /* max events of one query's window */
    uint64_t candidates;      /* found by the lockset pass (r.n) */
@@ -360,6 +360,8 @@ typedef struct {
    uint64_t model_rejected;  /* SAT models replay could not follow: the
                                 synthesised schedule was kept instead */
    double solver_ms;         /* total, encoding and solving */
+   /* Called after each query (a progress line), when not NULL. */
+   void (*on_query)(const struct cbp_z3_summary *s);
 } cbp_z3_summary;
 /* cbp_build_schedules with the Z3 check as its keep hook, then the model's
  * order as the schedule of each SAT candidate replay can follow.  s->

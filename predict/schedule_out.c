@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launch.h"
 #include "predict.h"
 #include "trace.pb-c.h"
 
@@ -215,6 +216,16 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.e1 = &pe[0]; s.f = &pe[1]; s.e2 = &pe[2];
    s.has_cut_index = 1; s.cut_index = c->e;
    s.z3 = (char *)(c->z3 ? c->z3 : "");
+   /* How the run was recorded travels with the schedule: replay forces it
+    * with the same instrumentation (else every count differs) and judges
+    * the program's exit against the recorded run's own. */
+   char instr[64];
+   s.instrument = (char *)cb_instrument_option(t->header.instrumented, instr,
+                                               sizeof instr);
+   if (t->footer.present && !t->footer.exit_signal) {
+      s.has_recorded_exit = 1;
+      s.recorded_exit = t->footer.exit_status;
+   }
    int rc = cb_schedule_write(path, &s, err);
    free(par); free(idx);
    free(ex.pe); free(ex.loc); free(ex.var);

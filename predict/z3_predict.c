@@ -104,19 +104,26 @@ static int keep(void *ctx, const cb_trace *t, cbp_analysis *a, cbp_candidate *c)
    cb_z3_query q = {c->e1, c->f, c->e2, window_begin(c), 0};
    cb_z3_result res;
    k->s->asked++;
-   switch (cb_z3_check(k->z, t, &q, &res)) {
+   cb_z3_verdict verdict = cb_z3_check(k->z, t, &q, &res);
+   if (verdict == CB_Z3_UNSAT) k->s->dropped++;
+   else if (verdict == CB_Z3_UNKNOWN) k->s->undecided++;
+   else k->s->sat++;
+   if (k->s->on_query) {
+      cb_z3_stats st;
+      cb_z3_get_stats(k->z, &st);
+      k->s->solver_ms = st.solver_ms;
+      k->s->on_query(k->s);
+   }
+   switch (verdict) {
    case CB_Z3_UNSAT:
-      k->s->dropped++;
       c->why = "z3: no execution consistent with the trace runs e1, f, e2 in that order";
       return 0;
    case CB_Z3_UNKNOWN:
-      k->s->undecided++;
       c->z3 = "unknown";
       return 1;
    case CB_Z3_SAT:
       break;
    }
-   k->s->sat++;
    c->z3 = "sat";
    uint32_t n = a->x.nthreads;
    size_t i = (size_t)(c - a->r.c);

@@ -5,6 +5,7 @@
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +56,7 @@ static int exit_code_of(const cbr_options *o, const cbr_result *r, size_t n)
 typedef struct {
    uint64_t id;
    int recorded_exit;
+   char instrument[32]; /* --instrument it was recorded with, "" unknown */
 } trace_facts;
 
 static int read_trace_facts(const char *path, trace_facts *tf, cb_error *err)
@@ -65,6 +67,8 @@ static int read_trace_facts(const char *path, trace_facts *tf, cb_error *err)
    tf->id = t.header.trace_id;
    tf->recorded_exit = t.footer.present && !t.footer.exit_signal
                           ? t.footer.exit_status : -1;
+   cb_instrument_option(t.header.instrumented, tf->instrument,
+                        sizeof tf->instrument);
    cb_trace_free(&t);
    return 0;
 }
@@ -112,13 +116,60 @@ static int check_variant(const cbr_options *o, const cbr_schedule *cs,
                   nv - 1);
 }
 
+/* After an interruption: the schedules whose runs finished, moved to the
+ * front (the others are freed); returns how many. */
+static size_t keep_finished(cbr_schedule *cs, cbr_result *results,
+                            const int *finished, size_t n)
+{
+   size_t k = 0;
+   for (size_t i = 0; i < n; i++) {
+      if (!finished[i]) {
+         cbr_free_schedule(&cs[i]);
+         continue;
+      }
+      cs[k] = cs[i];
+      results[k++] = results[i];
+   }
+   return k;
+}
+
+/* The instrumentation the runs of cs need: the schedule's own (cbpredict
+ * copies it from the trace), else its trace's, else the default.  Every
+ * schedule of one command must agree: the runs share one setting. */
+static int pick_instrument(cbr_options *o, const cbr_schedule *cs,
+                           const trace_facts *tf, cb_error *err)
+{
+   static char first[32], first_of[64];
+   const Cbtools__Schedule *s = cs->s;
+   const char *w = s->instrument && *s->instrument ? s->instrument
+                                                   : tf->instrument;
+   if (!*w)
+      w = "default";
+   if (!cb_instrument_words(w))
+      return cb_fail(err, "schedule %s comes from a run recorded with "
+                          "--instrument=%s, which this cbreplay does not "
+                          "know: force it with the cbtools that recorded it",
+                     cs->name, w);
+   if (!o->instrument) {
+      snprintf(first, sizeof first, "%s", w);
+      snprintf(first_of, sizeof first_of, "%s", cs->name);
+      o->instrument = first;
+   } else if (strcmp(o->instrument, w) != 0) {
+      return cb_fail(err, "schedules %s and %s come from runs recorded with "
+                          "--instrument=%s and --instrument=%s: force them "
+                          "with separate commands", first_of, cs->name,
+                     first, w);
+   }
+   return 0;
+}
+
 /* Every schedule is checked before any runs: a foreign or corrupt one
  * means the command was given the wrong input (exit 2). */
-static int load_schedules(const cbr_options *o, uint64_t digest,
+static int load_schedules(cbr_options *o, uint64_t digest,
                           char *const *paths, size_t n, cbr_schedule *cs)
 {
    cb_error err;
-   trace_facts given = {0, -1};
+   trace_facts given = {0, -1, ""};
    if (o->trace && read_trace_facts(o->trace, &given, &err) != 0) {
       fprintf(stderr, "cbreplay: cannot read trace %s: %s\n", o->trace,
               err.msg);
@@ -131,11 +182,53 @@ static int load_schedules(const cbr_options *o, uint64_t digest,
          known = sibling_trace(paths[i], &tf);
       if (cbr_load_schedule(paths[i], digest, known, tf.id, &cs[i], &err) != 0)
          return fail("", &err);
-      cs[i].recorded_exit = known ? tf.recorded_exit : -1;
-      if (check_variant(o, &cs[i], &err) != 0)
+      /* The schedule's own record of the run's exit status; older
+       * schedules have only their trace's. */
+      const Cbtools__Schedule *s = cs[i].s;
+      cs[i].recorded_exit = s->has_recorded_exit ? s->recorded_exit
+                            : known           ? tf.recorded_exit
+                                              : -1;
+      if (check_variant(o, &cs[i], &err) != 0 ||
+          pick_instrument(o, &cs[i], &tf, &err) != 0)
          return fail("", &err);
    }
    return 0;
+}
+
+/* Forces every schedule (one, or --all in parallel).  Returns 0, -1 when
+ * the runs could not start, or the signal that interrupted --all: then
+ * *n is how many finished, moved to the front. */
+static int force(const cbr_options *o, cbr_schedule *cs, cbr_result *results,
+                 size_t *n)
+{
+   if (!o->all) {
+      cbr_io io = {.capture_stdout = o->json || o->check != NULL};
+      cbr_run_schedule(o, &io, &cs[0], &results[0]);
+      return 0;
+   }
+   if (*n == 0)
+      return 0;
+   int *finished = calloc(*n, sizeof *finished);
+   if (!finished)
+      return -1;
+   int stopped_by = cbr_run_all(o, cs, *n, results, finished);
+   if (stopped_by > 0)
+      *n = keep_finished(cs, results, finished, *n);
+   free(finished);
+   return stopped_by;
+}
+
+/* After the report of what finished: says so and dies of the signal that
+ * interrupted it, so that the shell sees 128+N. */
+static void die_of(int sig, size_t n)
+{
+   fflush(stdout);
+   fprintf(stderr, "cbreplay: interrupted by SIG%s: the table shows the %zu "
+                   "schedule%s forced before it\n", sigabbrev_np(sig), n,
+           n == 1 ? "" : "s");
+   signal(sig, SIG_DFL);
+   raise(sig);
+   _exit(128 + sig);
 }
 
 int main(int argc, char **argv)
@@ -186,13 +279,9 @@ int main(int argc, char **argv)
    if ((rc = load_schedules(&o, digest, paths, n, cs)) != 0)
       return rc;
 
-   if (o.all) {
-      if (n > 0 && cbr_run_all(&o, cs, n, results) != 0)
-         return fail("", &(cb_error){"cannot start the forced runs"});
-   } else {
-      cbr_io io = {.capture_stdout = o.json || o.check != NULL};
-      cbr_run_schedule(&o, &io, &cs[0], &results[0]);
-   }
+   int stopped_by = force(&o, cs, results, &n);
+   if (stopped_by < 0)
+      return fail("", &(cb_error){"cannot start the forced runs"});
 
    cbr_report rep = {&o, program, cs, results, n};
    fflush(stdout);
@@ -206,6 +295,8 @@ int main(int argc, char **argv)
       fprintf(stderr, "cbreplay: %s: error: %s\n", cs[0].name,
               results[0].error);
    rc = exit_code_of(&o, results, n);
+   if (stopped_by > 0)
+      die_of(stopped_by, n);
 
    for (size_t i = 0; i < n; i++) {
       cbr_free_schedule(&cs[i]);

@@ -1,7 +1,7 @@
 /* cbtest_report.c: report.json (everything cbtest learned: tests, schedules,
  * verdicts, bugs) and report.sarif (SARIF 2.1.0: one result per confirmed
  * bug, for code-scanning tools).  Both are written to a temporary name and
- * renamed, so a reader never sees half a report.
+ * renamed, so a reader never sees half a report (write_file).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cbtest.h"
+#include "cbtrace.h"
 
 static const char *const patterns[] = {"RWR", "RWW", "WRW", "WWR", "WWW",
                                        "ORD", "DLK"};

@@ -51,9 +51,26 @@ void cbr_keeper_gone(void)
    g_vgpid = 0;
 }
 
+/* The temporary files of the run in progress (run_one.c), removed when a
+ * signal ends cbreplay or its worker: unlink and rmdir are safe in a
+ * handler. */
+static const char *volatile g_files[3];
+
+void cbr_remove_on_signal(const char *plan, const char *out, const char *dir)
+{
+   g_files[0] = plan;
+   g_files[1] = out;
+   g_files[2] = dir;
+}
+
 static void on_fatal_signal(int sig)
 {
    cbr_kill_run();
+   for (int i = 0; i < 2; i++)
+      if (g_files[i])
+         unlink(g_files[i]);
+   if (g_files[2])
+      rmdir(g_files[2]);
    signal(sig, SIG_DFL);
    raise(sig);
 }
@@ -101,11 +118,14 @@ static void keeper(const cbr_options *o, const char *plan_path, int statusw,
    if (events_fd >= 0)
       keep_open(events_fd);
 
-   char plan_arg[PATH_MAX + 64], status_arg[32], out_arg[32];
+   char plan_arg[PATH_MAX + 64], status_arg[32], out_arg[32], instr[64];
    snprintf(plan_arg, sizeof plan_arg, "--cb-plan=%s", plan_path);
    snprintf(status_arg, sizeof status_arg, "--cb-status-fd=%d", statusw);
    snprintf(out_arg, sizeof out_arg, "--cb-out-fd=%d", events_fd);
-   const char *args[] = {"--cb-mode=replay", plan_arg, status_arg,
+   /* Instrumented as the recorded run was, or every count differs. */
+   snprintf(instr, sizeof instr, "--cb-instrument=%s",
+            o->instrument ? o->instrument : "default");
+   const char *args[] = {"--cb-mode=replay", plan_arg, status_arg, instr,
                          events_fd >= 0 ? out_arg : NULL, NULL};
    cb_launch l;
    memset(&l, 0, sizeof l);

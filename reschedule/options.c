@@ -7,13 +7,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "replay.h"
 
 static const char usage_text[] =
 "usage: cbreplay --schedule ID|PATH [options] -- PROG [ARGS...]\n"
-"       cbreplay [--schedules DIR] --all [-j N] [options] -- PROG [ARGS...]\n"
+"       cbreplay --all [DIR] [-j N] [options] -- PROG [ARGS...]\n"
 "\n"
 "Forces a schedule predicted by cbpredict on PROG, run under the cbtools\n"
 "Valgrind tool, and lets the program's own test judge the run.\n"
@@ -24,7 +25,9 @@ static const char usage_text[] =
 "                      --schedules DIR if given, else TRACE.schedules/ when\n"
 "                      --trace TRACE is given, else ./trace.pb.schedules/\n"
 "                      (where `cbtrace record` + `cbpredict` put them)\n"
-"  --all               every sN.pb of the schedule folder, in parallel\n"
+"  --all [DIR]         every sN.pb of the folder DIR, or of the schedule\n"
+"                      folder found as above, in parallel; a line on stderr\n"
+"                      for each as it ends\n"
 "  --variant N         force only tail variant N of the schedule (one\n"
 "                      schedule only).  Without it: variant 0, then, while\n"
 "                      a run passes or is infeasible, the next variant; the\n"
@@ -44,12 +47,20 @@ static const char usage_text[] =
 "                      program's stdout on its stdin; non-zero exit = failed\n"
 "  --stall-ms MS       the tool declares the schedule infeasible when it\n"
 "                      makes no progress for MS milliseconds (default 3000)\n"
+"  --stdin FILE        the program's standard input in every forced run\n"
+"                      (each reads FILE from its start): give it the input\n"
+"                      the recorded run read.  Default /dev/null; \"-\" is\n"
+"                      cbreplay's own input (one schedule only)\n"
 "  --events-out FILE   write the tool's raw counted-event stream (cb_wire.h)\n"
 "                      of the run to FILE (one schedule only; with tail\n"
 "                      variants, of the last variant forced)\n"
 "  --json              print the results as one JSON document\n"
 "  -v, --verbose       echo the tool's status lines on stderr\n"
 "  -h, --help          this text\n"
+"\n"
+"Each run is instrumented as the recorded run was (cbtrace record\n"
+"--instrument=..., kept in the trace and in every schedule); schedules of\n"
+"runs recorded differently are refused together.\n"
 "\n"
 "Verdict of a forced run, first rule that applies, and the exit status\n"
 "with one schedule:\n"
@@ -58,8 +69,8 @@ static const char usage_text[] =
 "                memory kill), or the run could not start; never a bug\n"
 "                of the program.  Valgrind's last stderr lines are shown\n"
 "  1 failed      the program failed: a fatal signal (abort included), an\n"
-"                exit code other than 0 and the recorded run's own (known\n"
-"                from the trace), or --check failed; whether or not the\n"
+"                exit code other than 0 and the recorded run's own (kept\n"
+"                in the schedule), or --check failed; whether or not the\n"
 "                schedule was followed to its end (the report says how\n"
 "                far: \"after following the schedule to step 7 of 9\")\n"
 "  4 hung        the program did not end within --timeout after the\n"
@@ -120,10 +131,83 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 enum {
    OPT_SCHEDULE = 256, OPT_SCHEDULES, OPT_ALL, OPT_TRACE, OPT_TIMEOUT,
-   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT, OPT_VARIANT
+   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT, OPT_VARIANT, OPT_STDIN
 };
 
 static int check_combinations(const cbr_options *o);
+
+/* One option from getopt: 0, or the usage error's exit code. */
+static int one_option(int c, char **argv, cbr_options *o)
+{
+   unsigned long u;
+   switch (c) {
+   case OPT_SCHEDULE: o->schedule = optarg; break;
+   case OPT_SCHEDULES: o->schedules = optarg; break;
+   case OPT_ALL: o->all = 1; break;
+   case 'j':
+      if (parse_uint(optarg, 1024, &u) || u == 0)
+         return usage_error("bad -j '%s': want a number of jobs, 1 to 1024",
+                            optarg);
+      o->jobs = (int)u;
+      break;
+   case OPT_TRACE: o->trace = optarg; break;
+   case OPT_TIMEOUT:
+      if (parse_double(optarg, &o->timeout_s))
+         return usage_error("bad --timeout '%s': want seconds > 0", optarg);
+      break;
+   case OPT_CHECK: o->check = optarg; break;
+   case OPT_JSON: o->json = 1; break;
+   case OPT_STALL:
+      if (parse_uint(optarg, 3600000, &u) || u == 0)
+         return usage_error("bad --stall-ms '%s': want milliseconds, 1 to "
+                            "3600000", optarg);
+      o->stall_ms = (unsigned)u;
+      break;
+   case OPT_EVENTS_OUT: o->events_out = optarg; break;
+   case OPT_STDIN: o->stdin_path = optarg; break;
+   case OPT_VARIANT:
+      if (parse_uint(optarg, 65535, &u))
+         return usage_error("bad --variant '%s': want a variant number, "
+                            "0 to 65535", optarg);
+      o->variant = (int)u;
+      break;
+   case 'v': o->verbose = 1; break;
+   case ':':
+      return usage_error("option %s needs a value", argv[optind - 1]);
+   default:
+      return usage_error("unknown option '%s'", argv[optind - 1]);
+   }
+   return 0;
+}
+
+static int is_dir(const char *path)
+{
+   struct stat st;
+   return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* getopt stopped at argv[optind], not after "--": with --all, a folder
+ * there followed (later) by "--" is the schedule folder.  1: taken. */
+static int all_folder(int argc, char **argv, cbr_options *o, int *rc)
+{
+   *rc = 0;
+   if (!o->all || optind >= argc || !strcmp(argv[optind - 1], "--") ||
+       !is_dir(argv[optind]))
+      return 0;
+   int dashes = 0;
+   for (int i = optind + 1; i < argc && !dashes; i++)
+      dashes = !strcmp(argv[i], "--");
+   if (!dashes)
+      *rc = usage_error("%s is a folder: to force its schedules, "
+                        "cbreplay --all %s -- PROG [ARGS...]", argv[optind],
+                        argv[optind]);
+   else if (o->schedules)
+      *rc = usage_error("both --schedules %s and --all %s name the schedule "
+                        "folder", o->schedules, argv[optind]);
+   else
+      o->schedules = argv[optind++];
+   return *rc == 0;
+}
 
 int cbr_parse_options(int argc, char **argv, cbr_options *o)
 {
@@ -139,61 +223,35 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
       {"stall-ms", required_argument, NULL, OPT_STALL},
       {"events-out", required_argument, NULL, OPT_EVENTS_OUT},
       {"variant", required_argument, NULL, OPT_VARIANT},
+      {"stdin", required_argument, NULL, OPT_STDIN},
       {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
-   unsigned long u;
 
    memset(o, 0, sizeof *o);
    o->timeout_s = CBR_DEFAULT_TIMEOUT_S;
    o->stall_ms = CBR_DEFAULT_STALL_MS;
    o->variant = -1;
+   o->stdin_path = "/dev/null";
    long cores = sysconf(_SC_NPROCESSORS_ONLN);
    o->jobs = cores > 0 ? (int)cores : 1;
 
    opterr = 0;
    optind = 1;
-   int c;
+   int c, rc;
    /* '+': stop at PROG, so that the program's own options stay its own. */
-   while ((c = getopt_long(argc, argv, "+:j:vh", longopts, NULL)) != -1) {
-      switch (c) {
-      case OPT_SCHEDULE: o->schedule = optarg; break;
-      case OPT_SCHEDULES: o->schedules = optarg; break;
-      case OPT_ALL: o->all = 1; break;
-      case 'j':
-         if (parse_uint(optarg, 1024, &u) || u == 0)
-            return usage_error("bad -j '%s': want a number of jobs, 1 to 1024",
-                               optarg);
-         o->jobs = (int)u;
-         break;
-      case OPT_TRACE: o->trace = optarg; break;
-      case OPT_TIMEOUT:
-         if (parse_double(optarg, &o->timeout_s))
-            return usage_error("bad --timeout '%s': want seconds > 0", optarg);
-         break;
-      case OPT_CHECK: o->check = optarg; break;
-      case OPT_JSON: o->json = 1; break;
-      case OPT_STALL:
-         if (parse_uint(optarg, 3600000, &u) || u == 0)
-            return usage_error("bad --stall-ms '%s': want milliseconds, 1 to "
-                               "3600000", optarg);
-         o->stall_ms = (unsigned)u;
-         break;
-      case OPT_EVENTS_OUT: o->events_out = optarg; break;
-      case OPT_VARIANT:
-         if (parse_uint(optarg, 65535, &u))
-            return usage_error("bad --variant '%s': want a variant number, "
-                               "0 to 65535", optarg);
-         o->variant = (int)u;
-         break;
-      case 'v': o->verbose = 1; break;
-      case 'h': fputs(usage_text, stdout); return 1;
-      case ':':
-         return usage_error("option %s needs a value", argv[optind - 1]);
-      default:
-         return usage_error("unknown option '%s'", argv[optind - 1]);
+   do {
+      while ((c = getopt_long(argc, argv, "+:j:vh", longopts, NULL)) != -1) {
+         if (c == 'h') {
+            fputs(usage_text, stdout);
+            return 1;
+         }
+         if ((rc = one_option(c, argv, o)) != 0)
+            return rc;
       }
-   }
+   } while (all_folder(argc, argv, o, &rc));
+   if (rc)
+      return rc;
    if (optind >= argc)
       return usage_error("no program given: cbreplay ... -- PROG [ARGS...]");
    o->prog_argv = argv + optind;
@@ -214,5 +272,11 @@ static int check_combinations(const cbr_options *o)
       return usage_error("--variant works with one --schedule only");
    if (o->check && !*o->check)
       return usage_error("--check needs a command");
+   if (o->all && !strcmp(o->stdin_path, "-"))
+      return usage_error("--stdin - works with one --schedule only (parallel "
+                         "runs cannot share one input): give a file");
+   if (strcmp(o->stdin_path, "-") != 0 && access(o->stdin_path, R_OK) != 0)
+      return usage_error("cannot read --stdin %s: %s", o->stdin_path,
+                         strerror(errno));
    return 0;
 }

@@ -15,6 +15,7 @@
  *   variants.c       a schedule's tail variants, forced one after another
  *   check_cmd.c      the --check CMD that judges the program's output
  *   run_all.c        many schedules in parallel
+ *   progress.c       what --all says while it runs
  *   report.c         result table, bug reports
  *   report_json.c    --json
  *
@@ -59,6 +60,10 @@ typedef struct {
    double timeout_s;       /* --timeout S */
    unsigned stall_ms;      /* --stall-ms MS */
    int verbose;            /* --verbose: echo the tool's status lines */
+   const char *stdin_path; /* --stdin FILE, "/dev/null" by default; "-":
+                              cbreplay's own (one schedule only) */
+   const char *instrument; /* --cb-instrument of the runs: how the trace
+                              was recorded (set from the schedules) */
    char **prog_argv;       /* PROG ARGS..., NULL-terminated */
    int prog_argc;
 } cbr_options;
@@ -169,12 +174,11 @@ typedef struct {
    int stderr_shown;  /* it also went to cbreplay's stderr as it came */
 } cbr_result;
 
-/* How one run sends its program's output. */
+/* How one run sends its program's output (its input: o->stdin_path). */
 typedef struct {
    int capture_stdout; /* to a file (needed by --check; --all and --json keep
                           stdout for the report) */
    int capture_stderr; /* to a file, its tail kept in the result (--all) */
-   int null_stdin;     /* parallel runs must not share the terminal's input */
 } cbr_io;
 
 /* One forced run of tail variant `variant` of cs on o->prog_argv (argv[0]
@@ -238,6 +242,9 @@ void cbr_keeper_gone(void);
 /* While a run is in progress, SIGINT/SIGTERM/SIGHUP kill it first. */
 void cbr_catch_signals(void);
 void cbr_restore_signals(void);
+/* Files the signal handler removes (unlink the first two, rmdir the
+ * third; NULL: none), the run's temporary files. */
+void cbr_remove_on_signal(const char *plan, const char *out, const char *dir);
 
 /* Runs `sh -c CMD` with stdin from the file in_path; its stdout goes to
  * out_fd.  Returns its exit code (shell convention), 124 when it ran past
@@ -245,9 +252,17 @@ void cbr_restore_signals(void);
 int cbr_run_check(const char *cmd, const char *in_path, int out_fd,
                   double timeout_s);
 
-/* Runs every schedule, at most o->jobs at a time; results[i] for cs[i]. */
+/* Runs every schedule, at most o->jobs at a time; results[i] for cs[i],
+ * valid where finished[i] is set.  Returns 0, -1 when it could not start,
+ * or the signal (SIGINT, SIGTERM, SIGHUP) that interrupted it: then the
+ * runs in progress were stopped and their temporary files removed. */
 int cbr_run_all(const cbr_options *o, const cbr_schedule *cs, size_t n,
-                cbr_result *results);
+                cbr_result *results, int *finished);
+/* Progress on stderr as results come (progress.c). */
+void cbr_progress_start(size_t n, int jobs);
+void cbr_progress_done(size_t done, size_t n, int running,
+                       const cbr_schedule *cs, const cbr_result *r);
+void cbr_progress_end(void);
 
 /* ---- Reporting ---------------------------------------------------------------- */
 

@@ -446,11 +446,15 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
               cb_event_kind_name(s->e2->kind),
               cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
               cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c));
-   fprintf(out, "  the violation happened in this run: %s\n",
-           r->status.pattern == 1 ? "yes"
-           : r->status.pattern == 0 ? "no (the failure came from elsewhere "
-                                      "in the forced schedule)"
-                                    : "unknown (the tool did not say)");
+   /* A deadlock's e2 never completes, so the tool cannot see e1, f, e2
+    * in order; the hang itself is the evidence, said above. */
+   if (!(dlk && r->status.pattern < 0))
+      fprintf(out, "  the %s happened in this run: %s\n",
+              dlk ? "deadlock" : "violation",
+              r->status.pattern == 1 ? "yes"
+              : r->status.pattern == 0 ? "no (the failure came from "
+                                         "elsewhere in the forced schedule)"
+                                       : "unknown (the tool did not say)");
    if (r->stderr_tail[0] && !r->stderr_shown)
       print_stderr_tail(out, "the program's stderr ended with", r);
    fprintf(out, "  reproduce: %s\n", cbr_reproduce_command(rep, i, cmd,

@@ -235,8 +235,14 @@ static int open_files(const cbr_options *o, const cbr_io *io,
                strerror(errno));
       return -1;
    }
-   if (io->null_stdin)
-      f->in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+   /* Every run reads the same input from its start (--stdin FILE), or
+    * cbreplay's own ("-", one schedule only). */
+   if (strcmp(o->stdin_path, "-") != 0 &&
+       (f->in_fd = open(o->stdin_path, O_RDONLY | O_CLOEXEC)) < 0) {
+      snprintf(r->error, sizeof r->error, "cannot read --stdin %s: %s",
+               o->stdin_path, strerror(errno));
+      return -1;
+   }
    if (o->events_out && (f->events_fd = open_out(o->events_out)) < 0) {
       snprintf(r->error, sizeof r->error, "cannot create --events-out %s: %s",
                o->events_out, strerror(errno));
@@ -297,13 +303,15 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    r->stderr_shown = w.pass_stderr;
 
    double start = cbr_now();
+   /* From before its temporary folder exists to after it is gone, a
+    * signal that ends cbreplay kills the run and removes the folder. */
+   cbr_catch_signals();
+   cbr_remove_on_signal(f.plan, f.outp, f.dir);
    if (open_files(o, io, cs, variant, &f, r) != 0)
       goto out;
-   cbr_catch_signals();
    pid_t kid = cbr_start_keeper(o, f.plan, f.statusp[1], f.in_fd, f.out_fd,
                                 f.errp[1], f.events_fd);
    if (kid < 0) {
-      cbr_restore_signals();
       snprintf(r->error, sizeof r->error, "fork: %s", strerror(errno));
       goto out;
    }
@@ -326,7 +334,6 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    f.statusp[0] = fds[0];
    f.errp[0] = fds[1];
    cbr_keeper_gone();
-   cbr_restore_signals();
    r->seconds = cbr_now() - start;
    finish_tail(&w, r->stderr_tail, sizeof r->stderr_tail);
 
@@ -354,6 +361,8 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
 
 out:
    close_files(&f);
+   cbr_remove_on_signal(NULL, NULL, NULL);
+   cbr_restore_signals();
    if (r->seconds == 0)
       r->seconds = cbr_now() - start;
    return r->verdict == CBR_ERROR ? -1 : 0;

@@ -3,7 +3,8 @@
 # missing: valgrind (the tool links its static libraries), protobuf-c (library
 # and compiler), the Z3 library, a C compiler, and perl's prove; for the
 # tests of cbtest: meson and ninja (a project run through `cbtest --wrap`)
-# and Python's jsonschema (report.sarif against the SARIF schema).
+# and Python's jsonschema (report.sarif against the SARIF schema); clang
+# with libFuzzer for the fuzz harnesses.
 set -eu
 
 missing=""
@@ -21,6 +22,11 @@ need perl           command -v prove
 need meson          command -v meson
 need ninja-build    command -v ninja
 need python3-jsonschema /usr/bin/python3 -c 'import jsonschema'
+# The fuzz harnesses (tests/fuzz/): clang, and libFuzzer's runtime, which
+# Debian 12 ships apart from clang (libclang-rt-14-dev, pulled in by the
+# libclang-rt-dev metapackage; clang only recommends it).
+need clang          command -v clang
+need libclang-rt-dev sh -c 'ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a'
 
 [ -z "$missing" ] && exit 0
 

@@ -238,6 +238,9 @@ int cb_schedule_write(const char *path, const struct Cbtools__Schedule *s,
 /* Caller frees with cbtools__schedule__free_unpacked(s, NULL). */
 int cb_schedule_read(const char *path, struct Cbtools__Schedule **s,
                      cb_error *err);
+/* The same from a buffer (tests, fuzzing). */
+int cb_schedule_read_mem(const void *data, size_t len,
+                         struct Cbtools__Schedule **s, cb_error *err);
 /* Tail variants (trace.proto): variant 0 is s->tail, named s->tail_name;
  * variant k >= 1 is s->variants[k-1].  Every schedule has at least one. */
 struct Cbtools__TailStep;
@@ -258,6 +261,15 @@ void cb_append_shell_quoted(char *buf, size_t len, const char *s);
  * escaped, invalid UTF-8 as U+FFFD), and the quoted form (NULL as ""). */
 void cb_json_write_escaped(FILE *out, const char *s);
 void cb_json_write_string(FILE *out, const char *s);
+
+/* Output files in folders others may write to (outfile.c): a new file
+ * beside path under an unpredictable name (path.XXXXXX, created O_EXCL, so
+ * never through a planted link), mode 0644 less the umask; its name in tmp.
+ * Returns the descriptor, or -1.  Then cb_rename_into_place(tmp, path)
+ * replaces whatever path was (a link is replaced, not followed); on
+ * failure it removes tmp. */
+int cb_temp_beside(const char *path, char *tmp, size_t len, cb_error *err);
+int cb_rename_into_place(const char *tmp, const char *path, cb_error *err);
 
 /* FNV-1a 64 of a file's bytes; 0 and an error if it cannot be read. */
 int cb_file_digest(const char *path, uint64_t *digest, cb_error *err);

@@ -44,6 +44,7 @@ typedef struct {
    int write_failed;   /* the writer failed: the rest is ignored */
    cb_error write_err;
    uint32_t max_loc;
+   uint32_t nlocdefs;  /* LOCDEF records taken */
    uint64_t events, dropped, bad_loc, after_end;
 } cb_wire_decoder;
 

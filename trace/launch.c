@@ -112,7 +112,7 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
       nt++;
    while (prog_argv[np])
       np++;
-   const char **argv = calloc(nt + np + 9, sizeof *argv);
+   const char **argv = calloc(nt + np + 10, sizeof *argv);
    if (!argv) {
       cb_fail(err, "out of memory");
       return -1;
@@ -124,6 +124,10 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
    argv[a++] = "--fair-sched=yes";
    /* Locations name the innermost inlined function (vgtool/cb_output.c). */
    argv[a++] = "--read-inline-info=yes";
+   /* No gdbserver: nobody attaches gdb to these runs, and a Valgrind killed
+    * (a hung forced run, an interrupted cbreplay) would leave its three
+    * vgdb-pipe-* files in $TMPDIR. */
+   argv[a++] = "--vgdb=no";
    if (l->replay)
       argv[a++] = "--px-default=allregs-at-mem-access";
    else
@@ -195,6 +199,35 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
       return -1;
    }
    return pid;
+}
+
+/* The words a trace's header keeps for each --instrument=WHAT; the option
+ * is the first word, so that replay can find it again. */
+static const char *const instrument_table[][2] = {
+   {"default", "default: every object except the C runtime (libc, ld.so, "
+               "libgcc, libstdc++)"},
+   {"main", "main: the main executable only"},
+   {"all", "all: every object, the C runtime included"},
+};
+enum { NINSTRUMENT = sizeof instrument_table / sizeof *instrument_table };
+
+const char *cb_instrument_words(const char *what)
+{
+   for (int i = 0; i < NINSTRUMENT; i++)
+      if (!strcmp(what, instrument_table[i][0]))
+         return instrument_table[i][1];
+   return NULL;
+}
+
+const char *cb_instrument_option(const char *words, char *buf, size_t len)
+{
+   const char *colon = words ? strchr(words, ':') : NULL;
+   size_t n = colon ? (size_t)(colon - words) : 0;
+   if (n >= len || strcspn(words, " ") < n)
+      n = 0; /* not "WORD: ...": not words of the tool's */
+   memcpy(buf, words, n);
+   buf[n] = 0;
+   return buf;
 }
 
 int cb_wait_status_code(int wstatus)

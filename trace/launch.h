@@ -9,7 +9,8 @@
  * environment overrides the folder.
  *
  * Valgrind is started as
- *   valgrind --tool=cbtools -q --fair-sched=yes [tool_args...] -- PROG ARGS
+ *   valgrind --tool=cbtools -q --fair-sched=yes --read-inline-info=yes
+ *            --vgdb=no [tool_args...] -- PROG ARGS
  * and, in replay mode, also --px-default=allregs-at-mem-access.
  * Tool options (vgtool/): --cb-mode=record|replay, --cb-out-fd=N (raw
  * records, cb_wire.h), --cb-plan=FILE and --cb-status-fd=N (replay),
@@ -44,6 +45,14 @@ typedef struct {
  * resolved).  Returns the child's pid, or -1 with *err set. */
 pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[],
                     cb_error *err);
+
+/* --instrument=WHAT (default, main, all) in the words a trace's header
+ * keeps (Header.instrumented, "WHAT: what it means"); NULL for an unknown
+ * WHAT.  And back: the WHAT of a header's words into buf, "" when they do
+ * not start with one (a trace written by hand or generated); a WHAT this
+ * cbtools does not know is copied too (cb_instrument_words says so). */
+const char *cb_instrument_words(const char *what);
+const char *cb_instrument_option(const char *words, char *buf, size_t len);
 
 /* Turns a wait status into the shell's convention: the exit code, or
  * 128 + signal for a program killed by a signal. */

@@ -27,6 +27,11 @@ typedef struct {
    uint32_t *gen;
    size_t cap;
    uint32_t cur;
+   /* Location records taken so far.  Ids are dense (the tool and every
+    * writer number them 1, 2, 3, ...), so an id above the number of records
+    * the file has held is damage, and must not size the location array: a
+    * 121-byte file naming id 2^26-1 would otherwise cost 2.6 GB. */
+   size_t ndefs;
 } loc_state;
 
 static int loc_state_fit(loc_state *s, size_t nlocs, cb_error *err)
@@ -552,6 +557,10 @@ static int take_chunk(cb_trace *t, const Cbtools__Chunk *c,
       const Cbtools__Location *l = c->locations[i];
       if (!l->has_id || l->id == 0 || l->id > (1u << 26))
          return cb_fail(why, "bad location id");
+      if (l->id > ls->ndefs + c->n_locations)
+         return cb_fail(why, "location id %u, but the trace defines only "
+                             "%zu locations", l->id,
+                        ls->ndefs + c->n_locations);
       if (l->id >= nlocs)
          nlocs = (size_t)l->id + 1;
    }
@@ -568,6 +577,7 @@ static int take_chunk(cb_trace *t, const Cbtools__Chunk *c,
       if (cb_trace_set_location(t, l->id, &o, why) < 0)
          return -1;
    }
+   ls->ndefs += c->n_locations;
    for (size_t i = 0; i < c->n_symbols; i++) {
       const Cbtools__Symbol *s = c->symbols[i];
       cb_symbol o = {s->address, s->size, s->name};
@@ -633,6 +643,7 @@ int cb_trace_read_mem(const void *data, size_t len, cb_trace *t, cb_error *err)
    if (!c || !c->header) {
       if (c)
          cbtools__chunk__free_unpacked(c, NULL);
+      scratch_free(&s); /* split_chunk has already used it */
       return cb_fail(err, "damaged header: %s",
                      c ? "first chunk has no header" : "cannot decode it");
    }

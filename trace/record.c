@@ -51,18 +51,6 @@ static const char encode_help[] =
     "broken (the trace holds what came before); 2 bad usage, unreadable\n"
     "input or unwritable output.\n";
 
-static const char *instrument_words(const char *what)
-{
-   if (!strcmp(what, "default"))
-      return "default: every object except the C runtime (libc, ld.so, "
-             "libgcc, libstdc++)";
-   if (!strcmp(what, "main"))
-      return "main: the main executable only";
-   if (!strcmp(what, "all"))
-      return "all: every object, the C runtime included";
-   return NULL;
-}
-
 static uint64_t random_id(void)
 {
    uint64_t id = 0;
@@ -193,7 +181,7 @@ int cmd_record(int argc, char **argv)
       cbt_error("record", "no program given (try cbtrace record --help)");
       return CBTRACE_EXIT_USAGE;
    }
-   const char *words = instrument_words(instrument);
+   const char *words = cb_instrument_words(instrument);
    if (!words) {
       cbt_error("record", "--instrument=%s: expected default, main or all",
                 instrument);

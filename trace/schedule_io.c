@@ -5,7 +5,6 @@
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +21,14 @@ int cb_schedule_write(const char *path, const Cbtools__Schedule *s,
    if (!buf)
       return cb_fail(err, "out of memory");
    protobuf_c_message_pack(&s->base, buf);
-   /* Write beside the target and rename, so a reader (a parallel replay)
-    * never sees half a schedule. */
+   /* Written beside the target and renamed, so that a reader (a parallel
+    * replay) never sees half a schedule; under an unpredictable name, so
+    * that a link planted in a shared folder is never written through. */
    char tmp[4096];
-   if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
-       sizeof tmp) {
-      free(buf);
-      return cb_fail(err, "path too long");
-   }
-   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+   int fd = cb_temp_beside(path, tmp, sizeof tmp, err);
    if (fd < 0) {
       free(buf);
-      return cb_fail(err, "%s", strerror(errno));
+      return -1;
    }
    int r = cb_write_all(fd, cb_sched_magic, CB_MAGIC_LEN, err);
    if (r == 0)
@@ -41,11 +36,34 @@ int cb_schedule_write(const char *path, const Cbtools__Schedule *s,
    free(buf);
    if (close(fd) < 0 && r == 0)
       r = cb_fail(err, "close: %s", strerror(errno));
-   if (r == 0 && rename(tmp, path) < 0)
-      r = cb_fail(err, "%s", strerror(errno));
-   if (r < 0)
+   if (r < 0) {
       unlink(tmp);
-   return r;
+      return -1;
+   }
+   return cb_rename_into_place(tmp, path, err);
+}
+
+int cb_schedule_read_mem(const void *data, size_t len, Cbtools__Schedule **s,
+                         cb_error *err)
+{
+   *s = NULL;
+   cb_frame_reader r;
+   const uint8_t *pl;
+   size_t plen;
+   cb_error why;
+   if (cb_frame_begin(&r, data, len, cb_sched_magic, "cbtools schedule",
+                      err) < 0)
+      return -1;
+   int k = cb_frame_next(&r, &pl, &plen, &why);
+   if (k <= 0)
+      return cb_fail(err, "damaged schedule: %s",
+                     k == 0 ? "nothing after the magic" : why.msg);
+   if (r.pos != r.len)
+      return cb_fail(err, "damaged schedule: data after the schedule");
+   *s = cbtools__schedule__unpack(NULL, plen, pl);
+   if (!*s)
+      return cb_fail(err, "damaged schedule: cannot decode it");
+   return 0;
 }
 
 int cb_schedule_read(const char *path, Cbtools__Schedule **s, cb_error *err)
@@ -54,34 +72,9 @@ int cb_schedule_read(const char *path, Cbtools__Schedule **s, cb_error *err)
    cb_blob b;
    if (cb_blob_load(path, &b, err) < 0)
       return -1;
-   cb_frame_reader r;
-   const uint8_t *pl;
-   size_t plen;
-   cb_error why;
-   int k;
-   if (cb_frame_begin(&r, b.data, b.len, cb_sched_magic, "cbtools schedule",
-                      err) < 0)
-      goto fail;
-   k = cb_frame_next(&r, &pl, &plen, &why);
-   if (k <= 0) {
-      cb_fail(err, "damaged schedule: %s",
-              k == 0 ? "nothing after the magic" : why.msg);
-      goto fail;
-   }
-   if (r.pos != r.len) {
-      cb_fail(err, "damaged schedule: data after the schedule");
-      goto fail;
-   }
-   *s = cbtools__schedule__unpack(NULL, plen, pl);
-   if (!*s) {
-      cb_fail(err, "damaged schedule: cannot decode it");
-      goto fail;
-   }
+   int r = cb_schedule_read_mem(b.data, b.len, s, err);
    cb_blob_free(&b);
-   return 0;
-fail:
-   cb_blob_free(&b);
-   return -1;
+   return r;
 }
 
 size_t cb_schedule_nvariants(const Cbtools__Schedule *s)

@@ -53,7 +53,10 @@ int cb_frame_begin(cb_frame_reader *r, const void *data, size_t len,
 int cb_frame_next(cb_frame_reader *r, const uint8_t **payload, size_t *plen,
                   cb_error *why);
 
-/* A whole file in memory (mapped when possible). */
+/* A whole file in memory (blob.c): mapped when it is a regular file; from
+ * a pipe or device only its magic and whole good frames, at most
+ * CB_STREAM_MAX bytes. */
+#define CB_STREAM_MAX ((size_t)256 << 20)
 typedef struct {
    const uint8_t *data;
    size_t len;

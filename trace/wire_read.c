@@ -105,6 +105,14 @@ static void one_record(cb_wire_decoder *d, const unsigned char *r,
          broken(d, "location id %u out of range", l.id);
          return;
       }
+      /* The tool numbers locations 1, 2, 3, ...: an id past the number
+       * of LOCDEFs is damage, and must not size the writer's tables. */
+      if (l.id > d->nlocdefs + 1) {
+         broken(d, "location id %u after only %u locations", l.id,
+                d->nlocdefs);
+         return;
+      }
+      d->nlocdefs++;
       if (cb_writer_location(d->w, l.id, &loc, &err) < 0) {
          d->write_failed = 1;
          d->write_err = err;
@@ -225,11 +233,12 @@ void cb_wire_feed(cb_wire_decoder *d, const void *data, size_t n)
             size_t nc = d->cap ? d->cap * 2 : 1024;
             while (nc < d->len + take)
                nc *= 2;
-            d->buf = realloc(d->buf, nc);
-            if (!d->buf) {
+            unsigned char *nb = realloc(d->buf, nc);
+            if (!nb) {
                broken(d, "out of memory");
                return;
             }
+            d->buf = nb;
             d->cap = nc;
          }
          memcpy(d->buf + d->len, p, take);
@@ -247,11 +256,12 @@ void cb_wire_feed(cb_wire_decoder *d, const void *data, size_t n)
    size_t done = consume(d, p, n);
    if (done < n) {
       if (n - done > d->cap) {
-         d->buf = realloc(d->buf, n - done + 1024);
-         if (!d->buf) {
+         unsigned char *nb = realloc(d->buf, n - done + 1024);
+         if (!nb) {
             broken(d, "out of memory");
             return;
          }
+         d->buf = nb;
          d->cap = n - done + 1024;
       }
       memcpy(d->buf, p + done, n - done);

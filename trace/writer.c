@@ -323,11 +323,15 @@ cb_writer *cb_writer_open(const char *path, const cb_header *h, cb_error *err)
    }
    memset(w->kind_index, 0xff, sizeof w->kind_index);
    start_chunk(w);
-   w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-   if (w->fd < 0) {
-      cb_fail(err, "%s", strerror(errno));
+   /* Created under an unpredictable name and renamed at once: the trace
+    * is at its name while it grows (a crash keeps what was written), and
+    * a link planted at that name is replaced, never written through. */
+   char tmp[4096];
+   w->fd = cb_temp_beside(path, tmp, sizeof tmp, err);
+   if (w->fd < 0)
       goto fail;
-   }
+   if (cb_rename_into_place(tmp, path, err) < 0)
+      goto fail;
    if (cb_write_all(w->fd, cb_trace_magic, CB_MAGIC_LEN, err) < 0)
       goto fail;
    Cbtools__Header ph = CBTOOLS__HEADER__INIT;

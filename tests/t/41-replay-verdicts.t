@@ -197,7 +197,8 @@ FAKE_LOG=$TMP/log FAKE_PLAN_COPY=$TMP/plan cbreplay --stall-ms 750 \
    --events-out "$TMP/events" --schedule "$TMP/m1.pb" -- "$P" x y >/dev/null
 args=$(cat "$TMP/log")
 like "$args" "^--tool=cbtools .*--fair-sched=yes .*--px-default=allregs-at-mem-access" "Valgrind gets the replay options"
-like "$args" "--cb-mode=replay --cb-plan=[^ ]+ --cb-status-fd=[0-9]+ --cb-out-fd=[0-9]+ -- $P x y$" "the tool gets mode, plan, status and event fds"
+like "$args" "--cb-mode=replay --cb-plan=[^ ]+ --cb-status-fd=[0-9]+ --cb-instrument=default --cb-out-fd=[0-9]+ -- $P x y$" "the tool gets mode, plan, status, instrumentation and event fds"
+like "$args" "--vgdb=no" "Valgrind runs without gdbserver (no vgdb-pipe files)"
 words=$(od -An -t u8 -v "$TMP/plan" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
 # ... stall, no thread paths (0), three expected events: e1, f, e2 as
 # (tid, index, kind, code address, data address).

@@ -859,6 +859,47 @@ static void test_reader_checks(void)
                   "refuses each kind of bad one%s", failed);
 }
 
+/* Hostile sizes: a location id far past the locations the file defines
+ * is refused before it sizes anything; a first chunk without a header is
+ * refused without a leak (the ASan build's leak check says so at exit). */
+static void test_hostile_sizes(void)
+{
+   uint8_t file[4096];
+   size_t len = 8;
+   memcpy(file, "CBTRACE\x01", 8);
+   Cbtools__Chunk c = CBTOOLS__CHUNK__INIT, l = CBTOOLS__CHUNK__INIT;
+   Cbtools__Header h = CBTOOLS__HEADER__INIT;
+   Cbtools__Location loc = CBTOOLS__LOCATION__INIT;
+   Cbtools__Location *locs[1] = {&loc};
+   h.has_format_version = 1;
+   h.format_version = 1;
+   c.header = &h;
+   append_frame(file, &len, &c);
+   loc.has_id = 1;
+   loc.id = (1u << 26) - 1;
+   l.locations = locs;
+   l.n_locations = 1;
+   append_frame(file, &len, &l);
+   cb_trace t;
+   cb_error err;
+   int r = cb_trace_read_mem(file, len, &t, &err);
+   ok(r == 0 && t.truncated && t.nlocs <= 1 &&
+          strstr(t.truncation, "defines only 1") != NULL,
+      "a location id of 2^26-1 in a %zu-byte trace is damage, not a size "
+      "(%.80s)", len, r ? err.msg : t.truncation);
+   if (r == 0)
+      cb_trace_free(&t);
+
+   Cbtools__Chunk f = CBTOOLS__CHUNK__INIT;
+   Cbtools__Footer foot = CBTOOLS__FOOTER__INIT;
+   f.footer = &foot;
+   len = 8;
+   append_frame(file, &len, &f);
+   r = cb_trace_read_mem(file, len, &t, &err);
+   ok(r < 0 && strstr(err.msg, "first chunk has no header"),
+      "a first chunk without a header is refused (%s)", r ? err.msg : "read");
+}
+
 /* CRC-32: the known check value, and the carry-less-multiply path (long
  * pieces) agrees with the portable tables at every length, offset and
  * starting value, whole or in pieces. */
@@ -1063,6 +1104,7 @@ int main(int argc, char **argv)
    test_hand_encoding();
    test_wire_events();
    test_reader_checks();
+   test_hostile_sizes();
    printf("1..%d\n", n_test);
    return n_failed ? 1 : 0;
 }
