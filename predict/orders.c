@@ -75,12 +75,46 @@ static int keq(const void *c, uint32_t i, const void *k) {
 }
 static uint64_t khash_i(const void *c, uint32_t i) { return khash(&((const opass *)c)->keys[i]); }
 
+/* Whether the site pair k already has its candidate (one per code sites). */
+static int seen(opass *p, const sitekey *k) {
+   return *cbp_map_probe(&p->seen, khash(k), keq, p, k) != 0;
+}
+
+/* Records the site pair k and adds the candidate: T1 (a's thread) cut at
+ * its last empty-lockset point before a, T2 through f, then T1 through a.
+ * f_uncounted: f is no counted event (a free), reached by running T2 up
+ * to f's count. */
+static void add_ord(opass *p, const sitekey *k, const access_rec *a, const access_rec *f,
+                    uint32_t var, uint64_t addr, int f_uncounted) {
+   uint32_t *s = cbp_map_probe(&p->seen, khash(k), keq, p, k);
+   p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
+   p->keys[p->nkeys] = *k;
+   *s = (uint32_t)++p->nkeys;
+   cbp_map_added(&p->seen, khash_i, p);
+   cbp_candidate c;
+   memset(&c, 0, sizeof c);
+   c.pattern = CBP_ORD;
+   c.var = var; c.addr = addr;
+   c.t1 = a->tid; c.t2 = f->tid;
+   c.e1 = c.e2 = a->tidx; c.ce1 = c.ce2 = a->cidx;
+   c.e = a->le.tidx == NONE ? a->tidx : a->le.tidx;
+   c.ce = a->le.count - 1; /* wraps for a cut at 0: ce + 1 is the cut */
+   c.f = f->tidx; c.cf = f->cidx;
+   c.ls_e = 0; c.ls_f = f->ls;
+   c.seg_e = cbp_vc_seg_at(p->v, a->tid, a->cidx);
+   c.seg_f = cbp_vc_seg_at(p->v, f->tid, f->cidx);
+   c.x1 = a->le; c.x2 = f->le;
+   c.f_uncounted = (uint8_t)f_uncounted;
+   p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
+   p->found[p->nfound++] = c;
+   p->r->cutpoints++;
+}
+
 /* The decision for a (earlier, other thread) and b (this access). */
 static void conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
                      const cb_event *e, const othr *h, uint32_t var) {
    sitekey k = {a->loc, e->loc, a->kind, e->kind};
-   uint32_t *s = cbp_map_probe(&p->seen, khash(&k), keq, p, &k);
-   if (*s) return;
+   if (seen(p, &k)) return;
    /* b may not need T1 past the cut (b's clock), nor be half of an
     * instruction (T2 stops just before it). */
    if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx), a->tid) > a->le.count) {
@@ -91,26 +125,8 @@ static void conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
       p->r->dropped_insn++;
       return;
    }
-   p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
-   p->keys[p->nkeys] = k;
-   *s = (uint32_t)++p->nkeys;
-   cbp_map_added(&p->seen, khash_i, p);
-   cbp_candidate c;
-   memset(&c, 0, sizeof c);
-   c.pattern = CBP_ORD;
-   c.var = var; c.addr = p->x->var_addr[var];
-   c.t1 = a->tid; c.t2 = tid;
-   c.e1 = c.e2 = a->tidx; c.ce1 = c.ce2 = a->cidx;
-   c.e = a->le.tidx == NONE ? a->tidx : a->le.tidx;
-   c.ce = a->le.count - 1; /* wraps for a cut at 0: ce + 1 is the cut */
-   c.f = i; c.cf = h->cidx;
-   c.ls_e = 0; c.ls_f = h->ls;
-   c.seg_e = cbp_vc_seg_at(p->v, a->tid, a->cidx);
-   c.seg_f = cbp_vc_seg_at(p->v, tid, h->cidx);
-   c.x1 = a->le; c.x2 = h->le;
-   p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
-   p->found[p->nfound++] = c;
-   p->r->cutpoints++;
+   access_rec b = {tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   add_ord(p, &k, a, &b, var, p->x->var_addr[var], 0);
 }
 
 /* ---- Lost wake-ups ------------------------------------------------------
@@ -149,29 +165,12 @@ static void cond_event(opass *p, uint32_t tid, size_t i, const cb_event *e, othr
    const access_rec *s = &r->sig, *u = &h->unlock;
    if (!s->used || !u->used || s->tid == tid || s->tidx < u->tidx) return;
    sitekey k = {u->loc, s->loc, CB_EV_UNLOCK, CB_EV_COND_SIGNAL};
-   uint32_t *slot = cbp_map_probe(&p->seen, khash(&k), keq, p, &k);
-   if (*slot) return;
-   if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, s->tid, s->cidx), tid) > u->le.count) { p->r->dropped_vc++; return; }
-   p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
-   p->keys[p->nkeys] = k;
-   *slot = (uint32_t)++p->nkeys;
-   cbp_map_added(&p->seen, khash_i, p);
-   cbp_candidate c;
-   memset(&c, 0, sizeof c);
-   c.pattern = CBP_ORD;
-   c.addr = e->addr;
-   c.t1 = tid; c.t2 = s->tid;
-   c.e1 = c.e2 = u->tidx; c.ce1 = c.ce2 = u->cidx;
-   c.e = u->le.tidx == NONE ? u->tidx : u->le.tidx;
-   c.ce = u->le.count - 1;
-   c.f = s->tidx; c.cf = s->cidx;
-   c.ls_e = 0; c.ls_f = s->ls;
-   c.seg_e = cbp_vc_seg_at(p->v, tid, u->cidx);
-   c.seg_f = cbp_vc_seg_at(p->v, s->tid, s->cidx);
-   c.x1 = u->le; c.x2 = s->le;
-   p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
-   p->found[p->nfound++] = c;
-   p->r->cutpoints++;
+   if (seen(p, &k)) return;
+   if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, s->tid, s->cidx), tid) > u->le.count) {
+      p->r->dropped_vc++;
+      return;
+   }
+   add_ord(p, &k, u, s, 0, e->addr, 0);
 }
 
 /* ---- Use after free ---------------------------------------------------
@@ -186,35 +185,14 @@ static void free_event(opass *p, uint32_t tid, size_t i, const othr *h) {
    const access_rec *a = &p->blast[blk];
    if (!a->used || a->tid == tid) return;
    sitekey k = {a->loc, p->t->events[i].loc, a->kind, CB_EV_FREE};
-   uint32_t *s = cbp_map_probe(&p->seen, khash(&k), keq, p, &k);
-   if (*s) return;
+   if (seen(p, &k)) return;
    if (h->cidx >= p->x->counted[tid]) { p->r->dropped_insn++; return; }
    /* The free's clock is that of T2's last counted event before it (the
     * next one may be the join that waits for T1). */
    if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx ? h->cidx - 1 : 0), a->tid) >
        a->le.count) { p->r->dropped_vc++; return; }
-   p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
-   p->keys[p->nkeys] = k;
-   *s = (uint32_t)++p->nkeys;
-   cbp_map_added(&p->seen, khash_i, p);
-   cbp_candidate c;
-   memset(&c, 0, sizeof c);
-   c.pattern = CBP_ORD;
-   c.var = p->x->var_of[a->tidx];
-   c.addr = p->t->events[a->tidx].addr;
-   c.t1 = a->tid; c.t2 = tid;
-   c.e1 = c.e2 = a->tidx; c.ce1 = c.ce2 = a->cidx;
-   c.e = a->le.tidx == NONE ? a->tidx : a->le.tidx;
-   c.ce = a->le.count - 1;
-   c.f = i; c.cf = h->cidx;
-   c.ls_e = 0; c.ls_f = h->ls;
-   c.seg_e = cbp_vc_seg_at(p->v, a->tid, a->cidx);
-   c.seg_f = cbp_vc_seg_at(p->v, tid, h->cidx);
-   c.x1 = a->le; c.x2 = h->le;
-   c.f_uncounted = 1;
-   p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
-   p->found[p->nfound++] = c;
-   p->r->cutpoints++;
+   access_rec f = {tid, p->t->events[i].loc, CB_EV_FREE, 1, i, h->cidx, h->le, h->ls};
+   add_ord(p, &k, a, &f, p->x->var_of[a->tidx], p->t->events[a->tidx].addr, 1);
 }
 
 /* b meets every recent conflicting access of another thread, then takes

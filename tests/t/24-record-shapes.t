@@ -27,9 +27,9 @@ done
 # both threads touch, and main frees it.
 d=$TMP/session.pb.dump
 if [ -s "$d" ]; then
-   like "$(grep ' T1 free heap ' "$d")" "free heap 0x[0-9a-f]+ \\(malloc at session.c:[0-9]+\\)" \
+   like "$(grep ' T1 free heap ' "$d")" "free heap block of [0-9]+ bytes from session.c:[0-9]+" \
       "session: main frees the session block"
-   like "$(grep ' T2 read heap ' "$d")" "read heap 0x[0-9a-f]+ \\(malloc at session.c:[0-9]+\\)" \
+   like "$(grep ' T2 read heap ' "$d")" "read heap block of [0-9]+ bytes from session.c:[0-9]+" \
       "session: the worker reads the session block"
 fi
 done_testing
