@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cbtest.h"
+#include "cbtrace.h"
 
 #define STATE_MAGIC "cbtest-state"
 #define STATE_VERSION 1
@@ -32,15 +33,15 @@
 int cbt_write_atomic(const char *path, void (*fn)(FILE *, const void *),
                      const void *arg, char *why, size_t whylen)
 {
+   /* The trace library's one way to write into a shared folder: an
+    * unguessable O_EXCL name beside path, then rename (outfile.c). */
    char tmp[PATH_MAX + 16];
-   if (cbt_fmt(tmp, sizeof tmp, "%s.XXXXXX", path) != 0) {
-      cbt_fmt(why, whylen, "cannot write %s: path too long", path);
-      return -1;
-   }
-   int fd = mkstemp(tmp);
+   cb_error err;
+   int fd = cb_temp_beside(path, tmp, sizeof tmp, &err);
    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
    if (!f) {
-      cbt_fmt(why, whylen, "cannot write %s: %s", path, strerror(errno));
+      cbt_fmt(why, whylen, "cannot write %s: %s", path,
+              fd < 0 ? err.msg : strerror(errno));
       if (fd >= 0) {
          close(fd);
          unlink(tmp);
@@ -48,17 +49,13 @@ int cbt_write_atomic(const char *path, void (*fn)(FILE *, const void *),
       return -1;
    }
    fn(f, arg);
-   /* mkstemp makes the file 0600; reports are for everyone who can read
-    * the folder. */
-   fchmod(fileno(f), 0644);
    if (ferror(f) | (fclose(f) != 0)) {
       cbt_fmt(why, whylen, "cannot write %s: %s", tmp, strerror(errno));
       unlink(tmp);
       return -1;
    }
-   if (rename(tmp, path) != 0) {
-      cbt_fmt(why, whylen, "cannot write %s: %s", path, strerror(errno));
-      unlink(tmp);
+   if (cb_rename_into_place(tmp, path, &err) != 0) {
+      cbt_fmt(why, whylen, "cannot write %s: %s", path, err.msg);
       return -1;
    }
    return 0;
