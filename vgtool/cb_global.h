@@ -105,7 +105,6 @@ Bool cb_path_is_c_runtime(const HChar *path);
 /* chain: 0 for a real activation; for an inlined one (cb_inline.c), its
  * inline chain, and fn is the first address seen in it. */
 typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; UInt chain; } CbFrame;
-#define CB_MAX_HELD 16
 typedef struct {
    Bool    live;
    UInt    wid;          /* creation order, main = 1 */
@@ -122,9 +121,6 @@ typedef struct {
    ULong   counted;      /* counted events so far (next counted index);
                             replay mode only: record mode's inline memory
                             events do not count, nothing reads it there */
-   Addr    held_lock[CB_MAX_HELD]; /* rwlocks held and in which mode */
-   UChar   held_mode[CB_MAX_HELD];
-   UInt    nheld;
 } CbThread;
 
 extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */

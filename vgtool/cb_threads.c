@@ -74,7 +74,6 @@ static void cb_thread_reset(CbThread *t, UInt wid)
    t->inl_entered = 0;
    t->nframes = 0;
    t->counted = 0;
-   t->nheld = 0;
 }
 
 void cb_threads_init(void)

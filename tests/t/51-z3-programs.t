@@ -25,11 +25,6 @@ rows() { awk '/^s[0-9]+ / { print $2, $3, $4, $5, $6, $7 }' "$1" | sort; }
 # z3_count TABLE WHAT: a count of the --z3 summary line ("dropped as
 # impossible", "undecided", "candidates from the lockset pass").
 z3_count() { sed -n "s/^cbpredict: z3: .*[ ,]\([0-9][0-9]*\) $2.*/\1/p" "$1"; }
-# replay_counts OUT: "FAILED HUNG PASSED INFEASIBLE" of cbreplay's summary.
-replay_counts() {
-   sed -n 's/^\([0-9]*\) forced runs*: \([0-9]*\) failed, \([0-9]*\) hung, \([0-9]*\) passed, \([0-9]*\) infeasible.*/\2 \3 \4 \5/p' "$1"
-}
-
 for name in rww rwr wrw wwr www markup rww_locked rwr_locked wrw_locked \
             wwr_locked www_locked condvar barrier nested flag; do
    src=$CB_PROGRAM_SRC/$name.c
