@@ -4,44 +4,7 @@
 # of `record` under the real tool.
 . "$(dirname "$0")/../tap.sh"
 
-# raw RECORDS...: writes raw tool records (proto/cb_wire.h) to stdout.
-#   H                      HELLO (wire version 2: 32-byte records)
-#   E                      END
-#   L id addr line obj fn file   LOCDEF
-#   S addr size name       SYMDEF
-#   V kind size tid loc addr value   an event
-#   N count                count events: 2 threads writing 2 counters
-raw() {
-    perl -e '
-        sub rec { my ($k, $s, $t, $l, $a, $v) = @_;
-                  print pack("CCvVVVQ<Q<", $k, $s, 0, $t, $l, 0, $a, $v) }
-        sub strs { my $s = join("", map { "$_\0" } @_);
-                   $s .= "\0" x ((8 - length($s) % 8) % 8); $s }
-        my @a = @ARGV;
-        while (@a) {
-            my $op = shift @a;
-            if ($op eq "H") { rec(0xF1, 0, 0, 0, 2, 0) }
-            elsif ($op eq "E") { rec(0xF2, 0, 0, 0, 0, 0) }
-            elsif ($op eq "L") {
-                my ($id, $addr, $line, @s) = splice(@a, 0, 6);
-                my $t = strs(@s);
-                print pack("CCvVQ<VVQ<", 0xF0, 0, length($t), $id, hex($addr), $line, 0, 0), $t;
-            } elsif ($op eq "S") {
-                my ($addr, $size, $name) = splice(@a, 0, 3);
-                my $t = strs($name);
-                print pack("CCvVQ<VVQ<", 0xF3, 0, length($t), 0, hex($addr), $size, 0, 0), $t;
-            } elsif ($op eq "V") {
-                my ($k, $s, $tid, $loc, $addr, $v) = splice(@a, 0, 6);
-                rec($k, $s, $tid, $loc, hex($addr), $v);
-            } elsif ($op eq "N") {
-                my $n = shift @a;
-                for my $i (0 .. $n - 1) {
-                    my $tid = 1 + int($i / 1000) % 2;
-                    rec(2, 4, $tid, 1, 0x404040 + 8 * ($i % 2), $i);
-                }
-            }
-        }' -- "$@"
-}
+. "$TOP/tests/lib/rawwire.sh"   # raw RECORDS...
 
 # run CMD...: sets $out, $err (stderr) and $rc.
 run() {

@@ -5,6 +5,7 @@
 # Every command runs under a memory limit, so that a regression shows as a
 # failed test (an "out of memory" message) instead of a swapping machine.
 . "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/lib/rawwire.sh"
 
 # frames PAYLOAD-HEX...: a file of magic CBTRACE\1 (or $MAGIC) and frames.
 frames() {
@@ -85,11 +86,7 @@ is "$rc" 2 "an endless stream of empty frames stops at the bound (exit 2)"
 like "$err" 'MiB from a pipe' "and says so"
 
 # ---- the tool's raw stream -------------------------------------------------------
-perl -e 'binmode STDOUT;
-    print pack("CCvVVVQ<Q<", 0xF1, 0, 0, 0, 0, 0, 2, 0);  # HELLO, wire version 2
-    my $t = "o\0f\0a.c\0"; $t .= "\0" x ((8 - length($t) % 8) % 8);
-    print pack("CCvVQ<VVQ<", 0xF0, 0, length($t), 67108864, 0x401000, 1, 0, 0), $t;
-    print pack("CCvVVVQ<Q<", 0xF2, 0, 0, 0, 0, 0, 0, 0);' >"$TMP/bigloc.raw"
+raw H L 67108864 401000 1 o f a.c E >"$TMP/bigloc.raw"
 run cbtrace encode -o "$TMP/bigloc-enc.pb" "$TMP/bigloc.raw"
 is "$rc" 3 "a raw LOCDEF with id 2^26 before any other: a broken stream (exit 3)"
 like "$err" 'location id 67108864 after only 0 locations' "and says why"

@@ -129,38 +129,8 @@ else
 fi
 
 # ---- the wire: VARDEF records, and streams without them ----------------------
-# raw OPS...: H hello, E end, L location, S symbol, D a VARDEF (address,
-# offset, line, local, name, file), V an event (kind size tid loc addr value).
-raw() {
-   perl -e '
-      sub rec { my ($k, $s, $t, $l, $a, $v) = @_;
-                print pack("CCvVVVQ<Q<", $k, $s, 0, $t, $l, 0, $a, $v) }
-      sub strs { my $s = join("", map { "$_\0" } @_);
-                 $s .= "\0" x ((8 - length($s) % 8) % 8); $s }
-      my @a = @ARGV;
-      while (@a) {
-         my $op = shift @a;
-         if ($op eq "H") { rec(0xF1, 0, 0, 0, 2, 0) }
-         elsif ($op eq "E") { rec(0xF2, 0, 0, 0, 0, 0) }
-         elsif ($op eq "L") {
-            my ($id, $addr, $line, @s) = splice(@a, 0, 6);
-            my $t = strs(@s);
-            print pack("CCvVQ<VVQ<", 0xF0, 0, length($t), $id, hex($addr), $line, 0, 0), $t;
-         } elsif ($op eq "S") {
-            my ($addr, $name) = splice(@a, 0, 2);
-            my $t = strs($name);
-            print pack("CCvVQ<VVQ<", 0xF3, 0, length($t), 0, hex($addr), 0, 0, 0), $t;
-         } elsif ($op eq "D") {
-            my ($addr, $off, $line, $local, @s) = splice(@a, 0, 6);
-            my $t = strs(@s);
-            print pack("CCvVQ<VVQ<", 0xF4, $local, length($t), $off, hex($addr), $line, 0, 0), $t;
-         } elsif ($op eq "V") {
-            my ($k, $s, $tid, $loc, $addr, $v) = splice(@a, 0, 6);
-            rec($k, $s, $tid, $loc, hex($addr), $v);
-         }
-      }' -- "$@"
-}
-events="L 1 401136 14 /t/bank get_balance bank.c S 404040 checking
+. "$TOP/tests/lib/rawwire.sh"   # raw RECORDS...
+events="L 1 401136 14 /t/bank get_balance bank.c S 404040 0 checking
         V 3 0 1 1 404040 0 V 1 8 1 1 404068 200 V 1 2 1 1 40406a 0 V 4 0 1 1 404040 0"
 raw H $events E >"$TMP/old.raw"
 raw H D 404068 0 29 0 checking.balance bank.c D 40406a 2 29 0 checking.balance bank.c \
