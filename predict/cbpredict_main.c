@@ -314,6 +314,7 @@ int main(int argc, char **argv) {
       return 1;
    }
    remove_stale(dir);
+   cbp_rank(&t, &a.x, &a.r); /* schedule numbers: the likeliest first */
 
    uint64_t written = 0;
    int rc = 0;

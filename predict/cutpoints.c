@@ -617,8 +617,7 @@ static void counted_event(pass *p, uint32_t tid, size_t i, const cb_event *e) {
    cbp_vclock *v = p->v;
    uint64_t c = h->cidx;
    /* The last empty-lockset cut before this event. */
-   if (h->ls == 0 && !(e->size & CB_SIZE_SAME_INSN && (e->kind == CB_EV_READ ||
-                                                        e->kind == CB_EV_WRITE)))
+   if (h->ls == 0 && !cbp_glued(e))
       h->le = (cbp_point){c, i - 1}; /* placed just before this event */
    cbp_point le_before = h->le;
    uint32_t ls0 = h->ls, seg0 = v->cur_seg[tid];

@@ -127,8 +127,7 @@ static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
       thr *h = &th[e->tid];
       uint64_t c = h->cidx++;
       /* The last empty-lockset cut before this event (as in cutpoints.c). */
-      if (h->ls == 0 && !((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
-                          (e->size & CB_SIZE_SAME_INSN)))
+      if (h->ls == 0 && !cbp_glued(e))
          h->le = (cbp_point){c, i - 1};
       if (e->kind == CB_EV_LOCK) {
          uint32_t l = cbp_lock_id(L, e->addr);

@@ -145,8 +145,7 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
          continue;
       }
       if (e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
-          (e->size & CB_SIZE_SAME_INSN) && last[tid]) {
+      if (cbp_glued(e) && last[tid]) {
          size_t p = last[tid] - 1;
          x->cut_ok[p >> 3] &= (uint8_t)~(1u << (p & 7));
       }

@@ -244,8 +244,7 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
       if (e->kind == CB_EV_FREE) free_event(&p, e->tid, i, &th[e->tid]);
       if (!CB_IS_COUNTED(e->kind)) continue;
       othr *h = &th[e->tid];
-      if (h->ls == 0 && !((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
-                          (e->size & CB_SIZE_SAME_INSN)))
+      if (h->ls == 0 && !cbp_glued(e))
          h->le = (cbp_point){h->cidx, i - 1}; /* just before this event */
       if (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE)
          access_event(&p, e->tid, i, e, h);

@@ -90,6 +90,13 @@ void cbp_escape_free(cbp_escape *x);
 static inline int cbp_cut_ok(const cbp_escape *x, size_t i) {
    return (x->cut_ok[i >> 3] >> (i & 7)) & 1;
 }
+/* A read or write that replay cannot separate from its thread's previous
+ * event: the rest of one machine instruction, unless it is the store of a
+ * plain read-modify-write that replay splits (CB_SIZE_SPLIT). */
+static inline int cbp_glued(const cb_event *e) {
+   return (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
+          (e->size & CB_SIZE_SAME_INSN) && !(e->size & CB_SIZE_SPLIT);
+}
 
 /* ---- Locksets and acquisition histories (lockset.c) ---------------------- */
 /* A lock state (lockset plus acquisition history) is interned: id 0 is the
@@ -329,6 +336,13 @@ void cbp_analysis_free(cbp_analysis *a);
 typedef struct cbp_rf cbp_rf;
 cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x);
 void cbp_rf_free(cbp_rf *rf);
+/* Thread j's counted events: their trace indices, x->counted[j] of them. */
+const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j);
+
+/* ---- Schedule order (rank.c) ----------------------------------------------
+ * Stably sorts r's candidates so that built schedules whose forced order
+ * changes no read's writer but the pattern's own come first. */
+void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r);
 int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                       uint64_t from, uint64_t to);
 

@@ -45,6 +45,10 @@ cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x) {
    return rf;
 }
 
+const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j) {
+   return rf->pos[j];
+}
+
 void cbp_rf_free(cbp_rf *rf) {
    if (!rf) return;
    for (uint32_t j = 0; j <= rf->x->nthreads; j++) free(rf->pos[j]);

@@ -37,10 +37,13 @@
 
 #define NONE UINT64_MAX
 
-const char *const cbp_main_tail_name = "T2 through f, then T1 through e2, then everyone";
+/* Tail names say "f's thread" and "e1's thread", not T1/T2: reports print
+ * them beside the real thread names. */
+const char *const cbp_main_tail_name =
+   "f's thread through f, then e1's thread through e2, then everyone";
 const char *const cbp_alt_name[CBP_NALT] = {
-   "T2 through f and on alone, then T1 through e2, then everyone",
-   "T2 through f, then T1 through e2 and on alone, then everyone"};
+   "f's thread through f and on alone, then e1's thread through e2, then everyone",
+   "f's thread through f, then e1's thread through e2 and on alone, then everyone"};
 
 static uint64_t pos_of(cbp_point p) { return p.tidx == NONE ? 0 : p.tidx + 1; }
 
@@ -562,8 +565,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       const cb_event *e = &t->events[i];
       if (e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
       uint32_t j = e->tid;
-      if (held[j].n == 0 && !((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
-                              (e->size & CB_SIZE_SAME_INSN)))
+      if (held[j].n == 0 && !cbp_glued(e))
          le[j] = cnt[j];
       if (e->kind == CB_EV_LOCK) cbp_held_acquire(&held[j], cbp_lock_id(L, e->addr));
       if (e->kind == CB_EV_UNLOCK) cbp_held_release(&held[j], cbp_lock_id(L, e->addr));

@@ -215,10 +215,12 @@ static int is_sync(unsigned kind)
    return has_var(kind) && kind != CB_EV_READ && kind != CB_EV_WRITE;
 }
 
+/* Part of one machine instruction with the thread's previous event, so
+ * that nothing runs between them (a split store is not: predict.h, cbp_glued). */
 static int same_insn(const cb_event *e)
 {
    return (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
-          (e->size & CB_SIZE_SAME_INSN);
+          (e->size & CB_SIZE_SAME_INSN) && !(e->size & CB_SIZE_SPLIT);
 }
 
 static uint64_t value_mask(unsigned bytes)

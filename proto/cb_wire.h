@@ -109,6 +109,11 @@ enum cb_call_code {
  * event (the load and store of `addl $1,x(%rip)`, a CAS).  Valgrind switches
  * threads only between instructions, so no schedule may cut there. */
 #define CB_SIZE_SAME_INSN 0x80u
+/* On the store of a plain (not locked) read-modify-write instruction, one
+ * integer load and one store of one address (`addq $1,x(%rip)`): replay can
+ * cut between its load and this store after all (vgtool/cb_split.c), so a
+ * schedule may stop the thread there. */
+#define CB_SIZE_SPLIT 0x40u
 #define CB_SIZE_BYTES(size) ((size) & 0x3fu)
 
 /* Lock modes, in the size field of LOCK and UNLOCK. */

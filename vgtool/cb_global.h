@@ -121,6 +121,11 @@ typedef struct {
    ULong   counted;      /* counted events so far (next counted index);
                             replay mode only: record mode's inline memory
                             events do not count, nothing reads it there */
+   /* Replay: a split instruction's read ran early (cb_split.c). */
+   Bool    split_held;   /* split_val is what it read at split_addr */
+   Bool    split_skip;   /* its read event is not counted again */
+   Addr    split_addr;
+   ULong   split_val;
 } CbThread;
 
 extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
@@ -191,6 +196,14 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
                     const VexArchInfo *archinfo_host,
                     IRType gWordTy, IRType hWordTy);
 
+/* ---- instrumentation helpers shared with cb_split.c ---- */
+VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info);
+
+/* ---- split read-modify-write instructions (cb_split.c) ---- */
+Bool cb_split_pair(IRTypeEnv *tyenv, const IRStmt *ld, const IRStmt *st);
+void cb_split_emit_load(IRSB *sb, const IRStmt *ld);
+VG_REGPARM(2) UWord cb_gate_split(Addr a, UWord info);
+
 /* ---- client requests (cb_sync.c) ---- */
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);
 
@@ -199,6 +212,8 @@ extern const HChar *cb_plan_path;
 extern Int cb_status_fd;
 Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
+/* Counted events t may run before the plan's next turn change (~0: any). */
+ULong cb_replay_allowance(CbThread *t);
 /* Before t->counted++: the event's kind, location and address. */
 void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr);
 void cb_replay_status(const HChar *line);   /* one status line */

@@ -39,8 +39,14 @@
 static UInt cb_insn_has_ev;
 
 /* Replay mode's memory event (record mode: cb_emit_mem_inline). */
-static VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
+VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
 {
+   if (UNLIKELY(cb_cur && cb_cur->split_skip)) {
+      /* the read of a split instruction, counted early (cb_split.c) */
+      cb_cur->split_skip = False;
+      cb_insn_has_ev = 1;
+      return;
+   }
    if (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a)) {
       /* the thread's own stack, not shared */
       if (info & CB_INFO_FIRST)
@@ -193,6 +199,7 @@ typedef struct {
    UInt   ichain;     /* the instruction's static inline chain */
    Bool   ichecked;   /* already compared with the thread's */
    UInt   known;      /* what cb_cur_chain holds here, or CB_CHAIN_INVALID */
+   Bool   split;      /* the instruction can be split (cb_split.c) */
 } CbEmit;
 
 static IRTemp cb_tmp(IRSB *sb, IRType ty, IRExpr *e)
@@ -362,14 +369,20 @@ static void cb_emit_enter(CbEmit *em, const VexGuestLayout *layout)
    addStmtToIRSB(em->sb, IRStmt_Dirty(d));
 }
 
+/* The gate: split (cb_split.c) passes the read's event word, else
+ * whether the instruction may make more than one event. */
 static void cb_emit_gate(IRSB *sb, const VexGuestLayout *layout, Addr insn,
-                         IRExpr *addr, Bool multi)
+                         IRExpr *addr, Bool multi, Bool split, UWord info)
 {
    IRTemp g = newIRTemp(sb->tyenv, Ity_I64);
-   IRDirty *d = unsafeIRDirty_1_N(
-      g, 2, "cb_gate", VG_(fnptr_to_fnentry)(cb_gate),
-      mkIRExprVec_2(addr ? addr : mkIRExpr_HWord(0),
-                    mkIRExpr_HWord(multi || !addr)));
+   IRDirty *d =
+      split ? unsafeIRDirty_1_N(
+                 g, 2, "cb_gate_split", VG_(fnptr_to_fnentry)(cb_gate_split),
+                 mkIRExprVec_2(addr, mkIRExpr_HWord(info)))
+            : unsafeIRDirty_1_N(
+                 g, 2, "cb_gate", VG_(fnptr_to_fnentry)(cb_gate),
+                 mkIRExprVec_2(addr ? addr : mkIRExpr_HWord(0),
+                               mkIRExpr_HWord(multi || !addr)));
    addStmtToIRSB(sb, IRStmt_Dirty(d));
    IRTemp deny = newIRTemp(sb->tyenv, Ity_I1);
    addStmtToIRSB(sb, IRStmt_WrTmp(deny, IRExpr_Binop(Iop_CmpNE64,
@@ -395,29 +408,36 @@ static void cb_emit_gate(IRSB *sb, const VexGuestLayout *layout, Addr insn,
  * instruction can be restarted there, with the address known), else right
  * after the IMark, conservatively. */
 enum { CB_GATE_NONE = 0, CB_GATE_BEFORE = 1, CB_GATE_BEFORE_MULTI = 2,
-       CB_GATE_AFTER_IMARK = 3 };
+       CB_GATE_AFTER_IMARK = 3, CB_GATE_SPLIT = 4 };
 
 static void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, Int offset_sp)
 {
-   Int imark = -1, first_acc = -1, nacc = 0;
-   Bool side = False, side_before_first = False;
+   Int imark = -1, first_acc = -1, second_acc = -1, nacc = 0;
+   Bool side = False, side_before_first = False, atomic = False;
    for (Int i = 0; i <= bb->stmts_used; i++) {
       IRStmt *st = i < bb->stmts_used ? bb->stmts[i] : NULL;
       if (!st || st->tag == Ist_IMark) {
          if (imark >= 0 && nacc > 0) {
-            if (!side_before_first)
-               gate[first_acc] = nacc > 1 ? CB_GATE_BEFORE_MULTI : CB_GATE_BEFORE;
-            else
+            if (side_before_first)
                gate[imark] = CB_GATE_AFTER_IMARK;
+            else if (nacc == 2 && !atomic && second_acc >= 0 &&
+                     cb_split_pair(bb->tyenv, bb->stmts[first_acc],
+                                   bb->stmts[second_acc]))
+               gate[first_acc] = CB_GATE_SPLIT;
+            else
+               gate[first_acc] = nacc > 1 ? CB_GATE_BEFORE_MULTI : CB_GATE_BEFORE;
          }
          if (!st)
             break;
          imark = i;
-         first_acc = -1;
+         first_acc = second_acc = -1;
          nacc = 0;
-         side = False;
+         side = atomic = False;
          continue;
       }
+      if (st->tag == Ist_CAS || st->tag == Ist_LLSC || st->tag == Ist_Dirty ||
+          st->tag == Ist_MBE)
+         atomic = True;
       if (st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp < (IRTemp)sc->ntmps &&
           cb_is_rsp_expr(sc, st->Ist.WrTmp.data, offset_sp))
          sc->rsp_derived[st->Ist.WrTmp.tmp] = 1;
@@ -427,6 +447,8 @@ static void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, Int offset_sp)
          if (first_acc < 0) {
             first_acc = i;
             side_before_first = side;
+         } else if (second_acc < 0) {
+            second_acc = i;
          }
          nacc += n;
       }
@@ -482,7 +504,7 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
    IRSB *sb = deepCopyIRSBExceptStmts(bb);
    CbEmit em = { sb, 0, 0, True, IRTemp_INVALID, IRTemp_INVALID,
                  IRTemp_INVALID, IRTemp_INVALID,
-                 False, 0, False, CB_CHAIN_INVALID };
+                 False, 0, False, CB_CHAIN_INVALID, False };
    Int i = 0;
    while (i < bb->stmts_used && bb->stmts[i]->tag != Ist_IMark)
       addStmtToIRSB(sb, bb->stmts[i++]);
@@ -503,6 +525,7 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
          insn_len = st->Ist.IMark.len;
          em.loc = 0;
          em.first = True;
+         em.split = False;
          nloaded = 0;
          if (cb_is_fn_entry(em.insn)) {
             cb_emit_enter(&em, layout);
@@ -510,7 +533,7 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
          }
          cb_emit_inline_entry(&em);
          if (cb_replaying && gate[i] == CB_GATE_AFTER_IMARK)
-            cb_emit_gate(sb, layout, em.insn, NULL, True);
+            cb_emit_gate(sb, layout, em.insn, NULL, True, False, 0);
          continue;
       }
       Int n;
@@ -518,17 +541,30 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       Bool instr = addr && cb_addr_needs_helper(&sc, addr);
       if (cb_inline_is_chased_call(st, em.insn, insn_len))
          cb_emit_inline_check(&em);   /* a call is an event, see below */
+      Bool split = instr && gate[i] == CB_GATE_SPLIT;
+      if (split) {
+         em.split = True;
+         if (em.loc == 0)
+            em.loc = cb_loc_for(em.insn);
+      }
       if (cb_replaying && instr &&
-          (gate[i] == CB_GATE_BEFORE || gate[i] == CB_GATE_BEFORE_MULTI))
+          (gate[i] == CB_GATE_BEFORE || gate[i] == CB_GATE_BEFORE_MULTI ||
+           split))
          cb_emit_gate(sb, layout, em.insn, addr,
-                      gate[i] == CB_GATE_BEFORE_MULTI);
+                      gate[i] == CB_GATE_BEFORE_MULTI, split,
+                      CB_INFO(cb_type_size(st->tag == Ist_WrTmp
+                                 ? st->Ist.WrTmp.data->Iex.Load.ty : Ity_I64),
+                              CB_EV_READ, True, em.loc));
       if (!instr) {
          addStmtToIRSB(sb, st);
          continue;
       }
       switch (st->tag) {
       case Ist_WrTmp: {
-         addStmtToIRSB(sb, st);
+         if (split && cb_replaying)
+            cb_split_emit_load(sb, st);
+         else
+            addStmtToIRSB(sb, st);
          IRType ty = st->Ist.WrTmp.data->Iex.Load.ty;
          cb_emit_mem(&em, addr, cb_widen(sb, IRExpr_RdTmp(st->Ist.WrTmp.tmp)),
                      cb_type_size(ty), CB_EV_READ, NULL);
@@ -549,8 +585,9 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
       case Ist_Store: {
          IRExpr *data = st->Ist.Store.data;
          cb_emit_mem(&em, addr, cb_widen(sb, data),
-                     cb_type_size(typeOfIRExpr(sb->tyenv, data)), CB_EV_WRITE,
-                     NULL);
+                     cb_type_size(typeOfIRExpr(sb->tyenv, data)) |
+                        (em.split ? CB_SIZE_SPLIT : 0),
+                     CB_EV_WRITE, NULL);
          addStmtToIRSB(sb, st);
          break;
       }

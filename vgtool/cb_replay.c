@@ -284,6 +284,20 @@ static Bool cb_allowed(CbThread *t)
    }
 }
 
+ULong cb_replay_allowance(CbThread *t)
+{
+   switch (cb_phase) {
+   case CB_PH_PREFIX:
+      return cb_allowed(t) ? cb_prefix[t->wid] - cb_done[t->wid] : 0;
+   case CB_PH_TAIL:
+      if (!cb_allowed(t))
+         return 0;
+      return cb_run_out ? ~0ULL : cb_step_left;
+   default:
+      return ~0ULL;
+   }
+}
+
 /* A denied thread gives the CPU away when nothing ran since the previous
  * denial.  A denial makes the scheduler release the big lock and take it
  * again at once; the fair (ticket) lock hands it to whichever thread is

@@ -1,0 +1,197 @@
+/* rank.c: the order schedules are numbered in, the likeliest first.
+ *
+ * cbtest forces a test's schedules in number order and stops at the first
+ * confirmed bug, so the first schedule that fails is the bug the user
+ * reads about.  A schedule can fail for the wrong reason: to put its f
+ * early it may stop a writer in the prefix while another thread's prefix
+ * still reads what that writer wrote in the recorded run.  That read then
+ * sees an older value, the thread takes another path (a lazy initialiser's
+ * second caller finds the flag clear and initialises again), and the run
+ * fails somewhere the schedule does not describe.  The schedule that forces
+ * the real cause, the flag itself, fails the same way and explains it.
+ *
+ * So each built schedule is scored by its collateral reads: reads, other
+ * than the pattern's own e1, f and e2, that the forced order (prefixes in
+ * trace order, then the tail steps) gives another writer than the recorded
+ * run did.  Candidates are stably sorted by that score: the schedules that
+ * change only what the pattern means to change come first, and among equal
+ * scores the order stays the trace order of e1.  Only the stretch of trace
+ * between the first event a prefix holds back and the last event the tail
+ * runs is replayed; a stretch longer than RANK_WINDOW (or one with a
+ * run-out step, whose length is not known) stops the replay there, and
+ * all replays together cover at most a few times the trace's length: past
+ * that budget the remaining candidates keep the trace order.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+
+#define RANK_WINDOW (1u << 16)
+#define PRE UINT64_MAX /* the last write before the window */
+
+typedef struct {
+   const cb_trace *t;
+   const cbp_escape *x;
+   const cbp_rf *rf;
+   cbp_map writer;      /* variable -> slot in w (1-based) */
+   uint64_t *w;         /* last writer per slot */
+   uint32_t *wvar;      /* the slot's variable (map keys) */
+   size_t nw, capw;
+   uint64_t *rec;       /* recorded writer per window event */
+   uint64_t *cnt;       /* per thread: counted events run */
+   uint64_t budget;     /* window events left to replay, over all */
+} ranker;
+
+static int eq_var(const void *ctx, uint32_t idx, const void *key) {
+   return ((const uint32_t *)ctx)[idx] == *(const uint32_t *)key;
+}
+
+static uint64_t hash_var(const void *ctx, uint32_t idx) {
+   return cbp_mix(((const uint32_t *)ctx)[idx]);
+}
+
+static uint64_t *writer_of(ranker *k, uint32_t v) {
+   uint32_t *s = cbp_map_probe(&k->writer, cbp_mix(v), eq_var, k->wvar, &v);
+   if (*s) return &k->w[*s - 1];
+   if (k->nw == k->capw) {
+      k->capw = k->capw ? 2 * k->capw : 64;
+      k->w = cbp_xrealloc(k->w, k->capw * sizeof *k->w);
+      k->wvar = cbp_xrealloc(k->wvar, k->capw * sizeof *k->wvar);
+   }
+   k->w[k->nw] = PRE;
+   k->wvar[k->nw] = v;
+   *s = (uint32_t)++k->nw;
+   cbp_map_added(&k->writer, hash_var, k->wvar);
+   return &k->w[k->nw - 1];
+}
+
+static void writers_reset(ranker *k) {
+   cbp_map_clear(&k->writer);
+   k->nw = 0;
+}
+
+/* A shared read or write at trace index i; returns 1 for a read whose
+ * writer differs from rec (PRE or a trace index). */
+static int step(ranker *k, size_t i, uint64_t rec) {
+   const cb_event *e = &k->t->events[i];
+   uint32_t v = k->x->var_of[i];
+   if ((e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) || !v ||
+       !k->x->var_shared[v])
+      return 0;
+   uint64_t *w = writer_of(k, v);
+   if (e->kind == CB_EV_WRITE) { *w = i; return 0; }
+   return *w != rec;
+}
+
+static int is_pattern_event(const cbp_candidate *c, uint64_t i) {
+   return i == c->e1 || i == c->e || i == c->e2 || i == c->f ||
+          (c->fwidth == 2 && i == c->f + 1);
+}
+
+/* The trace index of thread j's counted event number ci, or UINT64_MAX. */
+static uint64_t pos_of(const ranker *k, uint32_t j, uint64_t ci) {
+   if (ci >= k->x->counted[j]) return UINT64_MAX;
+   return cbp_rf_positions(k->rf, j)[ci];
+}
+
+/* Where the forced order first differs from the recorded one, and where
+ * its tail ends; 0 when the candidate is not worth replaying here. */
+static int window(const ranker *k, const cbp_candidate *c, uint64_t *w0,
+                  uint64_t *w1) {
+   uint32_t n = k->x->nthreads;
+   *w0 = UINT64_MAX; *w1 = 0;
+   for (uint32_t j = 1; j <= n; j++) {
+      uint64_t p = pos_of(k, j, c->prefix[j - 1]);
+      if (p < *w0) *w0 = p;
+   }
+   uint64_t *fin = k->cnt;
+   for (uint32_t j = 1; j <= n; j++) fin[j] = c->prefix[j - 1];
+   for (uint32_t s = 0; s < c->ntail; s++) {
+      const cbp_step *st = &c->tail[s];
+      if (st->count == CBP_RUN_OUT || st->tid == 0 || st->tid > n) break;
+      fin[st->tid] += st->count;
+      uint64_t p = fin[st->tid] ? pos_of(k, st->tid, fin[st->tid] - 1) : 0;
+      if (p != UINT64_MAX && p + 1 > *w1) *w1 = p + 1;
+   }
+   return *w0 != UINT64_MAX && *w1 > *w0 && *w1 - *w0 <= RANK_WINDOW;
+}
+
+static uint64_t score(ranker *k, const cbp_candidate *c) {
+   uint64_t w0, w1;
+   if (!c->prefix || !window(k, c, &w0, &w1) || 2 * (w1 - w0) > k->budget) return 0;
+   k->budget -= 2 * (w1 - w0);
+   uint32_t n = k->x->nthreads;
+   /* The recorded writers of the window's events. */
+   writers_reset(k);
+   for (uint64_t i = w0; i < w1; i++) {
+      const cb_event *e = &k->t->events[i];
+      k->rec[i - w0] = PRE;
+      if (e->kind == CB_EV_READ && k->x->var_of[i] && k->x->var_shared[k->x->var_of[i]])
+         k->rec[i - w0] = *writer_of(k, k->x->var_of[i]);
+      step(k, i, 0);
+   }
+   /* The forced order: the prefixes' events in the window, in trace
+    * order, then the tail steps. */
+   writers_reset(k);
+   uint64_t bad = 0;
+   for (uint32_t j = 1; j <= n; j++) k->cnt[j] = 0;
+   for (uint64_t i = w0; i < w1; i++) {
+      const cb_event *e = &k->t->events[i];
+      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
+         continue;
+      if (pos_of(k, e->tid, c->prefix[e->tid - 1]) <= i) continue; /* held back */
+      if (step(k, i, k->rec[i - w0]) && !is_pattern_event(c, i)) bad++;
+   }
+   for (uint32_t j = 1; j <= n; j++) k->cnt[j] = c->prefix[j - 1];
+   for (uint32_t s = 0; s < c->ntail; s++) {
+      const cbp_step *st = &c->tail[s];
+      if (st->count == CBP_RUN_OUT || st->tid == 0 || st->tid > n) break;
+      for (uint64_t m = 0; m < st->count; m++) {
+         uint64_t i = pos_of(k, st->tid, k->cnt[st->tid]++);
+         if (i == UINT64_MAX || i >= w1) break;
+         if (i >= w0 && step(k, i, k->rec[i - w0]) && !is_pattern_event(c, i)) bad++;
+      }
+   }
+   return bad;
+}
+
+typedef struct { uint64_t score; size_t at; } ranked;
+
+static int cmp_ranked(const void *a, const void *b) {
+   const ranked *x = a, *y = b;
+   if (x->score != y->score) return x->score < y->score ? -1 : 1;
+   return x->at < y->at ? -1 : x->at > y->at;
+}
+
+void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
+   if (r->n < 2) return;
+   ranker k;
+   memset(&k, 0, sizeof k);
+   k.t = t; k.x = x;
+   k.budget = 4 * (uint64_t)t->nevents + (1u << 22);
+   k.rf = cbp_rf_new(t, x);
+   cbp_map_init(&k.writer, 64);
+   k.rec = cbp_xcalloc(RANK_WINDOW, sizeof *k.rec);
+   k.cnt = cbp_xcalloc(x->nthreads + 1, sizeof *k.cnt);
+   ranked *o = cbp_xcalloc(r->n, sizeof *o);
+   int moved = 0;
+   for (size_t i = 0; i < r->n; i++) {
+      const cbp_candidate *c = &r->c[i];
+      o[i].at = i;
+      o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
+      moved |= o[i].score != 0;
+   }
+   if (moved) {
+      qsort(o, r->n, sizeof *o, cmp_ranked);
+      cbp_candidate *sorted = cbp_xcalloc(r->n, sizeof *sorted);
+      for (size_t i = 0; i < r->n; i++) sorted[i] = r->c[o[i].at];
+      memcpy(r->c, sorted, r->n * sizeof *sorted);
+      free(sorted);
+   }
+   free(o);
+   free(k.cnt); free(k.rec); free(k.w); free(k.wvar);
+   cbp_map_free(&k.writer);
+   cbp_rf_free((cbp_rf *)k.rf);
+}
