@@ -29,7 +29,16 @@ $(BUILD)/tests/predict_unit_san: $(BUILD)/san/tests/unit/predict_unit.o $(PREDIC
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
+$(BUILD)/tests/predict_rank: $(BUILD)/host/tests/unit/predict_rank.o $(PREDICT_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
+$(BUILD)/tests/predict_rank_san: $(BUILD)/san/tests/unit/predict_rank.o $(PREDICT_SAN_OBJS) $(LIBCBTRACE_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
 $(BUILD)/host/predict/%.o $(BUILD)/san/predict/%.o $(BUILD)/host/tests/unit/predict_%.o $(BUILD)/san/tests/unit/predict_%.o: HOST_CFLAGS += -Ipredict
 
 CHECK_DEPS += $(BIN)/cbpredict $(BUILD)/tests/predict_unit $(BUILD)/tests/predict_unit_san \
+              $(BUILD)/tests/predict_rank $(BUILD)/tests/predict_rank_san \
               $(BUILD)/tools/cb-gen-trace

@@ -2,10 +2,11 @@
  * forms are listed in cbtrace.h).  Each distinct name gets its own address
  * (0x10000 apart) and becomes a symbol of the trace, so reports name it;
  * each distinct @file:line gets its own location, whose function is the
- * innermost open `begin` of that thread.  Two extra words are accepted
- * after a read or write: `size N` (bytes, default 4) and `same-insn` (the
- * access belongs to the same machine instruction as the thread's previous
- * event, CB_SIZE_SAME_INSN).
+ * innermost open `begin` of that thread.  Extra words are accepted after a
+ * read or write: `size N` (bytes, default 4), `same-insn` (the access
+ * belongs to the same machine instruction as the thread's previous event,
+ * CB_SIZE_SAME_INSN) and `split` (that instruction is a plain
+ * read-modify-write replay can cut, CB_SIZE_SPLIT).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -122,7 +123,7 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
       if (rc || nw == 0) continue;
       /* Pull out the optional @file:line, =VALUE, size N, same-insn. */
       const char *at = NULL;
-      int has_value = 0, same = 0;
+      int has_value = 0, same = 0, split = 0;
       uint64_t value = 0, size = 4;
       int k = 0;
       for (int i = 0; i < nw && !rc; i++) {
@@ -132,6 +133,7 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
             if (parse_u64(v, &value)) rc = cb_fail(err, "line %zu: bad value '%s'", lineno, v);
             has_value = 1;
          } else if (!strcmp(w[i], "same-insn")) same = 1;
+         else if (!strcmp(w[i], "split")) split = 1;
          else if (!strcmp(w[i], "size") && i >= 3 && i + 1 < nw &&
                   (!strcmp(w[1], "read") || !strcmp(w[1], "write"))) {
             if (parse_u64(w[++i], &size) || size == 0 || size > 32)
@@ -166,7 +168,8 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
       switch (e.kind) {
       case CB_EV_READ: case CB_EV_WRITE:
          need = 1;
-         e.size = (uint8_t)(size | (same ? CB_SIZE_SAME_INSN : 0));
+         e.size = (uint8_t)(size | (same ? CB_SIZE_SAME_INSN : 0) |
+                            (split ? CB_SIZE_SPLIT : 0));
          if (has_value) e.value = value;
          break;
       case CB_EV_LOCK:
