@@ -77,6 +77,7 @@ typedef struct {
    uint32_t ls;
    cbp_held held;
    uint64_t cidx, prev_tidx;
+   cbp_point prev_le; /* le before the event at prev_tidx */
    cbp_point le; /* last empty-lockset cut so far (<= cidx); its trace
                     position is as late as it can be: just before the
                     thread's next event, so region I follows the trace far */
@@ -427,13 +428,14 @@ static void access(pass *p, uint32_t tid, size_t i, const cb_event *e,
       add_f(p, &w);
    } else if (ok && e->kind == CB_EV_WRITE && h->prev_tidx != NONE && c > 0) {
       /* The write half of a read-modify-write instruction (a CAS, a locked
-       * add): f is the whole instruction, from its read half, which
-       * replay can stop before and run through in one step. */
+       * add, a split add): f is the whole instruction, from its read half,
+       * which replay can stop before and run through in one step; its cut
+       * is the one before the read half (a split write has its own). */
       const cb_event *r = &p->t->events[h->prev_tidx];
       if (r->kind == CB_EV_READ && !(r->size & CB_SIZE_SAME_INSN) &&
           p->x->var_of[h->prev_tidx] == var) {
          fwit w = {var, r->loc, h->ls, seg, (uint32_t)tid, CB_EV_WRITE, 2,
-                   h->prev_tidx, c - 1, le_before};
+                   h->prev_tidx, c - 1, h->prev_le};
          add_f(p, &w);
       }
    }
@@ -640,6 +642,7 @@ static void counted_event(pass *p, uint32_t tid, size_t i, const cb_event *e) {
    cbp_vc_event(v, e, c, ls0 == 0 ? c : le_before.count);
    h->cidx++;
    h->prev_tidx = i;
+   h->prev_le = le_before;
    int hb_source = e->kind == CB_EV_THREAD_CREATE || e->kind == CB_EV_COND_SIGNAL ||
                    e->kind == CB_EV_SEM_POST || e->kind == CB_EV_RELEASE;
    h->epoch += hb_source;

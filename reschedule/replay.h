@@ -113,6 +113,9 @@ typedef struct {
    int infeasible;        /* "infeasible ..." seen */
    char reason[512];      /* why it was infeasible, in words */
    int pattern;           /* -1 unknown, 0 or 1: did e1, f, e2 run in order */
+   /* "value K V": what e1 (0), f (1), e2 (2) read or wrote in this run */
+   int has_value[3];
+   unsigned long long value[3];
    int diverged;          /* "diverged T I" seen (first one): a note */
    unsigned diverged_tid;
    unsigned long long diverged_index;

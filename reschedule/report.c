@@ -313,8 +313,12 @@ static const char *object_of(const Cbtools__Schedule *s,
    return buf;
 }
 
+/* The value is the forced run's (the tool says it, "value K V"), with the
+ * recorded run's beside it when they differ: a lost update reads as
+ * "write hits = 1 (recorded run: 2)". */
 static void print_event(FILE *out, const char *role,
-                        const Cbtools__PatternEvent *e, const char *var)
+                        const Cbtools__PatternEvent *e, const char *var,
+                        const cbr_status *st, int k)
 {
    char where[PATH_MAX + 32];
    if (!e) {
@@ -323,8 +327,13 @@ static void print_event(FILE *out, const char *role,
    }
    const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
    fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
-   if (cbr_shows_value(e))
-      fprintf(out, " = %llu", (unsigned long long)e->value);
+   if (cbr_shows_value(e) && st->has_value[k] && st->value[k] != e->value)
+      fprintf(out, " = %llu (recorded run: %llu)", st->value[k],
+              (unsigned long long)e->value);
+   else if (cbr_shows_value(e) && st->has_value[k])
+      fprintf(out, " = %llu", st->value[k]);
+   else if (cbr_shows_value(e))
+      fprintf(out, " = %llu in the recorded run", (unsigned long long)e->value);
    fprintf(out, "  at %s", cbr_event_where(e, 0, where, sizeof where));
    if (e->location && e->location->function && *e->location->function)
       fprintf(out, " in %s()", e->location->function);
@@ -410,9 +419,12 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
               cbr_variant_name(cs, r->variant),
               *cbr_variant_name(cs, r->variant) ? ")" : "", r->nvariants,
               r->variants_tried);
-   print_event(out, "e1", s->e1, object_of(s, s->e1, var, obj[0], sizeof obj[0]));
-   print_event(out, "f", s->f, object_of(s, s->f, var, obj[1], sizeof obj[1]));
-   print_event(out, "e2", s->e2, object_of(s, s->e2, var, obj[2], sizeof obj[2]));
+   print_event(out, "e1", s->e1, object_of(s, s->e1, var, obj[0], sizeof obj[0]),
+               &r->status, 0);
+   print_event(out, "f", s->f, object_of(s, s->f, var, obj[1], sizeof obj[1]),
+               &r->status, 1);
+   print_event(out, "e2", s->e2, object_of(s, s->e2, var, obj[2], sizeof obj[2]),
+               &r->status, 2);
    size_t cycle = dlk ? tail_threads(s) : 0;
    if (dlk && cycle > 2)
       fprintf(out, "  %zu threads each take one lock and then ask for the next one's "

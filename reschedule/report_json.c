@@ -17,7 +17,10 @@
 
 #include "replay.h"
 
-static void json_event(FILE *out, const Cbtools__PatternEvent *e)
+/* "value" is the recorded run's; "forced_value" what the forced run read
+ * or wrote there, when the tool saw the event run. */
+static void json_event(FILE *out, const Cbtools__PatternEvent *e,
+                       const cbr_status *st, int k)
 {
    char where[PATH_MAX + 32];
    if (!e) {
@@ -36,6 +39,8 @@ static void json_event(FILE *out, const Cbtools__PatternEvent *e)
       fprintf(out, ", \"address\": %llu", (unsigned long long)e->address);
    if (cbr_shows_value(e))
       fprintf(out, ", \"value\": %llu", (unsigned long long)e->value);
+   if (cbr_shows_value(e) && st->has_value[k])
+      fprintf(out, ", \"forced_value\": %llu", st->value[k]);
    fputs(", \"location\": ", out);
    cb_json_write_string(out, cbr_event_where(e, 0, where, sizeof where));
    fputs(", \"file\": ", out);
@@ -90,11 +95,11 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       if (s->has_variable)   /* the raw address beside the name, for tools */
          fprintf(out, ", \"address\": %llu", (unsigned long long)s->variable);
       fputs(",\n   \"e1\": ", out);
-      json_event(out, s->e1);
+      json_event(out, s->e1, &r->status, 0);
       fputs(",\n   \"f\": ", out);
-      json_event(out, s->f);
+      json_event(out, s->f, &r->status, 1);
       fputs(",\n   \"e2\": ", out);
-      json_event(out, s->e2);
+      json_event(out, s->e2, &r->status, 2);
       fputs(",\n   \"verdict\": ", out);
       cb_json_write_string(out, cbr_verdict_name(r->verdict));
       fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",

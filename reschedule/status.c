@@ -126,6 +126,13 @@ int cbr_status_line(cbr_status *st, const char *line)
       } else {
          return 0;
       }
+   } else if (word_is(line, "value", &rest)) {
+      unsigned k;
+      unsigned long long v;
+      if (sscanf(rest, "%u %llu", &k, &v) != 2 || k > 2)
+         return 0;
+      st->has_value[k] = 1;
+      st->value[k] = v;
    } else if (word_is(line, "pattern", &rest)) {
       if (strcmp(rest, "1") == 0)
          st->pattern = 1;

@@ -22,7 +22,7 @@ typedef enum {
    CB_REQ_BARRIER_INIT, /* (barrier, count) */
    CB_REQ_BARRIER_ENTER,/* (barrier, caller) */
    CB_REQ_BARRIER_LEAVE,/* (barrier, caller) */
-   CB_REQ_CREATED,      /* (pthread_t) after pthread_create succeeded */
+   CB_REQ_CREATED,      /* (pthread_t, arg) after pthread_create succeeded */
    CB_REQ_JOINED,       /* (pthread_t, caller) after pthread_join succeeded */
    CB_REQ_ALLOC,        /* (block, size, caller) */
    CB_REQ_FREE,         /* (block, caller) before the free */

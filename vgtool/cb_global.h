@@ -161,6 +161,8 @@ Bool cb_stacks_touch_page(UWord page); /* some of the page is */
 extern UInt cb_stacks_gen;         /* changes when the stacks do */
 void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len);
 void cb_stacks_thread_gone(CbThread *t);
+/* pthread_create's argument: a local of t's that it hands to the child. */
+void cb_stacks_share_arg(CbThread *t, Addr arg);
 
 /* ---- function activations (cb_blocks.c) ---- */
 VG_REGPARM(2) void cb_call(Addr target, Addr sp);
@@ -214,8 +216,9 @@ Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
 /* Counted events t may run before the plan's next turn change (~0: any). */
 ULong cb_replay_allowance(CbThread *t);
-/* Before t->counted++: the event's kind, location and address. */
-void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr);
+/* Before t->counted++: the event's kind, location, address and value. */
+void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
+                       ULong value);
 void cb_replay_status(const HChar *line);   /* one status line */
 void cb_replay_thread_exit(CbThread *t);
 void cb_replay_ending(void);             /* shut-down starts */

@@ -59,7 +59,7 @@ VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
    cb_insn_has_ev = 1;
    CbThread *t = cb_cur;
    if (cb_replaying)
-      cb_replay_counted(t, (UChar)(info >> 8), (UInt)(info >> 32), a);
+      cb_replay_counted(t, (UChar)(info >> 8), (UInt)(info >> 32), a, value);
    t->counted++;
    cb_put((UChar)(info >> 8), size, t->wid, (UInt)(info >> 32), a, value);
 }

@@ -262,7 +262,7 @@ static int cb_create(OrigFn fn, UWord c, pthread_t *thr,
    cb_turn(0);
    CALL_FN_W_WWWW(r, fn, thr, attr, start, arg);
    if (r == 0)
-      REQ(CB_REQ_CREATED, *thr, 0, 0);
+      REQ(CB_REQ_CREATED, *thr, arg, 0);
    return r;
 }
 

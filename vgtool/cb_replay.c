@@ -373,14 +373,29 @@ Bool cb_replay_may_run(CbThread *t)
    return False;
 }
 
-void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr)
+/* "value K V": what pattern event K (0 e1, 1 f, 2 e2) read or wrote in
+ * this run, so that a bug report shows the forced run's values, not the
+ * recorded run's. */
+static void cb_say_value(Int k, UChar kind, ULong value)
+{
+   if (kind != CB_EV_READ && kind != CB_EV_WRITE)
+      return;
+   HChar buf[64];
+   VG_(snprintf)(buf, sizeof buf, "value %d %llu", k, value);
+   cb_replay_status(buf);
+}
+
+void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
+                       ULong value)
 {
    ULong index = t->counted;
    ULong wid = t->wid;
    cb_ident_check(t, kind, loc, addr, cb_phase != CB_PH_RELEASED);
    for (Int k = 0; k < 3; k++)
-      if (cb_pat[k][0] == wid && cb_pat[k][1] == index && !cb_pat_seq[k])
+      if (cb_pat[k][0] == wid && cb_pat[k][1] == index && !cb_pat_seq[k]) {
          cb_pat_seq[k] = ++cb_seq;
+         cb_say_value(k, kind, value);
+      }
    if (cb_phase == CB_PH_RELEASED) {
       if (!cb_pat_reported && cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2])
          cb_report_pattern();

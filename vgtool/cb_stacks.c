@@ -27,6 +27,13 @@
  * thread-local until then, and the usual way an address reaches another
  * thread (pthread_create's argument, a store to a global then read by the
  * other thread) orders those accesses before the other thread's first one.
+ * But not the owner's accesses after it: a forced run may well put them
+ * before the child's first touch, and then replay would not count what the
+ * recorded run counted.  So pthread_create's argument, when it is a local
+ * of the creator, escapes at the create, in both modes alike: the lines of
+ * its first CB_SHARE_ARG bytes (cb_stacks_share_arg).  The object's size
+ * is not known (replay reads no variable information), and its other
+ * lines escape as before, when the child first touches them.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -37,6 +44,7 @@
 #include "pub_tool_hashtable.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_transtab.h"
 #include "libvex_guest_amd64.h"
 #include "cb_global.h"
 
@@ -292,6 +300,36 @@ void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len)
                                 __builtin_offsetof(VexGuestAMD64State,
                                                    host_EvC_COUNTER),
                                 sizeof zero, (const UChar *)&zero);
+   }
+}
+
+/* How much of the argument's object one create shares: its first word
+ * (a counter, a struct of flags), so that the creator's other locals on
+ * the next line stay its own. */
+#define CB_SHARE_ARG 8
+
+void cb_stacks_share_arg(CbThread *t, Addr arg)
+{
+   if (!t || !t->stk_known || arg - t->stk_lo >= t->stk_len)
+      return;
+   /* Not past the frame that holds arg: the innermost one whose entry
+    * stack pointer lies above it. */
+   Addr top = t->stk_lo + t->stk_len;
+   for (UInt k = 0; k < t->nframes; k++)
+      if (t->frames[k].sp > arg && t->frames[k].sp < top)
+         top = t->frames[k].sp;
+   if (top - arg > CB_SHARE_ARG)
+      top = arg + CB_SHARE_ARG;
+   for (Addr a = arg & ~(Addr)((1 << CB_LINE_SHIFT) - 1); a < top;
+        a += 1 << CB_LINE_SHIFT)
+      cb_escape_line(t, a);
+   /* From a client request the translations can go at once, before the
+    * creator runs on: its RSP-relative accesses to these lines count from
+    * here in both modes. */
+   if (cb_discard_pending) {
+      cb_discard_pending = False;
+      VG_(discard_translations_safely)(0, 1ull << 47,
+                                       "cbtools: a local shared at create");
    }
 }
 

@@ -211,6 +211,7 @@ static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
       break;
    case CB_REQ_CREATED:
       cb_thread_created(tid, args[1]);
+      cb_stacks_share_arg(t, args[2]);
       break;
    case CB_REQ_JOINED: {
       UInt wid = cb_thread_joined(args[1]);

@@ -41,7 +41,7 @@ void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
 {
    if (CB_IS_COUNTED(kind)) {
       if (cb_replaying)
-         cb_replay_counted(t, kind, loc, (Addr)addr);
+         cb_replay_counted(t, kind, loc, (Addr)addr, value);
       t->counted++;
    }
    cb_put(kind, size, t->wid, loc, addr, value);

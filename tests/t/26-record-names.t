@@ -118,7 +118,7 @@ if [ -n "$sch" ]; then
    out=$(cd "$TMP" && cbreplay --timeout 10 --schedule "$TMP/s/$sch.pb" -- "$prog" 2>&1)
    like "$out" "BUG \($sch\): RWW atomicity violation on st\.count" \
       "cbreplay: the bug is on st.count"
-   like "$out" "e1 +T[0-9]+ read +st\.count = 0 +at .*names\.c:$(line_of 'read count')" \
+   like "$out" "e1 +T[0-9]+ read +st\.count = 0( \(recorded run: [0-9]+\))? +at .*names\.c:$(line_of 'read count')" \
       "cbreplay: its events name st.count"
    cbreplay --json --timeout 10 --schedule "$TMP/s/$sch.pb" -- "$prog" \
       >"$TMP/rjson" 2>/dev/null

@@ -47,6 +47,9 @@ case $mode in
       exit 1 ;;
   *) say prefix-done; say "step 1 2"; say "step 2 2"; say tail-done; say released ;;
 esac
+# What e1, f and e2 read and wrote in the forced run (mode 2: e2 differs
+# from the recorded run's value).
+[ "$mode" = 2 ] && { say "value 0 5"; say "value 1 6"; say "value 2 7"; }
 export CB_FAKE_MODE=$mode CB_FAKE_TID=$first_tid
 "$@"
 rc=$?
@@ -109,7 +112,8 @@ like "$out" "failed \(exit 1\)" "failed: verdict says exit 1"
 like "$out" "BUG \(s2\): RWW atomicity violation on counter" "failed: bug report"
 like "$out" "e1 +T1 read +counter = 5 +at rww.c:14 in deposit\(\)" "bug report: e1 with value, line, function, thread"
 like "$out" "f +T2 write counter = 6 +at rww.c:15 in withdraw\(\)" "bug report: f"
-like "$out" "e2 +T1 write counter = 6 +at rww.c:15 in deposit\(\)" "bug report: e2"
+like "$out" "e2 +T1 write counter = 7 \(recorded run: 6\) +at rww.c:15 in deposit\(\)" \
+     "bug report: e2 with the forced run's value, the recorded one beside it"
 like "$out" "reproduce: cbreplay --schedule $TMP/m2.pb -- $P$" "bug report: reproduce command"
 cmd=$(printf '%s\n' "$out" | sed -n 's/^  reproduce: //p')
 (eval "$cmd") >/dev/null 2>&1
