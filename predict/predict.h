@@ -218,7 +218,7 @@ typedef struct {
 /* Alternate tails of a candidate, forced when the main tail's run passes
  * (issue: one interleaving per candidate loses bugs that need f's thread to
  * finish its block first, or e2's thread to run on alone). */
-enum { CBP_ALT_F_FIRST, CBP_ALT_E2_ON, CBP_NALT };
+enum { CBP_ALT_F_FIRST, CBP_ALT_E2_ON, CBP_ALT_OTHERS_FIRST, CBP_NALT };
 extern const char *const cbp_alt_name[CBP_NALT];
 extern const char *const cbp_main_tail_name;
 

@@ -43,7 +43,9 @@ const char *const cbp_main_tail_name =
    "f's thread through f, then e1's thread through e2, then everyone";
 const char *const cbp_alt_name[CBP_NALT] = {
    "f's thread through f and on alone, then e1's thread through e2, then everyone",
-   "f's thread through f, then e1's thread through e2 and on alone, then everyone"};
+   "f's thread through f, then e1's thread through e2 and on alone, then everyone",
+   "f's thread through f, then every other thread on alone, then e1's thread "
+   "through e2, then everyone"};
 
 static uint64_t pos_of(cbp_point p) { return p.tidx == NONE ? 0 : p.tidx + 1; }
 
@@ -404,10 +406,41 @@ static cbp_step *alt_of(const cbp_step *steps, uint32_t n, uint32_t tid, uint64_
    return a;
 }
 
+/* At most this many other threads run out one after another before e1's
+ * thread goes on (each ends when it exits or blocks). */
+#define ALT_OTHERS_MAX 8
+
+/* The main tail through f, then every other thread with events left runs
+ * on alone, then T1 through e2: a checker that ran first in the recorded
+ * run and must run last, after every thread it checks (an audit of two
+ * accounts that both tellers must have updated).  NULL when no other
+ * thread has events left. */
+static cbp_step *others_first(const synth *S, const cbp_candidate *c,
+                              uint32_t through_f, uint32_t *nout) {
+   uint32_t n = S->x->nthreads, cnt = 0;
+   cbp_step *a = cbp_xcalloc(through_f + ALT_OTHERS_MAX + 2, sizeof *a);
+   memcpy(a, c->tail, through_f * sizeof *a);
+   uint32_t k = through_f;
+   for (uint32_t j = 1; j <= n && cnt < ALT_OTHERS_MAX; j++) {
+      if (j == c->t1) continue;
+      uint64_t done = c->prefix[j - 1];
+      for (uint32_t s = 0; s < through_f; s++)
+         if (c->tail[s].tid == j)
+            done = c->tail[s].count == CBP_RUN_OUT ? S->x->counted[j] : done + c->tail[s].count;
+      if (done >= S->x->counted[j]) continue;
+      a[k++] = (cbp_step){j, CBP_RUN_OUT};
+      cnt++;
+   }
+   if (!cnt) { free(a); *nout = 0; return NULL; }
+   a[k++] = (cbp_step){c->t1, c->ce2 - c->ce};
+   *nout = k;
+   return a;
+}
+
 /* The alternates of a main tail whose first through_f steps end with f and
- * T2's release of its locks: T2 running on alone before e2, and T1 running
- * on alone after it. */
-static void build_alternates(cbp_candidate *c, uint32_t through_f) {
+ * T2's release of its locks: T2 running on alone before e2, T1 running on
+ * alone after it, and every other thread running before T1 goes on. */
+static void build_alternates(const synth *S, cbp_candidate *c, uint32_t through_f) {
    clear_alternates(c);
    uint32_t n;
    cbp_step *a = alt_of(c->tail, through_f, c->t2, CBP_RUN_OUT, &n);
@@ -415,6 +448,8 @@ static void build_alternates(cbp_candidate *c, uint32_t through_f) {
    free(a);
    c->alt[CBP_ALT_E2_ON] = alt_of(c->tail, c->ntail, c->t1, CBP_RUN_OUT,
                                   &c->nalt[CBP_ALT_E2_ON]);
+   c->alt[CBP_ALT_OTHERS_FIRST] = others_first(S, c, through_f,
+                                               &c->nalt[CBP_ALT_OTHERS_FIRST]);
 }
 
 /* The tail from the current prefix: regions II and III, f, T2 on until it
@@ -582,7 +617,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       cbp_candidate *c = &r->c[which[k]];
       const char *why = synth_one(&S, c, saved);
       if (why) drop(r, c, why);
-      else if (c->pattern != CBP_DLK) build_alternates(c, c->through_f);
+      else if (c->pattern != CBP_DLK) build_alternates(&S, c, c->through_f);
    }
    free(S.r3); free(S.need); free(S.end); free(saved);
    cbp_rf_free(S.rf);
