@@ -1,10 +1,10 @@
-# trace/: the trace library (libcbtrace.a, and a sanitizer build of it) and
-# the `cbtrace` command.  Other module.mk files, included after this one, link
-# with `$(LIBCBTRACE) $(HOST_LDLIBS)` (or the -san pair under sanitizers).
+# trace/: the trace library (trace/*.c: libcbtrace.a, and a sanitizer build
+# of it) and, in trace/cmd/, the `cbtrace` command built on it.  Other
+# module.mk files, included after this one, link with
+# `$(LIBCBTRACE) $(HOST_LDLIBS)` (or the -san pair under sanitizers).
 
-CBTRACE_CMD_SRCS := trace/cbtrace_main.c trace/record.c trace/dump.c \
-                    trace/stats.c trace/wire_read.c
-LIBCBTRACE_SRCS  := $(filter-out $(CBTRACE_CMD_SRCS),$(wildcard trace/*.c))
+CBTRACE_CMD_SRCS := $(wildcard trace/cmd/*.c)
+LIBCBTRACE_SRCS  := $(wildcard trace/*.c)
 LIBCBTRACE_OBJS  := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/host/%.o) \
                     $(BUILD)/host/proto/trace.pb-c.o
 LIBCBTRACE_SAN_OBJS := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/san/%.o) \

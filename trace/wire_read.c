@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cbtrace_cmd.h"
 #include "trace_internal.h"
+#include "wire_read.h"
 
 _Static_assert(sizeof(cb_wire_event) == 32, "wire records are 32 bytes");
 _Static_assert(sizeof(cb_wire_locdef) == 32, "wire records are 32 bytes");
@@ -273,24 +273,6 @@ void cb_wire_finish(cb_wire_decoder *d)
 {
    if (d->len > 0 && !d->broken && !d->write_failed)
       broken(d, "the stream ends inside a record (%zu bytes)", d->len);
-}
-
-void cb_wire_report(const cb_wire_decoder *d, const char *sub)
-{
-   if (d->broken)
-      cbt_error(sub, "warning: tool stream: %s; events after it are lost",
-                d->why);
-   if (d->dropped)
-      cbt_error(sub, "warning: tool stream: %llu events without a thread id "
-                     "were dropped",
-                (unsigned long long)d->dropped);
-   if (d->bad_loc)
-      cbt_error(sub, "warning: tool stream: %llu events named an undefined "
-                     "location (kept, location unknown)",
-                (unsigned long long)d->bad_loc);
-   if (d->after_end)
-      cbt_error(sub, "warning: tool stream: %llu records after END ignored",
-                (unsigned long long)d->after_end);
 }
 
 void cb_wire_free(cb_wire_decoder *d)

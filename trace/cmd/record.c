@@ -327,7 +327,7 @@ int cmd_record(int argc, char **argv)
    if (!d.hello_seen && !d.broken && !WIFSIGNALED(status))
       cbt_error("record", "warning: the tool sent nothing: the trace has no "
                           "events (did Valgrind start the program?)");
-   cb_wire_report(&d, "record");
+   cbt_wire_report(&d, "record");
    cb_wire_free(&d);
    return rc;
 }
@@ -408,7 +408,7 @@ int cmd_encode(int argc, char **argv)
       cbt_error("encode", "writing %s: %s", out, err.msg);
       rc = CBTRACE_EXIT_USAGE;
    }
-   cb_wire_report(&d, "encode");
+   cbt_wire_report(&d, "encode");
    if (rc == CBTRACE_EXIT_OK && (!d.end_seen || d.broken)) {
       if (!d.hello_seen && !d.broken)
          cbt_error("encode", "warning: %s: no HELLO record: not a raw tool "
