@@ -289,7 +289,4 @@ const char *cbr_pattern_of(const Cbtools__Schedule *s);
 int cbr_shows_value(const Cbtools__PatternEvent *e);
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
 
-/* Seconds on the monotonic clock. */
-double cbr_now(void);
-
 #endif /* CB_REPLAY_H */
