@@ -17,14 +17,14 @@
 
 #include "replay.h"
 
-static void json_event(FILE *out, const Cbtools__PatternEvent *e)
+static void json_event(FILE *out, const cb_sched_event *e)
 {
    char where[PATH_MAX + 32];
    if (!e) {
       fputs("null", out);
       return;
    }
-   const Cbtools__Location *l = e->location;
+   const cb_sched_location *l = e->location;
    fprintf(out, "{\"tid\": %u, \"index\": %llu, \"kind\": ", e->tid,
            (unsigned long long)e->index);
    cb_json_write_string(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
@@ -75,7 +75,7 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
    fputs("],\n \"runs\": [", out);
    for (size_t i = 0; i < rep->n; i++) {
       const cbr_schedule *cs = &rep->cs[i];
-      const Cbtools__Schedule *s = cs->s;
+      const cb_schedule *s = cs->s;
       const cbr_result *r = &rep->results[i];
       count[r->verdict]++;
       fputs(i ? ",\n  {" : "\n  {", out);

@@ -267,7 +267,7 @@ static void close_files(run_files *f)
 static void init_result(const cbr_schedule *cs, unsigned variant,
                         cbr_result *r)
 {
-   Cbtools__TailStep *const *tail;
+   cb_sched_step *const *tail;
    size_t ntail = 0;
    const char *name;
    memset(r, 0, sizeof *r);

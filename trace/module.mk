@@ -10,6 +10,10 @@ LIBCBTRACE_OBJS  := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/host/%.o) \
 LIBCBTRACE_SAN_OBJS := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/san/%.o) \
                        $(BUILD)/san/proto/trace.pb-c.o
 
+# Protobuf stays in here: only the library's objects (and its unit test)
+# find the generated header.
+$(LIBCBTRACE_OBJS) $(LIBCBTRACE_SAN_OBJS): HOST_CFLAGS += $(PROTO_CFLAGS)
+
 LIBCBTRACE     := $(BUILD)/libcbtrace.a
 LIBCBTRACE_SAN := $(BUILD)/libcbtrace-san.a
 
@@ -30,11 +34,12 @@ $(BIN)/cbtrace: $(CBTRACE_CMD_OBJS) $(LIBCBTRACE)
 # Unit tests of the library, built plain and under ASan+UBSan.
 $(BUILD)/tests/trace_unit: tests/unit/trace_unit.c $(LIBCBTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(LIBCBTRACE) $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) $(PROTO_CFLAGS) -o $@ $< $(LIBCBTRACE) $(HOST_LDLIBS)
 
 $(BUILD)/tests/trace_unit-san: tests/unit/trace_unit.c $(LIBCBTRACE_SAN)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(LIBCBTRACE_SAN) $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) $(PROTO_CFLAGS) $(SAN_CFLAGS) -o $@ $< \
+	   $(LIBCBTRACE_SAN) $(HOST_LDLIBS)
 
 all: $(LIBCBTRACE) $(BIN)/cbtrace
 CHECK_DEPS += $(LIBCBTRACE) $(LIBCBTRACE_SAN) $(BIN)/cbtrace \

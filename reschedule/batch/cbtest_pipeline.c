@@ -22,7 +22,6 @@
 
 #include "cbtest.h"
 #include "cbtrace.h"
-#include "trace.pb-c.h"
 
 enum job_kind { JOB_RECORD, JOB_PREDICT, JOB_REPLAY };
 
@@ -213,7 +212,7 @@ static double job_limit(const cbt_suite *s, enum job_kind kind)
 
 /* ---- Schedules -> runs ----------------------------------------------------- */
 
-static void copy_event(cbt_event *out, const Cbtools__PatternEvent *e)
+static void copy_event(cbt_event *out, const cb_sched_event *e)
 {
    memset(out, 0, sizeof *out);
    if (!e)
@@ -301,7 +300,7 @@ int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
                r->name);
       cbt_fmt(r->err_path, sizeof r->err_path, "%s/replay-%s.err", t->dir,
                r->name);
-      Cbtools__Schedule *sch = NULL;
+      cb_schedule *sch = NULL;
       cb_error err;
       if (cb_schedule_read(r->path, &sch, &err) != 0) {
          /* cbreplay will refuse it too; say why here already. */
@@ -318,7 +317,7 @@ int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
       copy_event(&r->e1, sch->e1);
       copy_event(&r->f, sch->f);
       copy_event(&r->e2, sch->e2);
-      cbtools__schedule__free_unpacked(sch, NULL);
+      cb_schedule_free(sch);
    }
    free(nums);
    return 0;
