@@ -4,6 +4,10 @@
  * Format: proto/trace.proto (chunks, framing) and proto/cb_wire.h (event
  * kinds).  In memory a trace is a flat array of cb_event, in trace order.
  *
+ * The library's other public headers: launch.h (running a program under
+ * the tool), spawn.h (starting any process), pool.h (N jobs at once),
+ * wire_read.h (the tool's raw record stream into a writer).
+ *
  * Errors: functions that can fail return 0 on success and -1 on failure,
  * with a one-line reason in *err (no "cbX:" prefix; the command adds what it
  * was doing).  Nothing here prints or exits.
