@@ -17,7 +17,6 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
