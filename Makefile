@@ -13,7 +13,10 @@ BIN      := bin
 TOOLDIR  := lib/cbtools
 
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g \
-               -Iproto -Itrace -I$(BUILD)/proto $(EXTRA_CFLAGS)
+               -Iproto -Itrace $(EXTRA_CFLAGS)
+# The generated protobuf-c header, seen by the trace library only
+# (trace/module.mk): every other folder uses cbtrace.h's types.
+PROTO_CFLAGS := -I$(BUILD)/proto
 HOST_LDLIBS := -lprotobuf-c -lpthread
 # Host code is also built and tested under ASan and UBSan (tests/module.mk).
 SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \

@@ -9,7 +9,6 @@
 
 #include "launch.h"
 #include "predict.h"
-#include "trace.pb-c.h"
 
 /* How far from a pattern event a step's end is looked for. */
 #define EXPECT_SCAN (1u << 22)
@@ -29,11 +28,11 @@ static int addr_is_global(const cb_trace *t, uint64_t addr) {
 
 /* name: room for the event's object in words (PatternEvent.variable_name). */
 static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
-                       Cbtools__PatternEvent *pe, Cbtools__Location *loc,
+                       cb_sched_event *pe, cb_sched_location *loc,
                        char name[256]) {
    const cb_event *e = &t->events[tidx];
-   cbtools__pattern_event__init(pe);
-   cbtools__location__init(loc);
+   *pe = (cb_sched_event){0};
+   *loc = (cb_sched_location){0};
    pe->has_tid = 1; pe->tid = e->tid;
    pe->has_index = 1; pe->index = cidx;
    pe->has_trace_index = 1; pe->trace_index = tidx;
@@ -92,15 +91,15 @@ static uint64_t locate(const cb_trace *t, const cbp_candidate *c, uint32_t tid,
 }
 
 typedef struct {
-   Cbtools__PatternEvent *pe;
-   Cbtools__Location *loc;
+   cb_sched_event *pe;
+   cb_sched_location *loc;
    char (*var)[256];
    size_t n;
 } expects;
 
 /* Each counted step's last event, from the prefix counts on. */
 static void expect_steps(const cb_trace *t, const cbp_candidate *c,
-                         Cbtools__TailStep **sp, const cbp_step *tail, uint32_t n,
+                         cb_sched_step **sp, const cbp_step *tail, uint32_t n,
                          uint32_t nthreads, expects *x) {
    uint64_t *end = cbp_xcalloc(n ? n : 1, sizeof *end); /* per step: thread's end */
    for (uint32_t i = 0; i < n; i++) {
@@ -138,11 +137,10 @@ static const cb_thread_origin *origins_of(const cb_trace *t) {
 
 /* Tail steps as the schedule message holds them; a run-out step
  * (CBP_RUN_OUT) is marked run_out with no count. */
-static Cbtools__TailStep **tail_steps(const cbp_step *tail, uint32_t n) {
-   Cbtools__TailStep **sp = cbp_xcalloc(n ? n : 1, sizeof *sp);
+static cb_sched_step **tail_steps(const cbp_step *tail, uint32_t n) {
+   cb_sched_step **sp = cbp_xcalloc(n ? n : 1, sizeof *sp);
    for (uint32_t i = 0; i < n; i++) {
-      Cbtools__TailStep *st = cbp_xcalloc(1, sizeof *st);
-      cbtools__tail_step__init(st);
+      cb_sched_step *st = cbp_xcalloc(1, sizeof *st);
       st->has_tid = 1; st->tid = tail[i].tid;
       if (tail[i].count == CBP_RUN_OUT) {
          st->has_run_out = 1; st->run_out = 1;
@@ -154,15 +152,14 @@ static Cbtools__TailStep **tail_steps(const cbp_step *tail, uint32_t n) {
    return sp;
 }
 
-static void free_steps(Cbtools__TailStep **sp, size_t n) {
+static void free_steps(cb_sched_step **sp, size_t n) {
    for (size_t i = 0; i < n; i++) free(sp[i]);
    free(sp);
 }
 
 int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
                        const cbp_candidate *c, const char *path, cb_error *err) {
-   Cbtools__Schedule s;
-   cbtools__schedule__init(&s);
+   cb_schedule s = {0};
    s.has_id = 1; s.id = c->id;
    s.has_trace_id = 1; s.trace_id = t->header.trace_id;
    s.has_program_digest = 1; s.program_digest = t->header.program_digest;
@@ -187,11 +184,11 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    }
    /* The alternates (synthesis.c): replay forces them in order when the
     * runs before them pass. */
-   Cbtools__Variant var[CBP_NALT], *vp[CBP_NALT];
+   cb_sched_variant var[CBP_NALT], *vp[CBP_NALT];
    size_t nv = 0;
    for (int k = 0; k < CBP_NALT; k++) {
       if (!c->nalt[k]) continue;
-      cbtools__variant__init(&var[nv]);
+      var[nv] = (cb_sched_variant){0};
       var[nv].name = (char *)cbp_alt_name[k];
       var[nv].n_tail = c->nalt[k];
       var[nv].tail = tail_steps(c->alt[k], c->nalt[k]);
@@ -207,8 +204,8 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.has_variable = 1; s.variable = c->addr;
    char name[256];
    s.variable_name = (char *)cb_variable_str_at(t, c->addr, c->e1, name, sizeof name);
-   Cbtools__PatternEvent pe[3];
-   Cbtools__Location loc[3];
+   cb_sched_event pe[3];
+   cb_sched_location loc[3];
    char names[3][256];
    fill_event(t, c->e1, c->ce1, &pe[0], &loc[0], names[0]);
    fill_event(t, c->f, c->cf, &pe[1], &loc[1], names[1]);

@@ -140,7 +140,7 @@ static int pick_instrument(cbr_options *o, const cbr_schedule *cs,
                            const trace_facts *tf, cb_error *err)
 {
    static char first[32], first_of[64];
-   const Cbtools__Schedule *s = cs->s;
+   const cb_schedule *s = cs->s;
    const char *w = s->instrument && *s->instrument ? s->instrument
                                                    : tf->instrument;
    if (!*w)
@@ -184,7 +184,7 @@ static int load_schedules(cbr_options *o, uint64_t digest,
          return fail("", &err);
       /* The schedule's own record of the run's exit status; older
        * schedules have only their trace's. */
-      const Cbtools__Schedule *s = cs[i].s;
+      const cb_schedule *s = cs[i].s;
       cs[i].recorded_exit = s->has_recorded_exit ? s->recorded_exit
                             : known           ? tf.recorded_exit
                                               : -1;

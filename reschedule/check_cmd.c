@@ -6,15 +6,14 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
 #include "replay.h"
+#include "spawn.h"
 
 int cbr_run_check(const char *cmd, const char *in_path, int out_fd,
                   double timeout_s)
@@ -22,35 +21,33 @@ int cbr_run_check(const char *cmd, const char *in_path, int out_fd,
    int in = open(in_path, O_RDONLY | O_CLOEXEC);
    if (in < 0)
       return -1;
-   pid_t pid = fork();
-   if (pid < 0) {
-      close(in);
-      return -1;
-   }
-   if (pid == 0) {
-      setpgid(0, 0);
-      dup2(in, 0);
-      if (out_fd != 1)
-         dup2(out_fd, 1);
-      execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-      _exit(127);
-   }
-   setpgid(pid, pid);
+   char *const argv[] = {"sh", "-c", (char *)cmd, NULL};
+   cb_spawn_spec s = CB_SPAWN_SPEC_INIT;
+   s.file = "/bin/sh";
+   s.argv = argv;
+   s.fd_in = in;
+   s.fd_out = out_fd;
+   s.new_group = 1;
+   cb_error err;
+   pid_t pid = cb_spawn(&s, &err);
    close(in);
+   if (pid == -2)
+      return 127; /* no /bin/sh: as the shell says of a missing command */
+   if (pid < 0)
+      return -1;
 
-   double deadline = cbr_now() + timeout_s;
+   double deadline = cb_now() + timeout_s;
    int ws;
    for (;;) {
-      pid_t r = waitpid(pid, &ws, WNOHANG);
+      pid_t r = cb_wait(pid, &ws, WNOHANG);
       if (r == pid)
          return cb_wait_status_code(ws);
-      if (r < 0 && errno != EINTR)
+      if (r < 0)
          return -1;
-      if (cbr_now() >= deadline) {
+      if (cb_now() >= deadline) {
          kill(-pid, SIGKILL);
          kill(pid, SIGKILL);
-         while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-            ;
+         cb_wait(pid, &ws, 0);
          return 124;
       }
       struct timespec nap = {0, 5 * 1000 * 1000};

@@ -14,7 +14,7 @@
 
 #include "replay.h"
 
-static const Cbtools__PatternEvent *is(const Cbtools__PatternEvent *e,
+static const cb_sched_event *is(const cb_sched_event *e,
                                        unsigned tid, unsigned long long index)
 {
    return e && e->has_tid && e->tid == tid && e->has_index &&
@@ -22,14 +22,14 @@ static const Cbtools__PatternEvent *is(const Cbtools__PatternEvent *e,
 }
 
 /* The expectation of (tid, index) in variant `variant`, or e1, f, e2. */
-static const Cbtools__PatternEvent *
-expected(const Cbtools__Schedule *s, unsigned variant, unsigned tid,
+static const cb_sched_event *
+expected(const cb_schedule *s, unsigned variant, unsigned tid,
          unsigned long long index)
 {
-   Cbtools__TailStep *const *tail;
+   cb_sched_step *const *tail;
    size_t ntail;
    const char *name;
-   const Cbtools__PatternEvent *e = NULL;
+   const cb_sched_event *e = NULL;
    if (cb_schedule_variant(s, variant, &tail, &ntail, &name) == 0)
       for (size_t i = 0; i < ntail && !e; i++)
          e = is(tail[i]->expect, tid, index);
@@ -42,10 +42,10 @@ expected(const Cbtools__Schedule *s, unsigned variant, unsigned tid,
    return e;
 }
 
-void cbr_describe_divergence(const Cbtools__Schedule *s, unsigned variant,
+void cbr_describe_divergence(const cb_schedule *s, unsigned variant,
                              cbr_status *st)
 {
-   const Cbtools__PatternEvent *e =
+   const cb_sched_event *e =
       expected(s, variant, st->unexp_tid, st->unexp_index);
    char what[256] = "an event the schedule names", at[160] = "";
    if (e) {
@@ -54,7 +54,7 @@ void cbr_describe_divergence(const Cbtools__Schedule *s, unsigned variant,
          snprintf(var, sizeof var, " %s", e->variable_name);
       else if (e->has_address && e->address)
          snprintf(var, sizeof var, " 0x%llx", (unsigned long long)e->address);
-      const Cbtools__Location *l = e->location;
+      const cb_sched_location *l = e->location;
       if (l && l->file && *l->file)
          snprintf(at, sizeof at, " at %s:%u", l->file, l->line);
       else if (l && l->has_address)

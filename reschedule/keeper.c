@@ -1,7 +1,7 @@
 /* keeper.c: the process that starts Valgrind for one forced run, and
  * killing a run.
  *
- * cbreplay forks a small "keeper" process that makes itself the leader of
+ * cbreplay starts a small "keeper" process (cb_spawn, spawn.h) that leads
  * a new process group and then calls cb_tool_spawn, so that Valgrind, the
  * program and anything the program forks share that group whatever
  * launch.c does about groups; cbreplay kills the whole group (and, in case
@@ -15,12 +15,9 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -95,71 +92,65 @@ void cbr_restore_signals(void)
       sigaction(caught[i], &g_old[i], NULL);
 }
 
-static void keep_open(int fd)
-{
-   int fl = fcntl(fd, F_GETFD);
-   if (fl >= 0)
-      fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-}
+/* What the keeper needs, handed to it through cb_spawn. */
+typedef struct {
+   const cbr_options *o;
+   const char *plan;
+   int statusw, events_fd;
+} keeper_args;
 
-static void keeper(const cbr_options *o, const char *plan_path, int statusw,
-                   int in_fd, int out_fd, int err_fd, int events_fd)
+/* The keeper, in its own process group with the program's stdio in place
+ * (cb_spawn did both, and put the caught signals back to their default). */
+static int keeper(void *arg)
 {
-   setpgid(0, 0);
-   for (size_t i = 0; i < NCAUGHT; i++)
-      signal(caught[i], SIG_DFL);
-   if (in_fd >= 0)
-      dup2(in_fd, 0);
-   if (out_fd >= 0)
-      dup2(out_fd, 1);
-   if (err_fd >= 0)
-      dup2(err_fd, 2);
-   keep_open(statusw);
-   if (events_fd >= 0)
-      keep_open(events_fd);
-
+   const keeper_args *k = arg;
+   const cbr_options *o = k->o;
    char plan_arg[PATH_MAX + 64], status_arg[32], out_arg[32], instr[64];
-   snprintf(plan_arg, sizeof plan_arg, "--cb-plan=%s", plan_path);
-   snprintf(status_arg, sizeof status_arg, "--cb-status-fd=%d", statusw);
-   snprintf(out_arg, sizeof out_arg, "--cb-out-fd=%d", events_fd);
+   snprintf(plan_arg, sizeof plan_arg, "--cb-plan=%s", k->plan);
+   snprintf(status_arg, sizeof status_arg, "--cb-status-fd=%d", k->statusw);
+   snprintf(out_arg, sizeof out_arg, "--cb-out-fd=%d", k->events_fd);
    /* Instrumented as the recorded run was, or every count differs. */
    snprintf(instr, sizeof instr, "--cb-instrument=%s",
             o->instrument ? o->instrument : "default");
    const char *args[] = {"--cb-mode=replay", plan_arg, status_arg, instr,
-                         events_fd >= 0 ? out_arg : NULL, NULL};
+                         k->events_fd >= 0 ? out_arg : NULL, NULL};
    cb_launch l;
    memset(&l, 0, sizeof l);
    l.tool_args = args;
-   l.keep_fds[l.nkeep++] = statusw;
-   if (events_fd >= 0)
-      l.keep_fds[l.nkeep++] = events_fd;
+   l.keep_fds[l.nkeep++] = k->statusw;
+   if (k->events_fd >= 0)
+      l.keep_fds[l.nkeep++] = k->events_fd;
    l.replay = 1;
 
    cb_error err;
    pid_t pid = cb_tool_spawn(&l, o->prog_argv, &err);
    if (pid < 0) {
-      dprintf(statusw, "cbreplay-error %s\n", err.msg);
+      dprintf(k->statusw, "cbreplay-error %s\n", err.msg);
       _exit(2);
    }
-   dprintf(statusw, "cbreplay-pid %d\n", (int)pid);
+   dprintf(k->statusw, "cbreplay-pid %d\n", (int)pid);
    int ws;
-   while (waitpid(pid, &ws, 0) < 0)
-      if (errno != EINTR)
-         _exit(3);
-   dprintf(statusw, "cbreplay-wait %d\n", ws);
+   if (cb_wait(pid, &ws, 0) < 0)
+      _exit(3);
+   dprintf(k->statusw, "cbreplay-wait %d\n", ws);
    _exit(0);
 }
 
 pid_t cbr_start_keeper(const cbr_options *o, const char *plan, int statusw,
                        int in_fd, int out_fd, int err_fd, int events_fd)
 {
-   fflush(NULL);
-   pid_t kid = fork();
+   keeper_args k = {o, plan, statusw, events_fd};
+   cb_spawn_spec s = CB_SPAWN_SPEC_INIT;
+   s.fn = keeper;
+   s.arg = &k;
+   s.fd_in = in_fd;
+   s.fd_out = out_fd;
+   s.fd_err = err_fd;
+   s.new_group = 1;
+   cb_error err;
+   pid_t kid = cb_spawn(&s, &err);
    if (kid < 0)
       return -1;
-   if (kid == 0)
-      keeper(o, plan, statusw, in_fd, out_fd, err_fd, events_fd);
-   setpgid(kid, kid); /* also done by the keeper: no race either way */
    g_group = kid;
    return kid;
 }

@@ -49,4 +49,4 @@ CHECK_DEPS += $(BIN)/cbreplay $(REPLAY_TEST_HELPERS)
 # `make bench` (tests/bench.mk) runs scripts/bench-replay.sh, which needs these.
 bench: $(BIN)/cbreplay $(BUILD)/bench/replay_pingpong \
        $(BUILD)/tests/replay_mkschedule
-include reschedule/cbtest.mk
+include reschedule/batch/cbtest.mk

@@ -40,14 +40,14 @@ static int put(words *v, uint64_t x)
    return 0;
 }
 
-static int put_event(words *v, const Cbtools__PatternEvent *e)
+static int put_event(words *v, const cb_sched_event *e)
 {
    int r = put(v, e ? e->tid : 0);
    return r | put(v, e ? e->index : 0);
 }
 
 /* Thread t's stable path, for t = 1..n (none in an older schedule). */
-static int put_paths(words *v, const Cbtools__Schedule *s)
+static int put_paths(words *v, const cb_schedule *s)
 {
    size_t n = s->n_thread_parent == s->n_thread_index ? s->n_thread_parent : 0;
    int bad = put(v, n);
@@ -58,7 +58,7 @@ static int put_paths(words *v, const Cbtools__Schedule *s)
    return bad;
 }
 
-static int put_expect(words *v, const Cbtools__PatternEvent *e, size_t *n)
+static int put_expect(words *v, const cb_sched_event *e, size_t *n)
 {
    if (!e || !e->has_tid || !e->has_index || !e->has_kind || !e->tid)
       return 0;
@@ -75,8 +75,8 @@ static int put_expect(words *v, const Cbtools__PatternEvent *e, size_t *n)
 
 /* The expectations of the counted steps that are not run out (as
  * put_tail decides) and of e1, f, e2; the count is patched in first. */
-static int put_expects(words *v, const Cbtools__Schedule *s,
-                       Cbtools__TailStep *const *tail, size_t ntail)
+static int put_expects(words *v, const cb_schedule *s,
+                       cb_sched_step *const *tail, size_t ntail)
 {
    size_t at = v->n, n = 0;
    int bad = put(v, 0);
@@ -102,7 +102,7 @@ static int put_expects(words *v, const Cbtools__Schedule *s,
 
 /* The tail's (tid, n) pairs.  Thread ids are at most CB_PLAN_MAX_THREADS
  * (validate.c). */
-static int put_tail(words *v, Cbtools__TailStep *const *tail, size_t ntail)
+static int put_tail(words *v, cb_sched_step *const *tail, size_t ntail)
 {
    uint32_t hi = 0;
    for (size_t i = 0; i < ntail; i++)
@@ -121,12 +121,12 @@ static int put_tail(words *v, Cbtools__TailStep *const *tail, size_t ntail)
    return bad;
 }
 
-int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
+int cbr_write_plan(const char *path, const cb_schedule *s,
                    size_t variant, unsigned stall_ms, cb_error *err)
 {
    words v = {0};
    int bad = 0;
-   Cbtools__TailStep *const *tail;
+   cb_sched_step *const *tail;
    size_t ntail;
    const char *name;
    if (cb_schedule_variant(s, variant, &tail, &ntail, &name) != 0)

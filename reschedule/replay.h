@@ -30,7 +30,6 @@
 #include <sys/types.h>
 
 #include "cbtrace.h"
-#include "trace.pb-c.h"
 
 /* Exit codes of one forced run (DESIGN.md, command-line contract). */
 enum {
@@ -90,7 +89,7 @@ int cbr_list_schedules(const char *dir, char ***paths, size_t *n,
 typedef struct {
    char path[PATH_MAX]; /* absolute */
    char name[64];       /* "s17" */
-   Cbtools__Schedule *s;
+   cb_schedule *s;
    int recorded_exit;   /* exit status of the recorded run, -1 unknown */
 } cbr_schedule;
 
@@ -103,7 +102,7 @@ int cbr_load_schedule(const char *path, uint64_t program_digest,
 void cbr_free_schedule(cbr_schedule *cs);
 
 /* Writes the plan file of cb_wire.h for s with tail variant `variant`. */
-int cbr_write_plan(const char *path, const Cbtools__Schedule *s,
+int cbr_write_plan(const char *path, const cb_schedule *s,
                    size_t variant, unsigned stall_ms, cb_error *err);
 
 /* ---- Status lines ------------------------------------------------------------ */
@@ -201,7 +200,7 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
  * expected read checking+40 at bank.c:34, found write at bank.c:40", the
  * expectation taken from s's variant `variant` (its steps' expect, e1, f,
  * e2). */
-void cbr_describe_divergence(const Cbtools__Schedule *s, unsigned variant,
+void cbr_describe_divergence(const cb_schedule *s, unsigned variant,
                              cbr_status *st);
 
 /* ---- Judging (judge.c) ------------------------------------------------------- */
@@ -285,14 +284,11 @@ void cbr_print_json(FILE *out, const cbr_report *rep);
 const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
                                   size_t len);
 /* Pieces report.c and report_json.c share. */
-const char *cbr_event_where(const Cbtools__PatternEvent *e, int shortname,
+const char *cbr_event_where(const cb_sched_event *e, int shortname,
                             char *buf, size_t len);
-const char *cbr_variable_of(const Cbtools__Schedule *s, char *buf, size_t len);
-const char *cbr_pattern_of(const Cbtools__Schedule *s);
-int cbr_shows_value(const Cbtools__PatternEvent *e);
+const char *cbr_variable_of(const cb_schedule *s, char *buf, size_t len);
+const char *cbr_pattern_of(const cb_schedule *s);
+int cbr_shows_value(const cb_sched_event *e);
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
-
-/* Seconds on the monotonic clock. */
-double cbr_now(void);
 
 #endif /* CB_REPLAY_H */

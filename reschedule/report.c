@@ -42,10 +42,10 @@ static const char *base_name(const char *path)
 }
 
 /* "file:line" of a pattern event, the file by its base name when short. */
-const char *cbr_event_where(const Cbtools__PatternEvent *e, int shortname,
+const char *cbr_event_where(const cb_sched_event *e, int shortname,
                             char *buf, size_t len)
 {
-   const Cbtools__Location *l = e ? e->location : NULL;
+   const cb_sched_location *l = e ? e->location : NULL;
    if (!l || ((!l->file || !*l->file) && !l->has_address)) {
       snprintf(buf, len, "?");
    } else if (l->file && *l->file) {
@@ -59,7 +59,7 @@ const char *cbr_event_where(const Cbtools__PatternEvent *e, int shortname,
    return buf;
 }
 
-const char *cbr_variable_of(const Cbtools__Schedule *s, char *buf, size_t len)
+const char *cbr_variable_of(const cb_schedule *s, char *buf, size_t len)
 {
    if (s->variable_name && *s->variable_name)
       snprintf(buf, len, "%s", s->variable_name);
@@ -70,7 +70,7 @@ const char *cbr_variable_of(const Cbtools__Schedule *s, char *buf, size_t len)
    return buf;
 }
 
-const char *cbr_pattern_of(const Cbtools__Schedule *s)
+const char *cbr_pattern_of(const cb_schedule *s)
 {
    return s->pattern && *s->pattern ? s->pattern : "?";
 }
@@ -123,7 +123,7 @@ static const char *violation_text(const cbr_result *r)
 
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant)
 {
-   Cbtools__TailStep *const *tail;
+   cb_sched_step *const *tail;
    size_t ntail;
    const char *name;
    if (cb_schedule_variant(cs->s, variant, &tail, &ntail, &name) != 0)
@@ -181,7 +181,7 @@ enum { COLS = 10 };
 
 static void row_cells(const cbr_report *rep, size_t i, char cell[COLS][160])
 {
-   const Cbtools__Schedule *s = rep->cs[i].s;
+   const cb_schedule *s = rep->cs[i].s;
    const cbr_result *r = &rep->results[i];
    snprintf(cell[0], 160, "%s", rep->cs[i].name);
    snprintf(cell[1], 160, "%s", cbr_pattern_of(s));
@@ -284,13 +284,13 @@ static void print_notes(FILE *out, const cbr_report *rep)
 
 /* Only reads and writes have a value worth showing: a lock event's value
  * field is no value of the program's. */
-int cbr_shows_value(const Cbtools__PatternEvent *e)
+int cbr_shows_value(const cb_sched_event *e)
 {
    return e->has_value && (!e->has_kind || e->kind == CB_EV_READ ||
                            e->kind == CB_EV_WRITE);
 }
 
-static int is_lock_event(const Cbtools__PatternEvent *e)
+static int is_lock_event(const cb_sched_event *e)
 {
    return e && e->has_kind && (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK);
 }
@@ -299,8 +299,8 @@ static int is_lock_event(const Cbtools__PatternEvent *e)
  * lock event on another address (a deadlock's first lock): then its own
  * name (PatternEvent.variable_name), or "lock ADDRESS" in a schedule
  * written before events carried one. */
-static const char *object_of(const Cbtools__Schedule *s,
-                             const Cbtools__PatternEvent *e, const char *var,
+static const char *object_of(const cb_schedule *s,
+                             const cb_sched_event *e, const char *var,
                              char *buf, size_t len)
 {
    if (!is_lock_event(e) || !e->has_address || !s->has_variable ||
@@ -317,7 +317,7 @@ static const char *object_of(const Cbtools__Schedule *s,
  * recorded run's beside it when they differ: a lost update reads as
  * "write hits = 1 (recorded run: 2)". */
 static void print_event(FILE *out, const char *role,
-                        const Cbtools__PatternEvent *e, const char *var,
+                        const cb_sched_event *e, const char *var,
                         const cbr_status *st, int k)
 {
    char where[PATH_MAX + 32];
@@ -342,20 +342,20 @@ static void print_event(FILE *out, const char *role,
 
 /* Pattern DLK (cbpredict's deadlocks.c): e1 = T1 takes lock A, f = T2
  * takes lock B (the schedule's variable), e2 = T1 asks for B. */
-static int is_deadlock(const Cbtools__Schedule *s)
+static int is_deadlock(const cb_schedule *s)
 {
    return s->pattern && !strcmp(s->pattern, "DLK");
 }
 
 /* Pattern ORD (cbpredict's orders.c): e1 = e2 = T1's access that ran
  * first in the recorded run, f = T2's conflicting access forced before it. */
-static int is_order(const Cbtools__Schedule *s)
+static int is_order(const cb_schedule *s)
 {
    return s->pattern && !strcmp(s->pattern, "ORD");
 }
 
 /* Threads the schedule's tail runs: more than two in a deadlock cycle. */
-static size_t tail_threads(const Cbtools__Schedule *s)
+static size_t tail_threads(const cb_schedule *s)
 {
    uint32_t seen[16];
    size_t n = 0;
@@ -383,7 +383,7 @@ static void print_stderr_tail(FILE *out, const char *what,
 static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
 {
    const cbr_schedule *cs = &rep->cs[i];
-   const Cbtools__Schedule *s = cs->s;
+   const cb_schedule *s = cs->s;
    const cbr_result *r = &rep->results[i];
    char var[256], vt[128], a[PATH_MAX + 32], b[PATH_MAX + 32],
       c[PATH_MAX + 32], cmd[8192];

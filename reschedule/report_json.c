@@ -19,7 +19,7 @@
 
 /* "value" is the recorded run's; "forced_value" what the forced run read
  * or wrote there, when the tool saw the event run. */
-static void json_event(FILE *out, const Cbtools__PatternEvent *e,
+static void json_event(FILE *out, const cb_sched_event *e,
                        const cbr_status *st, int k)
 {
    char where[PATH_MAX + 32];
@@ -27,7 +27,7 @@ static void json_event(FILE *out, const Cbtools__PatternEvent *e,
       fputs("null", out);
       return;
    }
-   const Cbtools__Location *l = e->location;
+   const cb_sched_location *l = e->location;
    fprintf(out, "{\"tid\": %u, \"index\": %llu, \"kind\": ", e->tid,
            (unsigned long long)e->index);
    cb_json_write_string(out, e->has_kind ? cb_event_kind_name(e->kind) : "");
@@ -80,7 +80,7 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
    fputs("],\n \"runs\": [", out);
    for (size_t i = 0; i < rep->n; i++) {
       const cbr_schedule *cs = &rep->cs[i];
-      const Cbtools__Schedule *s = cs->s;
+      const cb_schedule *s = cs->s;
       const cbr_result *r = &rep->results[i];
       count[r->verdict]++;
       fputs(i ? ",\n  {" : "\n  {", out);

@@ -28,13 +28,6 @@
 #include "launch.h"
 #include "replay.h"
 
-double cbr_now(void)
-{
-   struct timespec ts;
-   clock_gettime(CLOCK_MONOTONIC, &ts);
-   return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ---- Watching ------------------------------------------------------------- */
 
 typedef struct {
@@ -69,7 +62,7 @@ static void handle_line(watch *w, const char *line)
       st->progress = 0;
       cbr_status_line(st, line);
       if (st->progress)
-         w->last_progress = cbr_now();
+         w->last_progress = cb_now();
    }
 }
 
@@ -160,7 +153,7 @@ static void finish_tail(const watch *w, char *out, size_t len)
 static int watch_run(watch *w, pid_t kid, int fds[2], int *ks)
 {
    for (;;) {
-      double now = cbr_now();
+      double now = cb_now();
       double deadline = w->last_progress + w->o->timeout_s;
       if (now >= deadline) {
          cbr_kill_run();
@@ -274,7 +267,7 @@ static void close_files(run_files *f)
 static void init_result(const cbr_schedule *cs, unsigned variant,
                         cbr_result *r)
 {
-   Cbtools__TailStep *const *tail;
+   cb_sched_step *const *tail;
    size_t ntail = 0;
    const char *name;
    memset(r, 0, sizeof *r);
@@ -302,7 +295,7 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    w.pass_stderr = !io->capture_stderr;
    r->stderr_shown = w.pass_stderr;
 
-   double start = cbr_now();
+   double start = cb_now();
    /* From before its temporary folder exists to after it is gone, a
     * signal that ends cbreplay kills the run and removes the folder. */
    cbr_catch_signals();
@@ -334,7 +327,7 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    f.statusp[0] = fds[0];
    f.errp[0] = fds[1];
    cbr_keeper_gone();
-   r->seconds = cbr_now() - start;
+   r->seconds = cb_now() - start;
    finish_tail(&w, r->stderr_tail, sizeof r->stderr_tail);
 
    if (w.spawn_failed)
@@ -364,6 +357,6 @@ out:
    cbr_remove_on_signal(NULL, NULL, NULL);
    cbr_restore_signals();
    if (r->seconds == 0)
-      r->seconds = cbr_now() - start;
+      r->seconds = cb_now() - start;
    return r->verdict == CBR_ERROR ? -1 : 0;
 }

@@ -17,7 +17,7 @@
 
 #include "replay.h"
 
-static void name_of(const char *path, const Cbtools__Schedule *s, char *buf,
+static void name_of(const char *path, const cb_schedule *s, char *buf,
                     size_t len)
 {
    if (s && s->has_id) {
@@ -39,19 +39,19 @@ static int bad_tid(uint32_t tid)
 
 /* Every step of every variant names a thread that can exist, and a count
  * that is not the plan's run-out mark. */
-static int bad_tail(const Cbtools__Schedule *s, const char *nm,
+static int bad_tail(const cb_schedule *s, const char *nm,
                     const char *path, cb_error *err)
 {
    size_t nv = cb_schedule_nvariants(s);
    for (size_t k = 0; k < nv; k++) {
-      Cbtools__TailStep *const *tail;
+      cb_sched_step *const *tail;
       size_t ntail;
       const char *name;
       if (cb_schedule_variant(s, k, &tail, &ntail, &name) != 0)
          return cb_fail(err, "schedule %s is malformed: tail variant %zu is "
                              "empty (%s)", nm, k, path) != 0;
       for (size_t i = 0; i < ntail; i++) {
-         const Cbtools__TailStep *t = tail[i];
+         const cb_sched_step *t = tail[i];
          if (!t || bad_tid(t->tid))
             return cb_fail(err, "schedule %s is malformed: step %zu of tail "
                                 "variant %zu names thread %u (%s)", nm, i + 1,
@@ -70,7 +70,7 @@ int cbr_load_schedule(const char *path, uint64_t program_digest,
                       cbr_schedule *out, cb_error *err)
 {
    cb_error why;
-   Cbtools__Schedule *s = NULL;
+   cb_schedule *s = NULL;
 
    memset(out, 0, sizeof *out);
    snprintf(out->path, sizeof out->path, "%s", path);
@@ -117,13 +117,13 @@ int cbr_load_schedule(const char *path, uint64_t program_digest,
    out->s = s;
    return 0;
 refuse:
-   cbtools__schedule__free_unpacked(s, NULL);
+   cb_schedule_free(s);
    return -1;
 }
 
 void cbr_free_schedule(cbr_schedule *cs)
 {
    if (cs->s)
-      cbtools__schedule__free_unpacked(cs->s, NULL);
+      cb_schedule_free(cs->s);
    cs->s = NULL;
 }

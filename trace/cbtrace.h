@@ -4,6 +4,10 @@
  * Format: proto/trace.proto (chunks, framing) and proto/cb_wire.h (event
  * kinds).  In memory a trace is a flat array of cb_event, in trace order.
  *
+ * The library's other public headers: launch.h (running a program under
+ * the tool), spawn.h (starting any process), pool.h (N jobs at once),
+ * wire_read.h (the tool's raw record stream into a writer).
+ *
  * Errors: functions that can fail return 0 on success and -1 on failure,
  * with a one-line reason in *err (no "cbX:" prefix; the command adds what it
  * was doing).  Nothing here prints or exits.
@@ -228,27 +232,108 @@ const char *cb_thread_path(const cb_thread_origin *o, uint32_t nthreads,
  * Names of variables become symbols of the trace, so reports name them. */
 int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err);
 
-/* ---- Schedules (proto Schedule, same framing, magic "CBSCHED\x01") -------- */
+/* ---- Schedules (proto Schedule, same framing, magic "CBSCHED\x01") --------
+ * A schedule in memory is trace.proto's Schedule message as plain C, field
+ * for field under the message's own names (protobuf itself stays inside
+ * trace/): has_X says whether an optional number X is present, an absent
+ * string or message is NULL, a repeated field X is n_X items at X. */
+typedef struct {
+   int has_id;
+   uint32_t id;
+   int has_address;
+   uint64_t address;
+   char *object, *function, *file;
+   int has_line;
+   uint32_t line;
+} cb_sched_location;
 
-/* Generated from proto/trace.proto; protobuf-c 1.4 (Debian 12) names the
- * struct Cbtools__Schedule (1.3 and older used _Cbtools__Schedule). */
-struct Cbtools__Schedule;
-int cb_schedule_write(const char *path, const struct Cbtools__Schedule *s,
-                      cb_error *err);
-/* Caller frees with cbtools__schedule__free_unpacked(s, NULL). */
-int cb_schedule_read(const char *path, struct Cbtools__Schedule **s,
-                     cb_error *err);
+/* e1, f, e2, and the event a tail step is expected to end with. */
+typedef struct {
+   int has_tid;
+   uint32_t tid;
+   int has_index;
+   uint64_t index;       /* counted index within the thread */
+   int has_trace_index;
+   uint64_t trace_index; /* position in the trace */
+   int has_kind;
+   uint32_t kind;        /* enum cb_event_kind */
+   int has_address;
+   uint64_t address;
+   int has_value;
+   uint64_t value;
+   cb_sched_location *location;
+   char *variable_name;  /* what it acts on, in words */
+   int has_address_stable;
+   int address_stable;   /* a global's address, the same in every run */
+} cb_sched_event;
+
+/* Thread tid runs `count` counted events (or, run_out, alone until it
+ * exits or blocks) while every other thread waits. */
+typedef struct {
+   int has_tid;
+   uint32_t tid;
+   int has_count;
+   uint64_t count;
+   int has_run_out;
+   int run_out;
+   cb_sched_event *expect; /* the step's last event, checked by replay */
+} cb_sched_step;
+
+typedef struct {
+   char *name;            /* "T1 to its block end" */
+   size_t n_tail;
+   cb_sched_step **tail;
+} cb_sched_variant;
+
+typedef struct {
+   int has_id;
+   uint32_t id;           /* the N of sN.pb */
+   int has_trace_id;
+   uint64_t trace_id;
+   int has_program_digest;
+   uint64_t program_digest;
+   char *program;
+   int has_counted_mask;
+   uint32_t counted_mask;
+   size_t n_prefix;
+   uint64_t *prefix;      /* counted events of thread k+1 before the tail */
+   size_t n_tail;
+   cb_sched_step **tail;
+   char *pattern;         /* "RWR", ..., "WWW", "DLK", ... */
+   int has_variable;
+   uint64_t variable;
+   char *variable_name;
+   cb_sched_event *e1, *f, *e2;
+   int has_cut_index;
+   uint64_t cut_index;
+   char *z3;              /* "", "sat", "unknown" */
+   size_t n_variants;     /* variant k >= 1 is variants[k-1] */
+   cb_sched_variant **variants;
+   char *tail_name;       /* variant 0's name */
+   size_t n_thread_parent;
+   uint32_t *thread_parent; /* thread t created as the thread_index[t-1]-th */
+   size_t n_thread_index;   /* child of thread_parent[t-1] (0, 0: main) */
+   uint32_t *thread_index;
+   char *instrument;      /* cbtrace record --instrument=WHAT */
+   int has_recorded_exit;
+   int32_t recorded_exit;
+   void *priv_;           /* what a read schedule owns */
+} cb_schedule;
+
+int cb_schedule_write(const char *path, const cb_schedule *s, cb_error *err);
+/* Caller frees with cb_schedule_free. */
+int cb_schedule_read(const char *path, cb_schedule **s, cb_error *err);
 /* The same from a buffer (tests, fuzzing). */
-int cb_schedule_read_mem(const void *data, size_t len,
-                         struct Cbtools__Schedule **s, cb_error *err);
+int cb_schedule_read_mem(const void *data, size_t len, cb_schedule **s,
+                         cb_error *err);
+void cb_schedule_free(cb_schedule *s);
 /* Tail variants (trace.proto): variant 0 is s->tail, named s->tail_name;
  * variant k >= 1 is s->variants[k-1].  Every schedule has at least one. */
-struct Cbtools__TailStep;
-size_t cb_schedule_nvariants(const struct Cbtools__Schedule *s);
+size_t cb_schedule_nvariants(const cb_schedule *s);
 /* Variant k's steps and name ("" when unnamed); -1 when there is no
  * variant k. */
-int cb_schedule_variant(const struct Cbtools__Schedule *s, size_t k,
-                        struct Cbtools__TailStep *const **tail, size_t *ntail,
+int cb_schedule_variant(const cb_schedule *s, size_t k,
+                        cb_sched_step *const **tail, size_t *ntail,
                         const char **name);
 
 /* ---- Small shared helpers -------------------------------------------------- */

@@ -1,15 +1,14 @@
 /* launch.c: finding the tool and starting a program under it (launch.h).
- * The only place that knows the tool's folder and Valgrind's options.
+ * The only place that knows the tool's folder and Valgrind's options; the
+ * process itself is started by cb_spawn (spawn.c).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -134,11 +133,6 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
       /* Data is named as the source names it (vgtool/cb_names.c), from
        * the variables of the objects the tool watches: record only. */
       argv[a++] = "--read-var-info=yes";
-   size_t log_slot = 0;
-   if (l->quiet_valgrind) {
-      log_slot = a;
-      argv[a++] = "-q"; /* replaced by --log-fd=N in the child */
-   }
    for (size_t i = 0; i < nt; i++)
       argv[a++] = l->tool_args[i];
    argv[a++] = "--";
@@ -146,59 +140,16 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
       argv[a++] = prog_argv[i];
    argv[a] = NULL;
 
-   /* The child reports a failed exec through this pipe (closed on exec). */
-   int ep[2];
-   if (pipe2(ep, O_CLOEXEC) < 0) {
-      free(argv);
-      cb_fail(err, "pipe: %s", strerror(errno));
-      return -1;
-   }
-   pid_t pid = fork();
-   if (pid < 0) {
-      int e = errno;
-      close(ep[0]);
-      close(ep[1]);
-      free(argv);
-      cb_fail(err, "fork: %s", strerror(e));
-      return -1;
-   }
-   if (pid == 0) {
-      setenv("VALGRIND_LIB", dir, 1);
-      for (int i = 0; i < l->nkeep; i++) {
-         int fl = fcntl(l->keep_fds[i], F_GETFD);
-         if (fl >= 0)
-            fcntl(l->keep_fds[i], F_SETFD, fl & ~FD_CLOEXEC);
-      }
-      /* Valgrind's own messages go to /dev/null, the program's stderr
-       * stays where it was. */
-      char logopt[32];
-      if (log_slot) {
-         int dn = open("/dev/null", O_WRONLY);
-         if (dn >= 0) {
-            snprintf(logopt, sizeof logopt, "--log-fd=%d", dn);
-            argv[log_slot] = logopt;
-         }
-      }
-      execvp("valgrind", (char *const *)argv);
-      int e = errno;
-      ssize_t w = write(ep[1], &e, sizeof e);
-      (void)w;
-      _exit(127);
-   }
-   close(ep[1]);
+   cb_spawn_spec s = CB_SPAWN_SPEC_INIT;
+   s.argv = (char *const *)argv;
+   s.search_path = 1;
+   s.keep_fds = l->keep_fds;
+   s.nkeep = l->nkeep;
+   s.env_name = "VALGRIND_LIB";
+   s.env_value = dir;
+   pid_t pid = cb_spawn(&s, err); /* "cannot run valgrind: ..." */
    free(argv);
-   int e = 0;
-   ssize_t n;
-   do
-      n = read(ep[0], &e, sizeof e);
-   while (n < 0 && errno == EINTR);
-   close(ep[0]);
-   if (n == (ssize_t)sizeof e) {
-      waitpid(pid, NULL, 0);
-      cb_fail(err, "cannot run valgrind: %s", strerror(e));
-      return -1;
-   }
-   return pid;
+   return pid < 0 ? -1 : pid;
 }
 
 /* The words a trace's header keeps for each --instrument=WHAT; the option
@@ -228,13 +179,4 @@ const char *cb_instrument_option(const char *words, char *buf, size_t len)
    memcpy(buf, words, n);
    buf[n] = 0;
    return buf;
-}
-
-int cb_wait_status_code(int wstatus)
-{
-   if (WIFEXITED(wstatus))
-      return WEXITSTATUS(wstatus);
-   if (WIFSIGNALED(wstatus))
-      return 128 + WTERMSIG(wstatus);
-   return 255;
 }

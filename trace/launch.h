@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "cbtrace.h"
+#include "spawn.h"
 
 /* Fills buf with the tool folder; fails when the tool is not built. */
 int cb_tool_dir(char *buf, size_t len, cb_error *err);
@@ -38,11 +39,11 @@ typedef struct {
    int keep_fds[4];              /* descriptors the child keeps open */
    int nkeep;
    int replay;                   /* adds the replay-only Valgrind options */
-   int quiet_valgrind;           /* send Valgrind's own stderr to /dev/null */
 } cb_launch;
 
-/* Forks and execs Valgrind with the tool on prog_argv (prog_argv[0] already
- * resolved).  Returns the child's pid, or -1 with *err set. */
+/* Starts Valgrind with the tool on prog_argv (prog_argv[0] already
+ * resolved) through cb_spawn.  Returns the child's pid, or -1 with *err
+ * set. */
 pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[],
                     cb_error *err);
 
@@ -53,9 +54,5 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[],
  * cbtools does not know is copied too (cb_instrument_words says so). */
 const char *cb_instrument_words(const char *what);
 const char *cb_instrument_option(const char *words, char *buf, size_t len);
-
-/* Turns a wait status into the shell's convention: the exit code, or
- * 128 + signal for a program killed by a signal. */
-int cb_wait_status_code(int wstatus);
 
 #endif /* CB_LAUNCH_H */

@@ -1,14 +1,18 @@
-# trace/: the trace library (libcbtrace.a, and a sanitizer build of it) and
-# the `cbtrace` command.  Other module.mk files, included after this one, link
-# with `$(LIBCBTRACE) $(HOST_LDLIBS)` (or the -san pair under sanitizers).
+# trace/: the trace library (trace/*.c: libcbtrace.a, and a sanitizer build
+# of it) and, in trace/cmd/, the `cbtrace` command built on it.  Other
+# module.mk files, included after this one, link with
+# `$(LIBCBTRACE) $(HOST_LDLIBS)` (or the -san pair under sanitizers).
 
-CBTRACE_CMD_SRCS := trace/cbtrace_main.c trace/record.c trace/dump.c \
-                    trace/stats.c trace/wire_read.c
-LIBCBTRACE_SRCS  := $(filter-out $(CBTRACE_CMD_SRCS),$(wildcard trace/*.c))
+CBTRACE_CMD_SRCS := $(wildcard trace/cmd/*.c)
+LIBCBTRACE_SRCS  := $(wildcard trace/*.c)
 LIBCBTRACE_OBJS  := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/host/%.o) \
                     $(BUILD)/host/proto/trace.pb-c.o
 LIBCBTRACE_SAN_OBJS := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/san/%.o) \
                        $(BUILD)/san/proto/trace.pb-c.o
+
+# Protobuf stays in here: only the library's objects (and its unit test)
+# find the generated header.
+$(LIBCBTRACE_OBJS) $(LIBCBTRACE_SAN_OBJS): HOST_CFLAGS += $(PROTO_CFLAGS)
 
 LIBCBTRACE     := $(BUILD)/libcbtrace.a
 LIBCBTRACE_SAN := $(BUILD)/libcbtrace-san.a
@@ -30,11 +34,12 @@ $(BIN)/cbtrace: $(CBTRACE_CMD_OBJS) $(LIBCBTRACE)
 # Unit tests of the library, built plain and under ASan+UBSan.
 $(BUILD)/tests/trace_unit: tests/unit/trace_unit.c $(LIBCBTRACE)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ $< $(LIBCBTRACE) $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) $(PROTO_CFLAGS) -o $@ $< $(LIBCBTRACE) $(HOST_LDLIBS)
 
 $(BUILD)/tests/trace_unit-san: tests/unit/trace_unit.c $(LIBCBTRACE_SAN)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_CFLAGS) -o $@ $< $(LIBCBTRACE_SAN) $(HOST_LDLIBS)
+	$(CC) $(HOST_CFLAGS) $(PROTO_CFLAGS) $(SAN_CFLAGS) -o $@ $< \
+	   $(LIBCBTRACE_SAN) $(HOST_LDLIBS)
 
 all: $(LIBCBTRACE) $(BIN)/cbtrace
 CHECK_DEPS += $(LIBCBTRACE) $(LIBCBTRACE_SAN) $(BIN)/cbtrace \

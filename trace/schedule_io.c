@@ -1,6 +1,7 @@
 /* schedule_io.c: schedule files: magic "CBSCHED\x01" and one frame holding
- * a Schedule message (the same framing as traces, frame.c), and the one
- * reading of a schedule's tail variants.
+ * a Schedule message (the same framing as traces, frame.c; schedule_pb.c
+ * turns it into a cb_schedule and back), and the one reading of a
+ * schedule's tail variants.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -10,17 +11,23 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace.pb-c.h"
+#include "schedule_pb.h"
 #include "trace_internal.h"
 
-int cb_schedule_write(const char *path, const Cbtools__Schedule *s,
+int cb_schedule_write(const char *path, const cb_schedule *sched,
                       cb_error *err)
 {
+   Cbtools__Schedule msg, *s = &msg;
+   cb_sched_allocs *a = cb_schedule_to_pb(sched, s);
+   if (!a)
+      return cb_fail(err, "out of memory");
    size_t len = protobuf_c_message_get_packed_size(&s->base);
    uint8_t *buf = malloc(len ? len : 1);
+   if (buf)
+      protobuf_c_message_pack(&s->base, buf);
+   cb_sched_allocs_free(a);
    if (!buf)
       return cb_fail(err, "out of memory");
-   protobuf_c_message_pack(&s->base, buf);
    /* Written beside the target and renamed, so that a reader (a parallel
     * replay) never sees half a schedule; under an unpredictable name, so
     * that a link planted in a shared folder is never written through. */
@@ -43,7 +50,7 @@ int cb_schedule_write(const char *path, const Cbtools__Schedule *s,
    return cb_rename_into_place(tmp, path, err);
 }
 
-int cb_schedule_read_mem(const void *data, size_t len, Cbtools__Schedule **s,
+int cb_schedule_read_mem(const void *data, size_t len, cb_schedule **s,
                          cb_error *err)
 {
    *s = NULL;
@@ -60,13 +67,18 @@ int cb_schedule_read_mem(const void *data, size_t len, Cbtools__Schedule **s,
                      k == 0 ? "nothing after the magic" : why.msg);
    if (r.pos != r.len)
       return cb_fail(err, "damaged schedule: data after the schedule");
-   *s = cbtools__schedule__unpack(NULL, plen, pl);
-   if (!*s)
+   Cbtools__Schedule *p = cbtools__schedule__unpack(NULL, plen, pl);
+   if (!p)
       return cb_fail(err, "damaged schedule: cannot decode it");
+   *s = cb_schedule_from_pb(p);
+   if (!*s) {
+      cbtools__schedule__free_unpacked(p, NULL);
+      return cb_fail(err, "out of memory");
+   }
    return 0;
 }
 
-int cb_schedule_read(const char *path, Cbtools__Schedule **s, cb_error *err)
+int cb_schedule_read(const char *path, cb_schedule **s, cb_error *err)
 {
    *s = NULL;
    cb_blob b;
@@ -77,13 +89,13 @@ int cb_schedule_read(const char *path, Cbtools__Schedule **s, cb_error *err)
    return r;
 }
 
-size_t cb_schedule_nvariants(const Cbtools__Schedule *s)
+size_t cb_schedule_nvariants(const cb_schedule *s)
 {
    return 1 + s->n_variants;
 }
 
-int cb_schedule_variant(const Cbtools__Schedule *s, size_t k,
-                        Cbtools__TailStep *const **tail, size_t *ntail,
+int cb_schedule_variant(const cb_schedule *s, size_t k,
+                        cb_sched_step *const **tail, size_t *ntail,
                         const char **name)
 {
    if (k == 0) {
@@ -94,7 +106,7 @@ int cb_schedule_variant(const Cbtools__Schedule *s, size_t k,
    }
    if (k > s->n_variants || !s->variants[k - 1])
       return -1;
-   const Cbtools__Variant *v = s->variants[k - 1];
+   const cb_sched_variant *v = s->variants[k - 1];
    *tail = v->tail;
    *ntail = v->n_tail;
    *name = v->name ? v->name : "";

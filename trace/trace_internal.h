@@ -110,8 +110,9 @@ static inline uint64_t cb_zigzag64(int64_t v)
    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
-/* ---- writer.c: the tool's raw records (cb_wire.h) straight into a writer,
- * for `cbtrace record` (one call per run of records, not per event). */
+/* ---- write_events.c: the tool's raw records (cb_wire.h) straight into a
+ * writer, for `cbtrace record` (one call per run of records, not per
+ * event). */
 typedef struct {
    uint64_t events;  /* written */
    uint64_t dropped; /* without a thread id: not written */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cbtrace_cmd.h"
 #include "trace_internal.h"
+#include "wire_read.h"
 
 _Static_assert(sizeof(cb_wire_event) == 32, "wire records are 32 bytes");
 _Static_assert(sizeof(cb_wire_locdef) == 32, "wire records are 32 bytes");
@@ -57,120 +57,137 @@ static const char *tail_string(const unsigned char *s, size_t n, int i,
    return out;
 }
 
-/* Handles one whole record; returns its length. */
+/* The first record must be HELLO of our wire version. */
+static void take_hello(cb_wire_decoder *d, const cb_wire_event *e,
+                       const unsigned char *r)
+{
+   if (e->kind != CB_WIRE_HELLO) {
+      broken(d, "the first record is kind %u, not HELLO", e->kind);
+      return;
+   }
+   if (e->addr != CB_WIRE_VERSION) {
+      /* Version 1's 24-byte HELLO had the version at offset 8. */
+      unsigned long long v = e->addr, v1;
+      memcpy(&v1, r + 8, sizeof v1);
+      if (v1 == 1)
+         v = 1;
+      broken(d, "the tool speaks wire version %llu, cbtrace reads %u", v,
+             CB_WIRE_VERSION);
+      return;
+   }
+   d->hello_seen = 1;
+}
+
+static void write_failed(cb_wire_decoder *d, const cb_error *err)
+{
+   d->write_failed = 1;
+   d->write_err = *err;
+}
+
+static void take_locdef(cb_wire_decoder *d, const unsigned char *r,
+                        size_t tail_len)
+{
+   cb_wire_locdef l;
+   memcpy(&l, r, sizeof l);
+   char obj[1024], fn[1024], file[1024];
+   const unsigned char *s = r + sizeof l;
+   cb_location loc = {l.address, tail_string(s, tail_len, 0, obj, sizeof obj),
+                      tail_string(s, tail_len, 1, fn, sizeof fn),
+                      tail_string(s, tail_len, 2, file, sizeof file), l.line};
+   if (l.id == 0 || l.id > (1u << 26)) {
+      broken(d, "location id %u out of range", l.id);
+      return;
+   }
+   /* The tool numbers locations 1, 2, 3, ...: an id past the number of
+    * LOCDEFs is damage, and must not size the writer's tables. */
+   if (l.id > d->nlocdefs + 1) {
+      broken(d, "location id %u after only %u locations", l.id, d->nlocdefs);
+      return;
+   }
+   d->nlocdefs++;
+   cb_error err;
+   if (cb_writer_location(d->w, l.id, &loc, &err) < 0) {
+      write_failed(d, &err);
+      return;
+   }
+   if (l.id > d->max_loc)
+      d->max_loc = l.id;
+}
+
+static void take_symdef(cb_wire_decoder *d, const unsigned char *r,
+                        size_t tail_len)
+{
+   cb_wire_locdef l;
+   memcpy(&l, r, sizeof l);
+   char name[1024];
+   cb_symbol sym = {l.address, l.line,
+                    tail_string(r + sizeof l, tail_len, 0, name, sizeof name)};
+   cb_error err;
+   if (cb_writer_symbol(d->w, &sym, &err) < 0)
+      write_failed(d, &err);
+}
+
+static void take_vardef(cb_wire_decoder *d, const unsigned char *r,
+                        size_t tail_len)
+{
+   cb_wire_locdef l;
+   memcpy(&l, r, sizeof l);
+   char name[1024], file[1024];
+   const unsigned char *s = r + sizeof l;
+   cb_variable v = {l.address, l.id,
+                    tail_string(s, tail_len, 0, name, sizeof name),
+                    tail_string(s, tail_len, 1, file, sizeof file), l.line,
+                    l.pad & 1};
+   cb_error err;
+   if (cb_writer_variable(d->w, &v, &err) < 0)
+      write_failed(d, &err);
+}
+
+static void take_event(cb_wire_decoder *d, const cb_wire_event *e)
+{
+   if (e->kind == CB_EV_NONE || e->kind >= CB_EV_KIND_COUNT) {
+      broken(d, "unknown record kind %u", e->kind);
+      return;
+   }
+   if (e->tid == 0) {
+      d->dropped++;
+      return;
+   }
+   cb_event ev = {e->kind, e->size, e->tid, e->loc, e->addr, e->value};
+   if (ev.loc > d->max_loc) {
+      ev.loc = 0;
+      d->bad_loc++;
+   }
+   cb_error err;
+   if (cb_writer_event(d->w, &ev, &err) < 0) {
+      write_failed(d, &err);
+      return;
+   }
+   d->events++;
+}
+
+/* Handles one whole record (tail_len: the bytes of its strings). */
 static void one_record(cb_wire_decoder *d, const unsigned char *r,
                        size_t tail_len)
 {
    cb_wire_event e;
    memcpy(&e, r, sizeof e);
    if (!d->hello_seen) {
-      if (e.kind != CB_WIRE_HELLO) {
-         broken(d, "the first record is kind %u, not HELLO", e.kind);
-         return;
-      }
-      if (e.addr != CB_WIRE_VERSION) {
-         /* Version 1's 24-byte HELLO had the version at offset 8. */
-         unsigned long long v = e.addr, v1;
-         memcpy(&v1, r + 8, sizeof v1);
-         if (v1 == 1)
-            v = 1;
-         broken(d, "the tool speaks wire version %llu, cbtrace reads %u",
-                v, CB_WIRE_VERSION);
-         return;
-      }
-      d->hello_seen = 1;
+      take_hello(d, &e, r);
       return;
    }
    if (d->end_seen) {
       d->after_end++;
       return;
    }
-   cb_error err;
    switch (e.kind) {
-   case CB_WIRE_HELLO:
-      broken(d, "a second HELLO");
-      return;
-   case CB_WIRE_END:
-      d->end_seen = 1;
-      return;
-   case CB_WIRE_LOCDEF: {
-      cb_wire_locdef l;
-      memcpy(&l, r, sizeof l);
-      char obj[1024], fn[1024], file[1024];
-      const unsigned char *s = r + sizeof l;
-      cb_location loc = {l.address, tail_string(s, tail_len, 0, obj, sizeof obj),
-                         tail_string(s, tail_len, 1, fn, sizeof fn),
-                         tail_string(s, tail_len, 2, file, sizeof file), l.line};
-      if (l.id == 0 || l.id > (1u << 26)) {
-         broken(d, "location id %u out of range", l.id);
-         return;
-      }
-      /* The tool numbers locations 1, 2, 3, ...: an id past the number
-       * of LOCDEFs is damage, and must not size the writer's tables. */
-      if (l.id > d->nlocdefs + 1) {
-         broken(d, "location id %u after only %u locations", l.id,
-                d->nlocdefs);
-         return;
-      }
-      d->nlocdefs++;
-      if (cb_writer_location(d->w, l.id, &loc, &err) < 0) {
-         d->write_failed = 1;
-         d->write_err = err;
-         return;
-      }
-      if (l.id > d->max_loc)
-         d->max_loc = l.id;
-      return;
+   case CB_WIRE_HELLO: broken(d, "a second HELLO"); return;
+   case CB_WIRE_END: d->end_seen = 1; return;
+   case CB_WIRE_LOCDEF: take_locdef(d, r, tail_len); return;
+   case CB_WIRE_SYMDEF: take_symdef(d, r, tail_len); return;
+   case CB_WIRE_VARDEF: take_vardef(d, r, tail_len); return;
+   default: take_event(d, &e); return;
    }
-   case CB_WIRE_SYMDEF: {
-      cb_wire_locdef l;
-      memcpy(&l, r, sizeof l);
-      char name[1024];
-      cb_symbol sym = {l.address, l.line,
-                       tail_string(r + sizeof l, tail_len, 0, name, sizeof name)};
-      if (cb_writer_symbol(d->w, &sym, &err) < 0) {
-         d->write_failed = 1;
-         d->write_err = err;
-      }
-      return;
-   }
-   case CB_WIRE_VARDEF: {
-      cb_wire_locdef l;
-      memcpy(&l, r, sizeof l);
-      char name[1024], file[1024];
-      const unsigned char *s = r + sizeof l;
-      cb_variable v = {l.address, l.id,
-                       tail_string(s, tail_len, 0, name, sizeof name),
-                       tail_string(s, tail_len, 1, file, sizeof file), l.line,
-                       l.pad & 1};
-      if (cb_writer_variable(d->w, &v, &err) < 0) {
-         d->write_failed = 1;
-         d->write_err = err;
-      }
-      return;
-   }
-   default:
-      break;
-   }
-   if (e.kind == CB_EV_NONE || e.kind >= CB_EV_KIND_COUNT) {
-      broken(d, "unknown record kind %u", e.kind);
-      return;
-   }
-   if (e.tid == 0) {
-      d->dropped++;
-      return;
-   }
-   cb_event ev = {e.kind, e.size, e.tid, e.loc, e.addr, e.value};
-   if (ev.loc > d->max_loc) {
-      ev.loc = 0;
-      d->bad_loc++;
-   }
-   if (cb_writer_event(d->w, &ev, &err) < 0) {
-      d->write_failed = 1;
-      d->write_err = err;
-      return;
-   }
-   d->events++;
 }
 
 /* Length of the record at p, given n >= 32 bytes of it. */
@@ -273,24 +290,6 @@ void cb_wire_finish(cb_wire_decoder *d)
 {
    if (d->len > 0 && !d->broken && !d->write_failed)
       broken(d, "the stream ends inside a record (%zu bytes)", d->len);
-}
-
-void cb_wire_report(const cb_wire_decoder *d, const char *sub)
-{
-   if (d->broken)
-      cbt_error(sub, "warning: tool stream: %s; events after it are lost",
-                d->why);
-   if (d->dropped)
-      cbt_error(sub, "warning: tool stream: %llu events without a thread id "
-                     "were dropped",
-                (unsigned long long)d->dropped);
-   if (d->bad_loc)
-      cbt_error(sub, "warning: tool stream: %llu events named an undefined "
-                     "location (kept, location unknown)",
-                (unsigned long long)d->bad_loc);
-   if (d->after_end)
-      cbt_error(sub, "warning: tool stream: %llu records after END ignored",
-                (unsigned long long)d->after_end);
 }
 
 void cb_wire_free(cb_wire_decoder *d)

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "cbtrace.h"
-#include "trace.pb-c.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,14 +17,14 @@ volatile uint64_t fuzz_sink;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-   Cbtools__Schedule *s;
+   cb_schedule *s;
    cb_error err;
    if (cb_schedule_read_mem(data, size, &s, &err) != 0)
       return 0;
    size_t nv = cb_schedule_nvariants(s);
    uint64_t sum = 0;
    for (size_t k = 0; k <= nv; k++) { /* one past the end: must say no */
-      Cbtools__TailStep *const *tail;
+      cb_sched_step *const *tail;
       size_t ntail;
       const char *name;
       if (cb_schedule_variant(s, k, &tail, &ntail, &name) != 0) {
@@ -41,6 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
    for (size_t i = 0; i < s->n_prefix; i++)
       sum += s->prefix[i];
    fuzz_sink = sum;
-   cbtools__schedule__free_unpacked(s, NULL);
+   cb_schedule_free(s);
    return 0;
 }

@@ -1,5 +1,5 @@
 /* fuzz_tests_file.c: libFuzzer harness of cbtest's tests-file parser
- * (reschedule/cbtest_suite.c): the input is a tests file, read through the
+ * (reschedule/batch/cbtest_suite.c): the input is a tests file, read through the
  * real cbt_read_suite (from a memory file), and each of its lines is split
  * on its own too.  No crash, no leak; every command has words.
  *

@@ -40,7 +40,8 @@ ok "the program has at least two schedules ($n)" [ "$n" -ge 2 ]
 
 for sig in INT TERM HUP; do
     case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
-    rm -rf "$TMP/slowmark" "$TMP/sleeping" "$TMP/tmp"; mkdir "$TMP/tmp"
+    # The last round's stderr must not be taken for this one's.
+    rm -rf "$TMP/slowmark" "$TMP/sleeping" "$TMP/tmp" "$TMP/err"; mkdir "$TMP/tmp"
     # A background job of a script starts with SIGINT ignored: undo that.
     TMPDIR="$TMP/tmp" SLOW="$TMP/slowmark" SLEEPING="$TMP/sleeping" \
         perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
@@ -48,7 +49,7 @@ for sig in INT TERM HUP; do
         >"$TMP/out" 2>"$TMP/err" &
     pid=$!
     i=0
-    until grep -q '\[1/' "$TMP/err" || [ $i -ge 600 ]; do sleep 0.1; i=$((i + 1)); done
+    until grep -qs '\[1/' "$TMP/err" || [ $i -ge 600 ]; do sleep 0.1; i=$((i + 1)); done
     touch "$TMP/slowmark"
     i=0
     until [ -e "$TMP/sleeping" ] || [ $i -ge 600 ]; do sleep 0.1; i=$((i + 1)); done

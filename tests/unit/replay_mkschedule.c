@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "cbtrace.h"
-#include "trace.pb-c.h"
 
 static void die(const char *msg, const char *arg)
 {
@@ -45,12 +44,10 @@ static uint64_t num(const char *s, int base)
    return v;
 }
 
-static Cbtools__PatternEvent *pattern_event(char *spec)
+static cb_sched_event *pattern_event(char *spec)
 {
-   Cbtools__PatternEvent *e = calloc(1, sizeof *e);
-   Cbtools__Location *l = calloc(1, sizeof *l);
-   cbtools__pattern_event__init(e);
-   cbtools__location__init(l);
+   cb_sched_event *e = calloc(1, sizeof *e);
+   cb_sched_location *l = calloc(1, sizeof *l);
    char *field[7] = {0};
    int n = 0;
    for (char *p = strtok(spec, ":"); p && n < 7; p = strtok(NULL, ":"))
@@ -80,10 +77,10 @@ static Cbtools__PatternEvent *pattern_event(char *spec)
 }
 
 /* "T:N,T:out,..." -> steps; *n gets how many. */
-static Cbtools__TailStep *parse_steps(const char *spec, size_t *n)
+static cb_sched_step *parse_steps(const char *spec, size_t *n)
 {
    size_t cap = strlen(spec) + 1;
-   Cbtools__TailStep *steps = calloc(cap, sizeof *steps);
+   cb_sched_step *steps = calloc(cap, sizeof *steps);
    char *copy = strdup(spec);
    char *save = NULL;
    *n = 0;
@@ -92,8 +89,7 @@ static Cbtools__TailStep *parse_steps(const char *spec, size_t *n)
       if (!colon)
          die("tail step wants T:N or T:out", p);
       *colon = 0;
-      Cbtools__TailStep *t = &steps[(*n)++];
-      cbtools__tail_step__init(t);
+      cb_sched_step *t = &steps[(*n)++];
       char *at = strchr(colon + 1, '@');
       if (at) {
          *at = 0;
@@ -101,7 +97,6 @@ static Cbtools__TailStep *parse_steps(const char *spec, size_t *n)
          if (kind < 0)
             die("unknown event kind", at + 1);
          t->expect = calloc(1, sizeof *t->expect);
-         cbtools__pattern_event__init(t->expect);
          t->expect->has_kind = 1;
          t->expect->kind = (uint32_t)kind;
       }
@@ -119,11 +114,11 @@ static Cbtools__TailStep *parse_steps(const char *spec, size_t *n)
 
 /* The counted index of each expecting step's last event: the thread's
  * prefix plus its earlier steps. */
-static void index_expects(const Cbtools__Schedule *s, Cbtools__TailStep **tail,
+static void index_expects(const cb_schedule *s, cb_sched_step **tail,
                           size_t n)
 {
    for (size_t i = 0; i < n; i++) {
-      Cbtools__TailStep *t = tail[i];
+      cb_sched_step *t = tail[i];
       uint64_t end = t->tid >= 1 && t->tid <= s->n_prefix ? s->prefix[t->tid - 1] : 0;
       for (size_t k = 0; k <= i; k++)
          if (tail[k]->tid == t->tid)
@@ -136,12 +131,11 @@ static void index_expects(const Cbtools__Schedule *s, Cbtools__TailStep **tail,
    }
 }
 
-static void add_variant(Cbtools__Schedule *s, const char *spec)
+static void add_variant(cb_schedule *s, const char *spec)
 {
-   Cbtools__Variant *v = calloc(1, sizeof *v);
-   cbtools__variant__init(v);
+   cb_sched_variant *v = calloc(1, sizeof *v);
    size_t n;
-   Cbtools__TailStep *steps = parse_steps(spec, &n);
+   cb_sched_step *steps = parse_steps(spec, &n);
    v->n_tail = n;
    v->tail = calloc(n ? n : 1, sizeof *v->tail);
    for (size_t i = 0; i < n; i++)
@@ -163,8 +157,7 @@ int main(int argc, char **argv)
       {"tail-name", 1, NULL, 'N'}, {"variant", 1, NULL, 'V'},
       {"variant-name", 1, NULL, 'W'}, {"paths", 1, NULL, 'H'},
       {NULL, 0, NULL, 0}};
-   Cbtools__Schedule s;
-   cbtools__schedule__init(&s);
+   cb_schedule s = {0};
    const char *out = NULL, *tail = NULL;
    uint64_t repeat = 1;
    cb_error err;
@@ -231,7 +224,7 @@ int main(int argc, char **argv)
    if (tail) {
       /* Parse the steps once, then repeat them. */
       size_t nsteps;
-      Cbtools__TailStep *steps = parse_steps(tail, &nsteps);
+      cb_sched_step *steps = parse_steps(tail, &nsteps);
       s.n_tail = nsteps * repeat;
       s.tail = calloc(s.n_tail ? s.n_tail : 1, sizeof *s.tail);
       for (size_t i = 0; i < s.n_tail; i++)

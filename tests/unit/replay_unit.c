@@ -68,18 +68,18 @@ static void test_status(void)
    ok(!cbr_status_line(&st, "end what"), "bad end line ignored");
 }
 
-static Cbtools__Schedule *sample(void)
+static cb_schedule *sample(void)
 {
-   static Cbtools__Schedule s;
+   static cb_schedule s;
    static uint64_t prefix[2] = {5, 0};
-   static Cbtools__TailStep t1, t2;
-   static Cbtools__TailStep *tail[2] = {&t1, &t2};
-   static Cbtools__PatternEvent e1, f;
-   cbtools__schedule__init(&s);
-   cbtools__tail_step__init(&t1);
-   cbtools__tail_step__init(&t2);
-   cbtools__pattern_event__init(&e1);
-   cbtools__pattern_event__init(&f);
+   static cb_sched_step t1, t2;
+   static cb_sched_step *tail[2] = {&t1, &t2};
+   static cb_sched_event e1, f;
+   s = (cb_schedule){0};
+   t1 = (cb_sched_step){0};
+   t2 = (cb_sched_step){0};
+   e1 = (cb_sched_event){0};
+   f = (cb_sched_event){0};
    t1.has_tid = t1.has_count = t2.has_tid = t2.has_count = 1;
    t1.tid = 2; t1.count = 3; t2.tid = 1; t2.count = 4;
    e1.has_tid = e1.has_index = 1; e1.tid = 1; e1.index = 6;
@@ -96,16 +96,16 @@ static Cbtools__Schedule *sample(void)
 
 /* Variant 1 of the sample: (2, run out), (1, 4), (2, 5): T2's later step
  * is run out too. */
-static void add_variant(Cbtools__Schedule *s)
+static void add_variant(cb_schedule *s)
 {
-   static Cbtools__Variant v;
-   static Cbtools__TailStep a, b, c;
-   static Cbtools__TailStep *steps[3] = {&a, &b, &c};
-   static Cbtools__Variant *vs[1] = {&v};
-   cbtools__variant__init(&v);
-   cbtools__tail_step__init(&a);
-   cbtools__tail_step__init(&b);
-   cbtools__tail_step__init(&c);
+   static cb_sched_variant v;
+   static cb_sched_step a, b, c;
+   static cb_sched_step *steps[3] = {&a, &b, &c};
+   static cb_sched_variant *vs[1] = {&v};
+   v = (cb_sched_variant){0};
+   a = (cb_sched_step){0};
+   b = (cb_sched_step){0};
+   c = (cb_sched_step){0};
    a.has_tid = a.has_run_out = 1; a.tid = 2; a.run_out = 1;
    b.has_tid = b.has_count = 1; b.tid = 1; b.count = 4;
    c.has_tid = c.has_count = 1; c.tid = 2; c.count = 5;
@@ -128,8 +128,8 @@ static void test_variants(const char *dir)
 {
    char path[PATH_MAX];
    cb_error err;
-   Cbtools__Schedule *s = sample();
-   Cbtools__TailStep *const *tail;
+   cb_schedule *s = sample();
+   cb_sched_step *const *tail;
    size_t ntail;
    const char *name;
    ok(cb_schedule_nvariants(s) == 1 &&
@@ -201,14 +201,14 @@ static void test_plan(const char *dir)
       "plan words: magic, version, mask, prefix, tail, pattern, stall");
 
    /* Thread paths, and the events expected at a step's end and at e1. */
-   Cbtools__Schedule *s = sample();
+   cb_schedule *s = sample();
    static uint32_t par[2] = {0, 1}, idx[2] = {0, 1};
    s->n_thread_parent = s->n_thread_index = 2;
    s->thread_parent = par; s->thread_index = idx;
-   static Cbtools__PatternEvent x;
-   static Cbtools__Location xl;
-   cbtools__pattern_event__init(&x);
-   cbtools__location__init(&xl);
+   static cb_sched_event x;
+   static cb_sched_location xl;
+   x = (cb_sched_event){0};
+   xl = (cb_sched_location){0};
    x.has_tid = x.has_index = x.has_kind = x.has_address = 1;
    x.tid = 2; x.index = 2; x.kind = CB_EV_WRITE; x.address = 0x601040;
    x.has_address_stable = x.address_stable = 1;
@@ -311,7 +311,7 @@ static void test_validate(const char *dir)
    char path[PATH_MAX];
    cb_error err;
    cbr_schedule cs;
-   Cbtools__Schedule *s = sample();
+   cb_schedule *s = sample();
    snprintf(path, sizeof path, "%s/s7.pb", dir);
    ok(cb_schedule_write(path, (void *)s, &err) == 0, "schedule written");
 

@@ -483,7 +483,7 @@ static void test_bad_files(void)
 
 static void test_schedule(void)
 {
-   Cbtools__Schedule s = CBTOOLS__SCHEDULE__INIT;
+   cb_schedule s = {0};
    s.has_id = 1;
    s.id = 17;
    s.has_trace_id = 1;
@@ -493,14 +493,14 @@ static void test_schedule(void)
    uint64_t prefix[3] = {5, 0, 1ull << 40};
    s.prefix = prefix;
    s.n_prefix = 3;
-   Cbtools__TailStep st = CBTOOLS__TAIL_STEP__INIT, *tail[1] = {&st};
+   cb_sched_step st = {0}, *tail[1] = {&st};
    st.has_tid = st.has_count = 1;
    st.tid = 2;
    st.count = 3;
    s.tail = tail;
    s.n_tail = 1;
-   Cbtools__PatternEvent e1 = CBTOOLS__PATTERN_EVENT__INIT;
-   Cbtools__Location l = CBTOOLS__LOCATION__INIT;
+   cb_sched_event e1 = {0};
+   cb_sched_location l = {0};
    l.file = "rwr.c";
    l.has_line = 1;
    l.line = 12;
@@ -508,20 +508,59 @@ static void test_schedule(void)
    e1.has_tid = 1;
    e1.tid = 1;
    s.e1 = &e1;
+   /* Every other kind of field once: a variant whose step is run out and
+    * one that expects an event, thread paths, how it was recorded. */
+   cb_sched_event ex = {.has_kind = 1, .kind = CB_EV_WRITE, .has_value = 1,
+                        .value = 7, .variable_name = "balance",
+                        .has_address_stable = 1, .address_stable = 1};
+   cb_sched_step v1 = {.has_tid = 1, .tid = 1, .has_run_out = 1,
+                       .run_out = 1},
+                 v2 = {.has_tid = 1, .tid = 2, .has_count = 1, .count = 4,
+                       .expect = &ex};
+   cb_sched_step *vt[2] = {&v1, &v2};
+   cb_sched_variant var = {.name = "T1 alone", .n_tail = 2, .tail = vt};
+   cb_sched_variant *vars[1] = {&var};
+   s.variants = vars;
+   s.n_variants = 1;
+   s.tail_name = "release after e2";
+   uint32_t par[2] = {0, 1}, idx[2] = {0, 1};
+   s.thread_parent = par;
+   s.n_thread_parent = 2;
+   s.thread_index = idx;
+   s.n_thread_index = 2;
+   s.instrument = "main";
+   s.has_recorded_exit = 1;
+   s.recorded_exit = 3;
    cb_error err;
    const char *p = path_of("s17.pb");
    ok(cb_schedule_write(p, &s, &err) == 0, "schedule written");
-   Cbtools__Schedule *r = NULL;
+   cb_schedule *r = NULL;
    int rc = cb_schedule_read(p, &r, &err);
    ok(rc == 0 && r && r->id == 17 && r->trace_id == s.trace_id &&
           strcmp(r->pattern, "RWR") == 0 && r->n_prefix == 3 &&
           r->prefix[2] == 1ull << 40 && r->n_tail == 1 &&
           r->tail[0]->count == 3 && r->e1 && r->e1->location &&
           strcmp(r->e1->location->file, "rwr.c") == 0 &&
-          r->e1->location->line == 12,
+          r->e1->location->line == 12 && !r->f && !r->e2 &&
+          !r->tail[0]->expect && !r->has_counted_mask,
       "schedule round trip");
+   const cb_sched_variant *rv = rc == 0 && r->n_variants == 1
+                                    ? r->variants[0] : NULL;
+   const cb_sched_event *rx = rv && rv->n_tail == 2 ? rv->tail[1]->expect
+                                                    : NULL;
+   ok(rv && strcmp(rv->name, "T1 alone") == 0 && rv->tail[0]->run_out &&
+          !rv->tail[0]->has_count && rv->tail[1]->count == 4 && rx &&
+          rx->kind == CB_EV_WRITE && rx->has_value && rx->value == 7 &&
+          strcmp(rx->variable_name, "balance") == 0 && rx->address_stable &&
+          !rx->location && strcmp(r->tail_name, "release after e2") == 0 &&
+          r->n_thread_parent == 2 && r->thread_parent[1] == 1 &&
+          r->n_thread_index == 2 && r->thread_index[1] == 1 &&
+          strcmp(r->instrument, "main") == 0 && r->has_recorded_exit &&
+          r->recorded_exit == 3,
+      "schedule round trip: variants, expected events, thread paths, how "
+      "it was recorded");
    if (r)
-      cbtools__schedule__free_unpacked(r, NULL);
+      cb_schedule_free(r);
    cb_trace t;
    rc = cb_trace_read(p, &t, &err);
    ok(rc == -1 && strstr(err.msg, "schedule"),
@@ -539,7 +578,7 @@ static void test_schedule(void)
       r = NULL;
       if (cb_schedule_read(path_of("sbad.pb"), &r, &err) == 0) {
          caught = 0;
-         cbtools__schedule__free_unpacked(r, NULL);
+         cb_schedule_free(r);
       }
    }
    for (size_t cut = 0; cut < len; cut++) {
@@ -547,7 +586,7 @@ static void test_schedule(void)
       r = NULL;
       if (cb_schedule_read(path_of("sbad.pb"), &r, &err) == 0) {
          caught = 0;
-         cbtools__schedule__free_unpacked(r, NULL);
+         cb_schedule_free(r);
       }
    }
    ok(caught, "every flipped bit and every cut of a schedule is refused");

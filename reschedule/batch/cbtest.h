@@ -2,13 +2,13 @@
  *
  * cbtest runs the whole pipeline over a test suite: for every test command,
  * `cbtrace record`, then `cbpredict`, then `cbreplay --schedule sK` for every
- * predicted schedule, all through one pool of N parallel jobs; then a human
+ * predicted schedule, all through one pool of N parallel jobs (the trace
+ * library's, trace/pool.h, each job in its own process group with a
+ * wall-clock limit); then a human
  * summary on stdout and two reports (JSON, SARIF 2.1.0).  The parts, one job
  * each:
  *   cbtest_options.c   command line -> cbt_options, --help
  *   cbtest_suite.c     the tests file: lines -> words, like a simple shell
- *   cbtest_pool.c      N child processes at once, each in its own process
- *                      group, with a wall-clock limit
  *   cbtest_pipeline.c  the stages of every test, fed to the pool
  *   cbtest_progress.c  the progress line on stderr
  *   cbtest_summary.c   the human summary, bugs and reproduce commands
@@ -34,6 +34,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+
+#include "pool.h"
 
 /* Exit status of cbtest. */
 enum {
@@ -103,39 +105,6 @@ int cbt_read_suite(const char *path, cbt_command **cmds, size_t *n,
 int cbt_fmt(char *buf, size_t len, const char *fmt, ...)
    __attribute__((format(printf, 3, 4)));
 
-
-/* ---- The pool ---------------------------------------------------------------- */
-
-typedef struct cbt_pool cbt_pool;
-
-typedef struct {
-   char *const *argv;     /* argv[0] an absolute path */
-   const char *out_path;  /* the job's stdout goes there */
-   const char *err_path;  /* and its stderr */
-   double limit_s;        /* stopped (SIGTERM, then SIGKILL) after this */
-   void *tag;             /* handed back when it ends */
-} cbt_job;
-
-typedef struct {
-   void *tag;
-   int code;           /* exit code, 128+N for signal N, -1: not started */
-   int timed_out;      /* stopped by the pool's limit */
-   double seconds;
-   char error[256];    /* why it did not start */
-} cbt_job_end;
-
-cbt_pool *cbt_pool_new(int slots);
-void cbt_pool_free(cbt_pool *p);
-int cbt_pool_free_slots(const cbt_pool *p);
-int cbt_pool_running(const cbt_pool *p);
-/* Starts a job (stdin /dev/null, own process group).  Returns 0, or -1 with
- * end->error set when it could not start (end then describes that job). */
-int cbt_pool_start(cbt_pool *p, const cbt_job *job, cbt_job_end *end);
-/* Waits until one job ends or wait_s passes.  Returns 1 and fills *end, or 0
- * on timeout.  Stops jobs past their limit on the way. */
-int cbt_pool_wait(cbt_pool *p, double wait_s, cbt_job_end *end);
-/* Stops every running job (an interrupted cbtest). */
-void cbt_pool_kill_all(cbt_pool *p);
 
 /* ---- Tests and their results --------------------------------------------------- */
 
@@ -263,6 +232,17 @@ typedef struct {
    int interrupted;
 } cbt_suite;
 
+/* A job of the pool that runs the program argv (argv[0] an absolute path)
+ * as cbtest runs every stage: stdin /dev/null (parallel jobs must not share
+ * the terminal's input), stdout and stderr into files of the test's work
+ * folder, a process group of its own (stopping it reaches Valgrind and the
+ * program under it; cbtrace and cbreplay pass SIGTERM on to what they
+ * started), stopped after limit_s. */
+void cbt_program_job(cb_job *job, char *const *argv, const char *out_path,
+                     const char *err_path, double limit_s, void *tag);
+/* After SIGTERM, a job gets this long to clean up before SIGKILL. */
+#define CBT_GRACE_S 3.0
+
 /* Set by cbtest's SIGINT/SIGTERM handler: the loop stops every job. */
 extern volatile sig_atomic_t cbt_interrupted;
 
@@ -276,7 +256,7 @@ void cbt_free_suite(cbt_suite *s);
  * orders both by rank (cbtest_bugs.c). */
 void cbt_collect_bugs(cbt_suite *s);
 /* The verdict of a forced run from how its cbreplay job ended. */
-void cbt_judge_replay(cbt_run *r, const cbt_job_end *e);
+void cbt_judge_replay(cbt_run *r, const cb_job_end *e);
 /* Sets up a test in s->tests[i] (folder DIR/tests/ID, or `dir` when not
  * NULL), its program made absolute; -1 only when its folder cannot be
  * made. */
@@ -392,6 +372,5 @@ int cbt_json_finish(cbt_json *j);
 const char *cbt_pattern_description(const char *pattern);
 const char *cbt_pattern_short(const char *pattern);
 
-double cbt_now(void);
 
 #endif /* CB_CBTEST_H */

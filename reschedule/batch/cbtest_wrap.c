@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cbtest.h"
+#include "spawn.h"
 
 /* The test's status as the runner should see it: exit N, or death by the
  * same signal (128+N is how cbtrace reports one). */
@@ -52,26 +52,23 @@ static int run_plainly(char **argv, const char *why)
 {
    fprintf(stderr, "cbtest: %s; running the test without cbtools\n", why);
    fflush(stderr);
-   pid_t pid = fork();
+   cb_spawn_spec sp = CB_SPAWN_SPEC_INIT;
+   sp.argv = argv;
+   sp.search_path = 1;
+   cb_error err;
+   pid_t pid = cb_spawn(&sp, &err);
+   if (pid == -2) { /* "cannot run PROG: why", as a shell would fail */
+      fprintf(stderr, "cbtest: %s\n", err.msg);
+      return pass_through(127);
+   }
    if (pid < 0) {
       fprintf(stderr, "cbtest: cannot start %s: %s\n", argv[0],
               strerror(errno));
       return CBT_EXIT_USAGE;
    }
-   if (pid == 0) {
-      signal(SIGINT, SIG_DFL);
-      signal(SIGTERM, SIG_DFL);
-      signal(SIGHUP, SIG_DFL);
-      execvp(argv[0], argv);
-      fprintf(stderr, "cbtest: cannot run %s: %s\n", argv[0],
-              strerror(errno));
-      _exit(127);
-   }
-   int st;
-   while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-      ;
-   return pass_through(WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-                                       : WEXITSTATUS(st));
+   int st = 0;
+   cb_wait(pid, &st, 0);
+   return pass_through(cb_wait_status_code(st));
 }
 
 /* A folder name from the command: the program's base name and the

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cbtrace.h"
+#include "wire_read.h"
 
 #define CBTRACE_EXIT_OK 0
 #define CBTRACE_EXIT_USAGE 2
@@ -26,35 +27,17 @@ int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 
-/* Prints "cbtrace: <sub>: <message>" on stderr. */
+/* say.c: the command's words on stderr, used by every subcommand and by
+ * main alike (so that no subcommand depends on cbtrace_main.c).
+ * Prints "cbtrace: <sub>: <message>" on stderr. */
 void cbt_error(const char *sub, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Reads a trace for dump/stats; on failure prints the line and returns -1;
  * on a truncated trace prints the warning. */
 int cbt_read_trace(const char *sub, const char *path, cb_trace *t);
 
-/* ---- wire_read.c: the tool's raw record stream into a trace writer ------ */
-typedef struct {
-   cb_writer *w;
-   unsigned char *buf; /* bytes of a record not yet complete */
-   size_t len, cap;
-   int hello_seen, end_seen;
-   int broken;         /* a protocol error: the rest is ignored */
-   char why[256];
-   int write_failed;   /* the writer failed: the rest is ignored */
-   cb_error write_err;
-   uint32_t max_loc;
-   uint32_t nlocdefs;  /* LOCDEF records taken */
-   uint64_t events, dropped, bad_loc, after_end;
-} cb_wire_decoder;
-
-void cb_wire_init(cb_wire_decoder *d, cb_writer *w);
-/* Feeds bytes as they arrive; records may be split anywhere. */
-void cb_wire_feed(cb_wire_decoder *d, const void *data, size_t n);
-/* At the end of the stream: notes an incomplete last record. */
-void cb_wire_finish(cb_wire_decoder *d);
-/* Prints what went wrong, if anything, as warnings. */
-void cb_wire_report(const cb_wire_decoder *d, const char *sub);
-void cb_wire_free(cb_wire_decoder *d);
+/* Prints the decoder's troubles as warnings ("cbtrace: SUB: warning:
+ * tool stream: ..."), if it had any. */
+void cbt_wire_report(const cb_wire_decoder *d, const char *sub);
 
 #endif /* CBTRACE_CMD_H */

@@ -46,10 +46,10 @@ static void draw(const cbt_suite *s)
    fprintf(stderr,
            "cbtest: %zu/%zu tests, %zu/%zu forced runs, %zu failing, "
            "%.0f s",
-           t.done, t.tests, t.runs_done, t.runs, bugs, cbt_now() - s->started);
+           t.done, t.tests, t.runs_done, t.runs, bugs, cb_now() - s->started);
    fflush(stderr);
    g_drawn = 1;
-   g_last_draw = cbt_now();
+   g_last_draw = cb_now();
 }
 
 void cbt_progress_update(const cbt_suite *s)
@@ -58,7 +58,7 @@ void cbt_progress_update(const cbt_suite *s)
       return;
    if (!g_tty)
       return;
-   if (g_drawn && cbt_now() - g_last_draw < 0.1)
+   if (g_drawn && cb_now() - g_last_draw < 0.1)
       return;
    draw(s);
 }

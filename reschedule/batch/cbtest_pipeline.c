@@ -22,7 +22,6 @@
 
 #include "cbtest.h"
 #include "cbtrace.h"
-#include "trace.pb-c.h"
 
 enum job_kind { JOB_RECORD, JOB_PREDICT, JOB_REPLAY };
 
@@ -213,7 +212,7 @@ static double job_limit(const cbt_suite *s, enum job_kind kind)
 
 /* ---- Schedules -> runs ----------------------------------------------------- */
 
-static void copy_event(cbt_event *out, const Cbtools__PatternEvent *e)
+static void copy_event(cbt_event *out, const cb_sched_event *e)
 {
    memset(out, 0, sizeof *out);
    if (!e)
@@ -301,7 +300,7 @@ int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
                r->name);
       cbt_fmt(r->err_path, sizeof r->err_path, "%s/replay-%s.err", t->dir,
                r->name);
-      Cbtools__Schedule *sch = NULL;
+      cb_schedule *sch = NULL;
       cb_error err;
       if (cb_schedule_read(r->path, &sch, &err) != 0) {
          /* cbreplay will refuse it too; say why here already. */
@@ -318,7 +317,7 @@ int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
       copy_event(&r->e1, sch->e1);
       copy_event(&r->f, sch->f);
       copy_event(&r->e2, sch->e2);
-      cbtools__schedule__free_unpacked(sch, NULL);
+      cb_schedule_free(sch);
    }
    free(nums);
    return 0;
@@ -330,7 +329,7 @@ static void test_finished(cbt_suite *s, size_t ti)
 {
    cbt_test *t = &s->tests[ti];
    t->state = CBT_T_DONE;
-   t->seconds = cbt_now() - t->started;
+   t->seconds = cb_now() - t->started;
    if (t->outcome == CBT_O_NONE && !t->jobs_emitted) {
       t->outcome = CBT_O_CLEAN;
       for (size_t i = 0; i < t->nruns; i++)
@@ -355,7 +354,7 @@ static void test_error(cbt_suite *s, size_t ti, const char *what,
    test_finished(s, ti);
 }
 
-static void record_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
+static void record_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
                          const job_ref *j)
 {
    cbt_test *t = &s->tests[ti];
@@ -389,7 +388,7 @@ static void record_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
    test_finished(s, ti);
 }
 
-static void predict_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
+static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
                           const job_ref *j)
 {
    cbt_test *t = &s->tests[ti];
@@ -432,7 +431,7 @@ static int replay_variant(const char *out_path)
    return v;
 }
 
-void cbt_judge_replay(cbt_run *r, const cbt_job_end *e)
+void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
 {
    r->exit_code = e->code;
    r->variant = replay_variant(r->out_path);
@@ -462,7 +461,7 @@ void cbt_judge_replay(cbt_run *r, const cbt_job_end *e)
 }
 
 static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
-                         const cbt_job_end *e)
+                         const cb_job_end *e)
 {
    cbt_test *t = &s->tests[ti];
    cbt_run *r = &t->runs[ri];
@@ -476,6 +475,16 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
    }
    if (++t->runs_done == t->nruns)
       test_finished(s, ti);
+}
+
+void cbt_program_job(cb_job *job, char *const *argv, const char *out_path,
+                     const char *err_path, double limit_s, void *tag)
+{
+   *job = (cb_job){.spawn = {.argv = argv, .fd_in = -1, .fd_out = -1,
+                             .fd_err = -1, .new_group = 1,
+                             .default_signals = 1},
+                   .in_path = "/dev/null", .out_path = out_path,
+                   .err_path = err_path, .limit_s = limit_s, .tag = tag};
 }
 
 /* ---- The loop ----------------------------------------------------------------- */
@@ -495,7 +504,7 @@ static job_ref *next_job(cbt_suite *s)
    for (size_t i = 0; i < s->ntests; i++)
       if (s->tests[i].state == CBT_T_WAITING) {
          s->tests[i].state = CBT_T_RECORDING;
-         s->tests[i].started = cbt_now();
+         s->tests[i].started = cb_now();
          return new_job(s, JOB_RECORD, i, 0);
       }
    return NULL;
@@ -513,7 +522,7 @@ static int next_ready(const cbt_suite *s)
    return 0;
 }
 
-static void job_ended(cbt_suite *s, job_ref *j, const cbt_job_end *e)
+static void job_ended(cbt_suite *s, job_ref *j, const cb_job_end *e)
 {
    if (e->code < 0 && e->error[0]) {
       /* The job did not start at all. */
@@ -541,13 +550,13 @@ static size_t tests_done(const cbt_suite *s)
 
 int cbt_run_suite(cbt_suite *s)
 {
-   cbt_pool *pool = cbt_pool_new(s->o->jobs);
+   cb_pool *pool = cb_pool_new(s->o->jobs, CBT_GRACE_S);
    if (!pool) {
       fprintf(stderr, "cbtest: cannot start the job pool: %s\n",
               strerror(errno));
       return -1;
    }
-   s->started = cbt_now();
+   s->started = cb_now();
    /* Tests already settled (a missing program) count as done at once. */
    for (size_t i = 0; i < s->ntests; i++)
       if (s->tests[i].state == CBT_T_DONE)
@@ -555,19 +564,17 @@ int cbt_run_suite(cbt_suite *s)
    cbt_progress_update(s);
    while (tests_done(s) < s->ntests && !cbt_interrupted) {
       job_ref *j;
-      while (cbt_pool_free_slots(pool) > 0 && (j = next_job(s))) {
-         cbt_job jb = {.argv = j->heap_argv ? j->heap_argv : j->argv,
-                       .out_path = j->out,
-                       .err_path = j->err,
-                       .limit_s = job_limit(s, j->kind),
-                       .tag = j};
-         cbt_job_end e;
-         if (cbt_pool_start(pool, &jb, &e) != 0) {
+      while (cb_pool_free_slots(pool) > 0 && (j = next_job(s))) {
+         cb_job jb;
+         cbt_program_job(&jb, j->heap_argv ? j->heap_argv : j->argv, j->out,
+                         j->err, job_limit(s, j->kind), j);
+         cb_job_end e;
+         if (cb_pool_start(pool, &jb, &e) != 0) {
             job_ended(s, j, &e);
             free_job(j);
          }
       }
-      if (cbt_pool_running(pool) == 0) {
+      if (cb_pool_running(pool) == 0) {
          if (tests_done(s) < s->ntests && !next_ready(s)) {
             /* Nothing runs and nothing can start (out of memory when a job
              * was made): settle what is left rather than spin. */
@@ -578,8 +585,8 @@ int cbt_run_suite(cbt_suite *s)
          }
          continue;
       }
-      cbt_job_end e;
-      if (cbt_pool_wait(pool, 0.5, &e)) {
+      cb_job_end e;
+      if (cb_pool_wait(pool, 0.5, &e)) {
          job_ref *ended = e.tag;
          job_ended(s, ended, &e);
          free_job(ended);
@@ -588,9 +595,9 @@ int cbt_run_suite(cbt_suite *s)
    }
    if (cbt_interrupted) {
       s->interrupted = 1;
-      cbt_pool_kill_all(pool);
+      cb_pool_kill_all(pool);
    }
-   s->seconds = cbt_now() - s->started;
-   cbt_pool_free(pool);
+   s->seconds = cb_now() - s->started;
+   cb_pool_free(pool);
    return 0;
 }

@@ -21,7 +21,6 @@
 
 #include "cbtest.h"
 #include "cbtrace.h"
-#include "trace.pb-c.h"
 
 #define FLOW_MAX 200 /* events kept; a longer window keeps the roles */
 
@@ -82,7 +81,7 @@ static void fallback(const cbt_run *r, cbt_flow *fl)
 
 /* The forced order as trace indices: the prefix in recorded order, then
  * the tail steps.  Returns how many, into *seq (caller frees). */
-static size_t forced_order(const cb_trace *tr, const Cbtools__Schedule *sch,
+static size_t forced_order(const cb_trace *tr, const cb_schedule *sch,
                            int variant, size_t **seq)
 {
    uint32_t nt = tr->nthreads;
@@ -110,7 +109,7 @@ static size_t forced_order(const cb_trace *tr, const Cbtools__Schedule *sch,
       if (pos[e->tid] < limit)
          out[n++] = own[e->tid][pos[e->tid]++];
    }
-   Cbtools__TailStep *const *tail;
+   cb_sched_step *const *tail;
    size_t ntail;
    const char *name;
    if (cb_schedule_variant(sch, variant > 0 ? (size_t)variant : 0, &tail,
@@ -200,7 +199,7 @@ static void lay_over(const cbt_run *r, const cb_trace *tr, const size_t *seq,
 void cbt_flow_of(const cbt_test *t, const cbt_run *r, cbt_flow *fl)
 {
    memset(fl, 0, sizeof *fl);
-   Cbtools__Schedule *sch = NULL;
+   cb_schedule *sch = NULL;
    cb_trace tr;
    cb_error err;
    int have_trace = 0;
@@ -228,7 +227,7 @@ done:
    if (have_trace)
       cb_trace_free(&tr);
    if (sch)
-      cbtools__schedule__free_unpacked(sch, NULL);
+      cb_schedule_free(sch);
 }
 
 void cbt_flow_free(cbt_flow *fl)

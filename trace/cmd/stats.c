@@ -83,28 +83,38 @@ static int set_touch(addr_set *s, uint64_t k, uint32_t tid)
    return 0;
 }
 
-int cmd_stats(int argc, char **argv)
+/* The trace named on the command line: 0 (*path set), 1 after --help, or
+ * CBTRACE_EXIT_USAGE after saying why. */
+static int stats_args(int argc, char **argv, const char **path)
 {
-   const char *path = NULL;
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
          fputs(help, stdout);
-         return 0;
+         return 1;
       } else if (argv[i][0] == '-' && argv[i][1]) {
          cbt_error("stats", "unknown option '%s' (try cbtrace stats --help)",
                    argv[i]);
          return CBTRACE_EXIT_USAGE;
-      } else if (path) {
+      } else if (*path) {
          cbt_error("stats", "one trace at a time (try cbtrace stats --help)");
          return CBTRACE_EXIT_USAGE;
       } else {
-         path = argv[i];
+         *path = argv[i];
       }
    }
-   if (!path) {
+   if (!*path) {
       cbt_error("stats", "no trace given (try cbtrace stats --help)");
       return CBTRACE_EXIT_USAGE;
    }
+   return 0;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+   const char *path = NULL;
+   int args = stats_args(argc, argv, &path);
+   if (args)
+      return args == 1 ? CBTRACE_EXIT_OK : args;
    cb_trace t;
    if (cbt_read_trace("stats", path, &t) < 0)
       return CBTRACE_EXIT_USAGE;

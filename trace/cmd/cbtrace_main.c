@@ -1,9 +1,9 @@
 /* cbtrace_main.c: the `cbtrace` command: record a run, dump or count a
- * trace.  Subcommands live in record.c, dump.c, stats.c.
+ * trace.  Subcommands live in record.c, dump.c, stats.c; their shared
+ * words on stderr in say.c.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,29 +28,6 @@ static const char usage[] =
     "  dump, stats  0 a whole trace; 3 a truncated trace, shown as far as it\n"
     "               is whole (a warning on stderr says why); 2 bad usage or an\n"
     "               unreadable trace (missing, empty, not a trace, bad header).\n";
-
-void cbt_error(const char *sub, const char *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   fprintf(stderr, "cbtrace: %s%s", sub ? sub : "", sub ? ": " : "");
-   vfprintf(stderr, fmt, ap);
-   fputc('\n', stderr);
-   va_end(ap);
-}
-
-int cbt_read_trace(const char *sub, const char *path, cb_trace *t)
-{
-   cb_error err;
-   if (cb_trace_read(path, t, &err) < 0) {
-      cbt_error(sub, "%s: %s", path, err.msg);
-      return -1;
-   }
-   if (t->truncated)
-      fprintf(stderr, "cbtrace: warning: %s: truncated: %s\n", path,
-              t->truncation);
-   return 0;
-}
 
 int main(int argc, char **argv)
 {

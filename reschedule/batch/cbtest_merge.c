@@ -92,7 +92,7 @@ static int force_one(const cbt_suite *s, cbt_test *t, cbt_run *r)
    char num[32];
    cbt_fmt(num, sizeof num, "%g", t->timeout_s);
    char **argv = calloc((size_t)t->cmd.argc + 8, sizeof *argv);
-   cbt_pool *pool = cbt_pool_new(1);
+   cb_pool *pool = cb_pool_new(1, CBT_GRACE_S);
    if (!argv || !pool)
       return job_error("%s%s", "out of memory", "");
    size_t k = 0;
@@ -104,21 +104,20 @@ static int force_one(const cbt_suite *s, cbt_test *t, cbt_run *r)
    argv[k++] = "--";
    for (int a = 0; a < t->cmd.argc; a++)
       argv[k++] = t->cmd.argv[a];
-   cbt_job job = {.argv = argv,
-                  .out_path = r->out_path,
-                  .err_path = r->err_path,
-                  .limit_s = CBT_DEFAULT_RECORD_TIMEOUT_S +
-                             4 * t->timeout_s + 60.0};
-   cbt_job_end e;
-   if (cbt_pool_start(pool, &job, &e) == 0)
-      while (!cbt_pool_wait(pool, 0.5, &e))
+   cb_job job;
+   cbt_program_job(&job, argv, r->out_path, r->err_path,
+                   CBT_DEFAULT_RECORD_TIMEOUT_S + 4 * t->timeout_s + 60.0,
+                   NULL);
+   cb_job_end e;
+   if (cb_pool_start(pool, &job, &e) == 0)
+      while (!cb_pool_wait(pool, 0.5, &e))
          if (cbt_interrupted) {
-            cbt_pool_kill_all(pool);
-            cbt_pool_free(pool);
+            cb_pool_kill_all(pool);
+            cb_pool_free(pool);
             free(argv);
             return 130;
          }
-   cbt_pool_free(pool);
+   cb_pool_free(pool);
    free(argv);
    cbt_judge_replay(r, &e);
    return 0;

@@ -63,13 +63,6 @@ static uint64_t random_id(void)
    return id;
 }
 
-static double now_s(void)
-{
-   struct timespec ts;
-   clock_gettime(CLOCK_MONOTONIC, &ts);
-   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ---- Signals: SIGCHLD wakes the loop; SIGINT/SIGTERM go to the child ---- */
 static volatile sig_atomic_t child_pid;
 static int sig_pipe[2] = {-1, -1};
@@ -147,9 +140,11 @@ static void drain_nonblocking(int fd, cb_wire_decoder *d, unsigned char *buf,
    }
 }
 
-int cmd_record(int argc, char **argv)
+/* The command line of `record`: 0 with *first the program's index, 1 after
+ * --help, or CBTRACE_EXIT_USAGE after saying why. */
+static int record_args(int argc, char **argv, const char **out,
+                       const char **instrument, int *first)
 {
-   const char *out = "trace.pb", *instrument = "default";
    int i = 1;
    for (; i < argc; i++) {
       const char *a = argv[i];
@@ -160,14 +155,14 @@ int cmd_record(int argc, char **argv)
       }
       if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
          fputs(record_help, stdout);
-         return 0;
+         return 1;
       }
-      if ((k = parse_output(argc, argv, &i, &out, "record")) < 0)
+      if ((k = parse_output(argc, argv, &i, out, "record")) < 0)
          return CBTRACE_EXIT_USAGE;
       if (k)
          continue;
       if (!strncmp(a, "--instrument=", 13)) {
-         instrument = a + 13;
+         *instrument = a + 13;
          continue;
       }
       if (a[0] == '-') {
@@ -181,49 +176,169 @@ int cmd_record(int argc, char **argv)
       cbt_error("record", "no program given (try cbtrace record --help)");
       return CBTRACE_EXIT_USAGE;
    }
-   const char *words = cb_instrument_words(instrument);
-   if (!words) {
+   if (!cb_instrument_words(*instrument)) {
       cbt_error("record", "--instrument=%s: expected default, main or all",
-                instrument);
+                *instrument);
       return CBTRACE_EXIT_USAGE;
    }
-   if (!*out) {
+   if (!**out) {
       cbt_error("record", "empty output file name");
       return CBTRACE_EXIT_USAGE;
    }
-   char **prog_argv = argv + i;
-   int prog_argc = argc - i;
+   *first = i;
+   return 0;
+}
+
+/* Checks program and tool, then creates the trace with its header; NULL
+ * after saying why. */
+static cb_writer *open_trace(const char *out, const char *instrument,
+                             char **prog_argv, int prog_argc, char *resolved,
+                             size_t len)
+{
    cb_error err;
-   char resolved[PATH_MAX];
-   if (cb_find_program(prog_argv[0], resolved, sizeof resolved, &err) < 0) {
+   if (cb_find_program(prog_argv[0], resolved, len, &err) < 0) {
       cbt_error("record", "%s", err.msg);
-      return CBTRACE_EXIT_USAGE;
+      return NULL;
    }
    char tooldir[PATH_MAX];
    if (cb_tool_dir(tooldir, sizeof tooldir, &err) < 0) {
       cbt_error("record", "%s", err.msg);
-      return CBTRACE_EXIT_USAGE;
+      return NULL;
    }
-
    cb_header h = {0};
    h.format_version = CB_TRACE_FORMAT_VERSION;
    h.program = prog_argv[0];
    h.argc = prog_argc;
    h.argv = (const char **)prog_argv;
    h.tool_version = "cbtools " CB_TOOLS_VERSION " (wire version 1)";
-   h.instrumented = words;
+   h.instrumented = cb_instrument_words(instrument);
    h.trace_id = random_id();
    if (cb_file_digest(resolved, &h.program_digest, &err) < 0) {
       cbt_error("record", "%s: %s", prog_argv[0], err.msg);
-      return CBTRACE_EXIT_USAGE;
+      return NULL;
    }
    h.start_time_unix = (uint64_t)time(NULL);
    cb_writer *w = cb_writer_open(out, &h, &err);
-   if (!w) {
+   if (!w)
       cbt_error("record", "cannot write %s: %s", out, err.msg);
-      return CBTRACE_EXIT_USAGE;
-   }
+   return w;
+}
 
+/* Starts the program under the tool in record mode, its records on
+ * data_w; its pid, or -1 after saying why. */
+static pid_t start_program(const char *instrument, const char *resolved,
+                           char **prog_argv, int prog_argc, int data_w)
+{
+   char fdopt[32], instopt[64];
+   snprintf(fdopt, sizeof fdopt, "--cb-out-fd=%d", data_w);
+   snprintf(instopt, sizeof instopt, "--cb-instrument=%s", instrument);
+   const char *tool_args[] = {"--cb-mode=record", fdopt, instopt, NULL};
+   cb_launch l = {0};
+   l.tool_args = tool_args;
+   l.keep_fds[0] = data_w;
+   l.nkeep = 1;
+   char *spawn_argv[prog_argc + 1];
+   spawn_argv[0] = (char *)resolved;
+   for (int k = 1; k < prog_argc; k++)
+      spawn_argv[k] = prog_argv[k];
+   spawn_argv[prog_argc] = NULL;
+
+   install_signals();
+   cb_error err;
+   pid_t pid = cb_tool_spawn(&l, spawn_argv, &err);
+   if (pid < 0)
+      cbt_error("record", "%s", err.msg);
+   return pid;
+}
+
+/* Encodes the stream on fd while the program runs, until the tool closes
+ * it or the program is reaped; returns the program's wait status. */
+static int pump(int fd, pid_t pid, cb_wire_decoder *d, cb_writer *w)
+{
+   /* Large reads: fewer system calls, and long runs of records for the
+    * writer's loop. */
+   static unsigned char buf[1 << 20];
+   int status = 0, reaped = 0;
+   double last_flush = cb_now();
+   for (;;) {
+      struct pollfd p[2] = {{fd, POLLIN, 0}, {sig_pipe[0], POLLIN, 0}};
+      int n = poll(p, 2, 1000);
+      if (n < 0 && errno != EINTR)
+         break;
+      if (n > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+         ssize_t r = read(fd, buf, sizeof buf);
+         if (r > 0)
+            cb_wire_feed(d, buf, (size_t)r);
+         else if (r == 0 || errno != EINTR)
+            break; /* the tool closed the stream: the program has ended */
+      }
+      if (n > 0 && (p[1].revents & POLLIN)) {
+         char c[64];
+         while (read(sig_pipe[0], c, sizeof c) > 0)
+            ;
+         if (waitpid(pid, &status, WNOHANG) == pid) {
+            /* A forked child of the program may still hold the stream
+             * open: take what is there and stop. */
+            reaped = 1;
+            drain_nonblocking(fd, d, buf, sizeof buf);
+            break;
+         }
+      }
+      /* Keep the file current, so that even a SIGKILL of cbtrace itself
+       * loses at most about a second of events. */
+      if (cb_now() - last_flush >= 1.0) {
+         if (!d->write_failed && cb_writer_flush(w, &d->write_err) < 0)
+            d->write_failed = 1;
+         last_flush = cb_now();
+      }
+   }
+   if (!reaped && cb_wait(pid, &status, 0) != pid)
+      status = 0;
+   return status;
+}
+
+/* Ends the trace with how the program ended; the exit status of record. */
+static int close_trace(cb_writer *w, const char *out, cb_wire_decoder *d,
+                       int status)
+{
+   cb_error err;
+   cb_footer f = {0};
+   f.present = 1;
+   f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+   f.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+   f.tool_ended = d->end_seen && !d->broken;
+   int rc = cb_wait_status_code(status);
+   if (d->write_failed) {
+      cbt_error("record", "writing %s: %s", out, d->write_err.msg);
+      cb_writer_close(w, NULL, &err);
+      rc = CBTRACE_EXIT_USAGE;
+   } else if (cb_writer_close(w, &f, &err) < 0) {
+      cbt_error("record", "writing %s: %s", out, err.msg);
+      rc = CBTRACE_EXIT_USAGE;
+   }
+   if (!d->hello_seen && !d->broken && !WIFSIGNALED(status))
+      cbt_error("record", "warning: the tool sent nothing: the trace has no "
+                          "events (did Valgrind start the program?)");
+   cbt_wire_report(d, "record");
+   return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+   const char *out = "trace.pb", *instrument = "default";
+   int first = 0;
+   int rc = record_args(argc, argv, &out, &instrument, &first);
+   if (rc)
+      return rc == 1 ? CBTRACE_EXIT_OK : rc;
+   char **prog_argv = argv + first;
+   int prog_argc = argc - first;
+   char resolved[PATH_MAX];
+   cb_writer *w = open_trace(out, instrument, prog_argv, prog_argc, resolved,
+                             sizeof resolved);
+   if (!w)
+      return CBTRACE_EXIT_USAGE;
+
+   cb_error err;
    int data[2];
    if (pipe2(data, O_CLOEXEC) < 0 || pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
       cbt_error("record", "pipe: %s", strerror(errno));
@@ -236,24 +351,9 @@ int cmd_record(int argc, char **argv)
     * is descheduled for a moment.  Best effort: the limit is
     * /proc/sys/fs/pipe-max-size. */
    fcntl(data[0], F_SETPIPE_SZ, 1 << 20);
-   char fdopt[32], instopt[64];
-   snprintf(fdopt, sizeof fdopt, "--cb-out-fd=%d", data[1]);
-   snprintf(instopt, sizeof instopt, "--cb-instrument=%s", instrument);
-   const char *tool_args[] = {"--cb-mode=record", fdopt, instopt, NULL};
-   cb_launch l = {0};
-   l.tool_args = tool_args;
-   l.keep_fds[0] = data[1];
-   l.nkeep = 1;
-   char *spawn_argv[prog_argc + 1];
-   spawn_argv[0] = resolved;
-   for (int k = 1; k < prog_argc; k++)
-      spawn_argv[k] = prog_argv[k];
-   spawn_argv[prog_argc] = NULL;
-
-   install_signals();
-   pid_t pid = cb_tool_spawn(&l, spawn_argv, &err);
+   pid_t pid = start_program(instrument, resolved, prog_argv, prog_argc,
+                             data[1]);
    if (pid < 0) {
-      cbt_error("record", "%s", err.msg);
       cb_writer_close(w, NULL, &err);
       unlink(out);
       return CBTRACE_EXIT_USAGE;
@@ -263,85 +363,26 @@ int cmd_record(int argc, char **argv)
 
    cb_wire_decoder d;
    cb_wire_init(&d, w);
-   /* Large reads: fewer system calls, and long runs of records for the
-    * writer's loop. */
-   static unsigned char buf[1 << 20];
-   int status = 0, reaped = 0;
-   double last_flush = now_s();
-   for (;;) {
-      struct pollfd p[2] = {{data[0], POLLIN, 0}, {sig_pipe[0], POLLIN, 0}};
-      int n = poll(p, 2, 1000);
-      if (n < 0 && errno != EINTR)
-         break;
-      if (n > 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-         ssize_t r = read(data[0], buf, sizeof buf);
-         if (r > 0)
-            cb_wire_feed(&d, buf, (size_t)r);
-         else if (r == 0 || errno != EINTR)
-            break; /* the tool closed the stream: the program has ended */
-      }
-      if (n > 0 && (p[1].revents & POLLIN)) {
-         char c[64];
-         while (read(sig_pipe[0], c, sizeof c) > 0)
-            ;
-         if (waitpid(pid, &status, WNOHANG) == pid) {
-            /* A forked child of the program may still hold the stream
-             * open: take what is there and stop. */
-            reaped = 1;
-            drain_nonblocking(data[0], &d, buf, sizeof buf);
-            break;
-         }
-      }
-      /* Keep the file current, so that even a SIGKILL of cbtrace itself
-       * loses at most about a second of events. */
-      if (now_s() - last_flush >= 1.0) {
-         if (!d.write_failed && cb_writer_flush(w, &d.write_err) < 0)
-            d.write_failed = 1;
-         last_flush = now_s();
-      }
-   }
-   while (!reaped) {
-      if (waitpid(pid, &status, 0) == pid)
-         reaped = 1;
-      else if (errno != EINTR)
-         break;
-   }
+   int status = pump(data[0], pid, &d, w);
    child_pid = 0;
    close(data[0]);
    cb_wire_finish(&d);
-
-   cb_footer f = {0};
-   f.present = 1;
-   f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-   f.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-   f.tool_ended = d.end_seen && !d.broken;
-   int rc = cb_wait_status_code(status);
-   if (d.write_failed) {
-      cbt_error("record", "writing %s: %s", out, d.write_err.msg);
-      cb_writer_close(w, NULL, &err);
-      rc = CBTRACE_EXIT_USAGE;
-   } else if (cb_writer_close(w, &f, &err) < 0) {
-      cbt_error("record", "writing %s: %s", out, err.msg);
-      rc = CBTRACE_EXIT_USAGE;
-   }
-   if (!d.hello_seen && !d.broken && !WIFSIGNALED(status))
-      cbt_error("record", "warning: the tool sent nothing: the trace has no "
-                          "events (did Valgrind start the program?)");
-   cb_wire_report(&d, "record");
+   rc = close_trace(w, out, &d, status);
    cb_wire_free(&d);
    return rc;
 }
 
-int cmd_encode(int argc, char **argv)
+/* The command line of `encode`, as record_args. */
+static int encode_args(int argc, char **argv, const char **out,
+                       const char **in)
 {
-   const char *out = "trace.pb", *in = NULL;
    for (int i = 1; i < argc; i++) {
       int k;
       if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
          fputs(encode_help, stdout);
-         return 0;
+         return 1;
       }
-      if ((k = parse_output(argc, argv, &i, &out, "encode")) < 0)
+      if ((k = parse_output(argc, argv, &i, out, "encode")) < 0)
          return CBTRACE_EXIT_USAGE;
       if (k)
          continue;
@@ -350,16 +391,25 @@ int cmd_encode(int argc, char **argv)
                    argv[i]);
          return CBTRACE_EXIT_USAGE;
       }
-      if (in) {
+      if (*in) {
          cbt_error("encode", "one input at a time");
          return CBTRACE_EXIT_USAGE;
       }
-      in = argv[i];
+      *in = argv[i];
    }
-   if (!in) {
+   if (!*in) {
       cbt_error("encode", "no input given (try cbtrace encode --help)");
       return CBTRACE_EXIT_USAGE;
    }
+   return 0;
+}
+
+int cmd_encode(int argc, char **argv)
+{
+   const char *out = "trace.pb", *in = NULL;
+   int args = encode_args(argc, argv, &out, &in);
+   if (args)
+      return args == 1 ? CBTRACE_EXIT_OK : args;
    int fd = !strcmp(in, "-") ? 0 : open(in, O_RDONLY | O_CLOEXEC);
    if (fd < 0) {
       cbt_error("encode", "%s: %s", in, strerror(errno));
@@ -408,7 +458,7 @@ int cmd_encode(int argc, char **argv)
       cbt_error("encode", "writing %s: %s", out, err.msg);
       rc = CBTRACE_EXIT_USAGE;
    }
-   cb_wire_report(&d, "encode");
+   cbt_wire_report(&d, "encode");
    if (rc == CBTRACE_EXIT_OK && (!d.end_seen || d.broken)) {
       if (!d.hello_seen && !d.broken)
          cbt_error("encode", "warning: %s: no HELLO record: not a raw tool "

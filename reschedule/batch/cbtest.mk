@@ -1,0 +1,24 @@
+# reschedule/batch/cbtest.mk: `cbtest`, the batch driver that runs record, predict
+# and every forced replay over a whole test suite (cbtest.h: the parts).
+# Included from reschedule/module.mk.
+
+CBTEST_SRCS := reschedule/batch/cbtest_options.c reschedule/batch/cbtest_suite.c \
+               reschedule/batch/cbtest_pipeline.c \
+               reschedule/batch/cbtest_progress.c reschedule/batch/cbtest_summary.c \
+               reschedule/batch/cbtest_json.c reschedule/batch/cbtest_report.c \
+               reschedule/batch/cbtest_state.c reschedule/batch/cbtest_wrap.c \
+               reschedule/batch/cbtest_merge.c reschedule/batch/cbtest_bugs.c \
+               reschedule/batch/cbtest_flow.c reschedule/batch/cbtest_html.c
+CBTEST_OBJS := $(CBTEST_SRCS:%.c=$(BUILD)/host/%.o)
+
+$(BIN)/cbtest: $(BUILD)/host/reschedule/batch/cbtest_main.o $(CBTEST_OBJS) \
+               $(LIBCBTRACE)
+	@mkdir -p $(BIN)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(CBTEST_OBJS) $(LIBCBTRACE) \
+	   $(HOST_LDLIBS) -lm
+
+all: $(BIN)/cbtest
+# tests/t/60-cbtest.t drives the real stages on build/programs/ and
+# stand-ins made with replay_mkschedule.
+CHECK_DEPS += $(BIN)/cbtest $(BIN)/cbtrace $(BIN)/cbpredict $(BIN)/cbreplay \
+              $(BUILD)/tests/replay_mkschedule
