@@ -11,8 +11,8 @@
  * declares the device stopped, and the request then runs on a stopped
  * device (its check of `stopped` fails, the run aborts).
  *
- * In the recorded run the stopper runs first and the request sees the
- * flag set.  Forcing the request's check of the flag (f) before the
+ * The request arrives a moment after the stopper starts, so in the
+ * recorded run the stopper runs first and the request sees the flag set.  Forcing the request's check of the flag (f) before the
  * stopper sets it (e1 = e2: it ran first in the recorded run), and the
  * stopper on to the end, makes the request find the device stopped every
  * time.  main's accesses to its own local count from the create on, in
@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct device {
    int pending_io;
@@ -72,6 +73,7 @@ int main(void)
    struct device dev = { .pending_io = 1 };
    pthread_t t;
    pthread_create(&t, NULL, stopper, &dev);
+   usleep(20000);                           /* a request arrives a moment later */
    if (io_begin(&dev) == 0) {
       if (stopped) {
          fprintf(stderr, "devstop: I/O started on a stopped device\n");

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct device {
    int pending_io;
@@ -65,6 +66,7 @@ int main(void)
    struct device dev = { .pending_io = 1 };
    pthread_t t;
    pthread_create(&t, NULL, stopper, &dev);
+   usleep(20000);                           /* a request arrives a moment later */
    if (io_begin(&dev) == 0) {
       if (stopped) {
          fprintf(stderr, "devstop_fixed: I/O started on a stopped device\n");
