@@ -25,9 +25,13 @@
 
 #include "cbtrace.h"
 
-/* ---- Small open-addressing index map (u32 payloads, caller compares) ---- */
+/* ---- Small open-addressing index map (u32 payloads, caller compares) ----
+ * Each slot keeps 32 bits of its key's hash beside the payload, so that a
+ * probe calls the caller's comparison (which reads the keyed item, a cache
+ * miss in a large table) only where the hash bits agree. */
 typedef struct {
    uint32_t *slots; /* 0 = empty, else index + 1 */
+   uint32_t *tags;  /* per slot: the high 32 bits of its key's hash */
    size_t mask;     /* capacity - 1 (power of two) */
    size_t n;
 } cbp_map;
@@ -37,10 +41,24 @@ void cbp_map_free(cbp_map *m);
 void cbp_map_clear(cbp_map *m);
 /* Finds the slot of `hash` whose payload satisfies eq(ctx, payload, key), or
  * the empty slot where it belongs.  *slot == 0 means absent; store idx + 1
- * there and call cbp_map_added. */
+ * there and call cbp_map_added (the probe has set the empty slot's tag). */
 typedef int (*cbp_eq_fn)(const void *ctx, uint32_t idx, const void *key);
-uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
-                        const void *ctx, const void *key);
+/* Inline: at each call site eq is a known function, inlined with it (the
+ * probe is the inner loop of every pass). */
+static inline uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
+                                      const void *ctx, const void *key) {
+   size_t i = hash & m->mask;
+   uint32_t tag = (uint32_t)(hash >> 32);
+   for (;;) {
+      uint32_t s = m->slots[i];
+      if (s == 0) {
+         m->tags[i] = tag; /* for the caller's insertion, if it makes one */
+         return &m->slots[i];
+      }
+      if (m->tags[i] == tag && eq(ctx, s - 1, key)) return &m->slots[i];
+      i = (i + 1) & m->mask;
+   }
+}
 /* Call after filling an empty slot; may grow (rehash needs the hashes). */
 typedef uint64_t (*cbp_hash_fn)(const void *ctx, uint32_t idx);
 void cbp_map_added(cbp_map *m, cbp_hash_fn h, const void *ctx);
