@@ -1,6 +1,7 @@
 /* schedule_io.c: schedule files: magic "CBSCHED\x01" and one frame holding
- * a Schedule message (the same framing as traces, frame.c), and the one
- * reading of a schedule's tail variants.
+ * a Schedule message (the same framing as traces, frame.c), in its compact
+ * form (schedule_compact.c), and the one reading of a schedule's tail
+ * variants.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -16,11 +17,10 @@
 int cb_schedule_write(const char *path, const Cbtools__Schedule *s,
                       cb_error *err)
 {
-   size_t len = protobuf_c_message_get_packed_size(&s->base);
-   uint8_t *buf = malloc(len ? len : 1);
-   if (!buf)
-      return cb_fail(err, "out of memory");
-   protobuf_c_message_pack(&s->base, buf);
+   size_t len;
+   uint8_t *buf;
+   if (cb_schedule_pack(s, &buf, &len, err) < 0)
+      return -1;
    /* Written beside the target and renamed, so that a reader (a parallel
     * replay) never sees half a schedule; under an unpredictable name, so
     * that a link planted in a shared folder is never written through. */
@@ -63,6 +63,11 @@ int cb_schedule_read_mem(const void *data, size_t len, Cbtools__Schedule **s,
    *s = cbtools__schedule__unpack(NULL, plen, pl);
    if (!*s)
       return cb_fail(err, "damaged schedule: cannot decode it");
+   if (cb_schedule_expand(*s, plen, err) < 0) {
+      cbtools__schedule__free_unpacked(*s, NULL);
+      *s = NULL;
+      return -1;
+   }
    return 0;
 }
 

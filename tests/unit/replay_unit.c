@@ -1,11 +1,12 @@
 /* replay_unit: unit tests of cbreplay's parts that need no tool: status
  * lines, the plan file (tail variants, run-out steps), finding and listing
  * schedules, refusing foreign schedules, the verdict rules, the reproduce
- * command.  Prints TAP.  Run with a scratch folder
+ * command, the compact and the older form of schedule files.  Prints TAP.  Run with a scratch folder
  * as its only argument.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "replay.h"
+#include "trace_internal.h" /* the file framing, for the older form */
 
 static int n_tests, n_failed;
 
@@ -233,6 +235,102 @@ static void test_plan(const char *dir)
    s->tail[0]->expect = NULL;
    s->e1->has_kind = 0;
    s->n_thread_parent = s->n_thread_index = 0;
+}
+
+/* The file form a plan is made from: magic, then one frame of the message
+ * as it is (the older, full form of a schedule file). */
+static int write_full_form(const char *path, const Cbtools__Schedule *s)
+{
+   size_t len = protobuf_c_message_get_packed_size(&s->base);
+   uint8_t *b = malloc(len + 1);
+   protobuf_c_message_pack(&s->base, b);
+   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+   cb_error err;
+   int r = fd < 0 || cb_write_all(fd, cb_sched_magic, CB_MAGIC_LEN, &err) ||
+           cb_frame_write(fd, b, len, &err);
+   if (fd >= 0)
+      close(fd);
+   free(b);
+   return r ? -1 : 0;
+}
+
+static long file_size(const char *path)
+{
+   struct stat st;
+   return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static int same_words(const char *a, const char *b)
+{
+   uint64_t wa[128], wb[128];
+   int na = read_words(a, wa, 128), nb = read_words(b, wb, 128);
+   return na > 0 && na == nb && memcmp(wa, wb, (size_t)na * 8) == 0;
+}
+
+/* Newer schedule files keep each location and expected event once; read
+ * back, they are the schedule written, and a file of the older, full form
+ * reads the same: the plans made from both are equal word for word. */
+static void test_compact_form(const char *dir)
+{
+   Cbtools__Schedule *s = sample();
+   add_variant(s);
+   static Cbtools__PatternEvent x;
+   static Cbtools__Location l1, l2;
+   cbtools__pattern_event__init(&x);
+   cbtools__location__init(&l1);
+   cbtools__location__init(&l2);
+   l1.has_id = l1.has_address = l1.has_line = 1;
+   l1.id = 4; l1.address = 0x401234; l1.line = 30;
+   l1.object = "/a/long/path/to/the/program/under/test"; l1.function = "park";
+   l1.file = "garage.c";
+   l2 = l1;
+   l2.id = 5; l2.address = 0x401240; l2.line = 31;
+   x.has_tid = x.has_index = x.has_kind = x.has_address = 1;
+   x.tid = 2; x.index = 2; x.kind = CB_EV_WRITE; x.address = 0x601040;
+   x.location = &l2;
+   s->e1->location = &l1;
+   s->f->location = &l2;
+   s->tail[0]->expect = &x;                /* the same event thrice */
+   s->variants[0]->tail[1]->expect = &x;
+   s->variants[0]->tail[2]->expect = &x;
+   char full[PATH_MAX], small[PATH_MAX], p1[PATH_MAX], p2[PATH_MAX];
+   snprintf(full, sizeof full, "%s/full.pb", dir);
+   snprintf(small, sizeof small, "%s/small.pb", dir);
+   cb_error err;
+   ok(write_full_form(full, s) == 0 && cb_schedule_write(small, s, &err) == 0 &&
+         file_size(small) < file_size(full) - 150,
+      "a location and an event named again are not written again");
+   Cbtools__Schedule *a = NULL, *b = NULL;
+   int rd = cb_schedule_read(full, &a, &err) == 0 && cb_schedule_read(small, &b, &err) == 0;
+   ok(rd && b->variants[0]->tail[2]->expect && b->f->location->file &&
+         !strcmp(b->variants[0]->tail[2]->expect->location->object, l2.object) &&
+         !strcmp(b->f->location->function, "park") && b->f->location->line == 31,
+      "read back, every event has its location and every step its event");
+   int same = rd;
+   for (size_t v = 0; rd && v < 2; v++) {
+      snprintf(p1, sizeof p1, "%s/plan-full", dir);
+      snprintf(p2, sizeof p2, "%s/plan-small", dir);
+      same &= cbr_write_plan(p1, a, v, 100, &err) == 0 &&
+              cbr_write_plan(p2, b, v, 100, &err) == 0 && same_words(p1, p2);
+   }
+   ok(same, "the older full form and the compact form give the same plans");
+   if (a)
+      cbtools__schedule__free_unpacked(a, NULL);
+   if (b) {
+      b->tail[0]->expect_event = 9; /* damaged: names an event it has not */
+      cbtools__pattern_event__free_unpacked(b->tail[0]->expect, NULL);
+      b->tail[0]->expect = NULL;
+      cb_schedule_write(small, b, &err);
+      cbtools__schedule__free_unpacked(b, NULL);
+      b = NULL;
+      ok(cb_schedule_read(small, &b, &err) != 0 && strstr(err.msg, "event 9"),
+         "a step naming an event the schedule lacks is refused");
+   }
+   s->e1->location = s->f->location = NULL;
+   s->tail[0]->expect = NULL;
+   s->variants[0]->tail[1]->expect = s->variants[0]->tail[2]->expect = NULL;
+   s->n_variants = 0;
+   s->tail_name = NULL;
 }
 
 static void touch(const char *dir, const char *name)
@@ -474,6 +572,7 @@ int main(int argc, char **argv)
    test_status();
    test_plan(argv[1]);
    test_variants(argv[1]);
+   test_compact_form(argv[1]);
    test_judge();
    test_find(argv[1]);
    test_validate(argv[1]);
