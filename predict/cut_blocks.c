@@ -114,6 +114,16 @@ static int pair_witnesses(pass *p, uint32_t tid, const txnbuf *h,
    return npicked;
 }
 
+/* Whether pair_witnesses(a, b) would find a place to cut at all (b after
+ * a, as in the root block). */
+static int has_cut(const txnbuf *h, const access_class *a, const access_class *b) {
+   if (a->first_ok) return 1;
+   uint32_t j1 = b->first_log, end = a->first_log + E_RUNS_SCANNED;
+   for (uint32_t j = a->first_log + 1; j <= j1 && j < end; j++)
+      if (h->log[j].ok) return 1;
+   return 0;
+}
+
 /* The block's site indices in p->tmp, by variable then index (a block has a
  * handful of sites: insertion sort; qsort_r for a big one). */
 static int cmp_cls_var(const void *a, const void *b, void *ctx) {
@@ -193,7 +203,15 @@ static void adjacent_add(pass *p, uint32_t tid, txnbuf *h, uint32_t var,
    b.first_le = le_before; b.first_ok = (uint8_t)ok;
    if (*s) {
       access_class *a = &h->last[*s - 1];
-      if (pair_witnesses(p, tid, h, a, &b) == 0) p->r->dropped_insn++;
+      if (!a->root_ref) a->root_ref = cut_root_ref(p, var, tid);
+      if (a->root_ref && cut_root_saturated(p, a->root_ref)) {
+         /* Every witness of the pair would be known or refused: only
+          * whether there is a place to cut is still to be seen. */
+         if (!has_cut(h, a, &b)) p->r->dropped_insn++;
+      } else if (pair_witnesses(p, tid, h, a, &b) == 0) {
+         p->r->dropped_insn++;
+      }
+      b.root_ref = a->root_ref;
       *a = b;
       return;
    }

@@ -75,7 +75,7 @@ void cut_store_init(pass *p) {
 void cut_store_free(pass *p) {
    cut_table *t[3] = {&p->ftab, &p->etab, &p->rtab};
    for (int k = 0; k < 3; k++) { cbp_map_free(&t[k]->map); free(t[k]->key); }
-   free(p->fw); free(p->ew); free(p->rn);
+   free(p->fw); free(p->ew); free(p->rn); free(p->rfull); free(p->rvar);
 }
 
 void cut_add_f(pass *p, const fwit *w) {
@@ -96,11 +96,33 @@ cut_pairkey cut_pair_key(const ewit *w) {
    return k;
 }
 
-/* One more root witness of a pair: its count, then (a new pair) the
- * variable's count of pairs; a new key goes in with count 1. */
-static void root_count_add(pass *p, uint32_t *s, const uint64_t *k) {
-   p->rn = cbp_grow(p->rn, &p->caprn, p->rtab.n, sizeof *p->rn);
-   p->rn[table_add(&p->rtab, s, k, 3)] = 1;
+/* A new root key with count 1: a pair of sites (rvar: the index of its
+ * variable's key) or a (variable, thread) (none full yet). */
+static uint32_t root_count_add(pass *p, uint32_t *s, const uint64_t *k, uint32_t var) {
+   size_t n = p->rtab.n, c1 = p->caprn, c2 = p->caprn;
+   p->rn = cbp_grow(p->rn, &p->caprn, n, sizeof *p->rn);
+   p->rfull = cbp_grow(p->rfull, &c1, n, sizeof *p->rfull);
+   p->rvar = cbp_grow(p->rvar, &c2, n, sizeof *p->rvar);
+   uint32_t id = table_add(&p->rtab, s, k, 3);
+   p->rn[id] = 1; p->rfull[id] = 0; p->rvar[id] = var;
+   return id;
+}
+
+static void root_var_key(uint64_t vk[3], uint32_t var, uint32_t tid) {
+   vk[0] = (uint64_t)var << 32 | UINT32_MAX;
+   vk[1] = (uint64_t)UINT32_MAX << 32 | tid;
+   vk[2] = 0xffff;
+}
+
+uint32_t cut_root_ref(pass *p, uint32_t var, uint32_t tid) {
+   uint64_t vk[3];
+   root_var_key(vk, var, tid);
+   return *cbp_map_probe(&p->rtab.map, hash3(pair_hash(vk[0], vk[1]), vk[2]), eq3,
+                         &p->rtab, vk);
+}
+
+int cut_root_saturated(const pass *p, uint32_t ref) {
+   return p->rfull[ref - 1] >= ROOT_PAIRS;
 }
 
 /* Whether one more root witness of w's pair may be kept. */
@@ -110,22 +132,25 @@ static int root_room(pass *p, const cut_pairkey *pk, const ewit *w) {
    uint32_t *s = cbp_map_probe(&p->rtab.map, h, eq3, &p->rtab, k);
    if (*s) {
       if (p->rn[*s - 1] >= ROOT_WITNESSES) { p->r->root_capped++; return 0; }
-      p->rn[*s - 1]++;
+      if (++p->rn[*s - 1] == ROOT_WITNESSES) p->rfull[p->rvar[*s - 1]]++;
       return 1;
    }
    /* A new pair of sites: at most ROOT_PAIRS per (variable, thread). */
-   uint64_t vk[3] = {(uint64_t)w->var << 32 | UINT32_MAX,
-                     (uint64_t)UINT32_MAX << 32 | w->tid, 0xffff};
+   uint64_t vk[3];
+   root_var_key(vk, w->var, w->tid);
    uint32_t *vs = cbp_map_probe(&p->rtab.map, hash3(pair_hash(vk[0], vk[1]), vk[2]),
                                 eq3, &p->rtab, vk);
    if (*vs && p->rn[*vs - 1] >= ROOT_PAIRS) { p->r->root_capped++; return 0; }
+   uint32_t v;
    if (*vs) {
-      p->rn[*vs - 1]++;
+      v = *vs - 1;
+      p->rn[v]++;
    } else {
-      root_count_add(p, vs, vk);
+      v = root_count_add(p, vs, vk, 0);
       s = cbp_map_probe(&p->rtab.map, h, eq3, &p->rtab, k); /* the map grew */
    }
-   root_count_add(p, s, k);
+   root_count_add(p, s, k, v);
+   if (ROOT_WITNESSES == 1) p->rfull[v]++;
    return 1;
 }
 

@@ -37,6 +37,7 @@ typedef struct {
    uint64_t first_tidx, first_cidx, second_tidx, second_cidx, last_tidx, last_cidx;
    cbp_point first_le;
    uint8_t first_ok;
+   uint32_t root_ref; /* root block: cut_root_ref of (var, thread), 0 unknown */
 } access_class;
 
 /* The lock-state log and access sites of one open block.  A thread has two:
@@ -104,6 +105,8 @@ typedef struct {
     * ROOT_WITNESSES, whatever the lock state, segment or epoch; a long
     * thread would otherwise leave one per loop iteration's segment. */
    cut_table rtab; uint8_t *rn; size_t caprn; /* keys: 3 words */
+   uint8_t *rfull; size_t caprfull; /* per (variable, thread): full pairs */
+   uint32_t *rvar; size_t caprvar;   /* per pair: its (variable, thread) */
    cbp_result *r;
    uint32_t *tmp; size_t captmp;
 } pass;
@@ -119,6 +122,12 @@ cut_pairkey cut_pair_key(const ewit *w);
 /* Adds w (pair key k) unless its key is known; root: a root-block witness,
  * subject to ROOT_WITNESSES and ROOT_PAIRS. */
 void cut_add_e(pass *p, const cut_pairkey *k, const ewit *w, int root);
+/* The root witnesses' record of (var, thread), + 1 (0: none yet), and
+ * whether it is saturated: ROOT_PAIRS pairs of sites, each with
+ * ROOT_WITNESSES witnesses.  Every root witness of a saturated (var,
+ * thread) is then either known or refused: adding one does nothing. */
+uint32_t cut_root_ref(pass *p, uint32_t var, uint32_t tid);
+int cut_root_saturated(const pass *p, uint32_t ref);
 
 /* cut_blocks.c */
 void cut_log_push(thr *h, uint32_t seg, uint64_t tidx, uint64_t cidx, int ok,

@@ -7,7 +7,8 @@
  *   escape.c      pass A: variables (a freed and reallocated address is a new
  *                 variable), which are shared, where a cut may fall;
  *   cutpoints.c   pass B: locksets, acquisition histories, vector clocks,
- *                 transactions, witnesses, and the cut-point decision;
+ *                 transactions, witnesses (cut_blocks.c, cut_store.c), and
+ *                 the cut-point decision (cut_decide.c);
  *   deadlocks.c   pass B': lock-order inversions (pattern DLK) from nested
  *                 acquisitions, gate locks and the vector clocks;
  *   synthesis.c   pass C: region I prefix (a consistent cut), regions II and
