@@ -93,14 +93,16 @@ static void counted_event(pass *p, uint32_t tid, size_t i, const cb_event *e) {
    case CB_EV_WRITE:
       access(p, tid, i, e, c, le_before);
       break;
-   case CB_EV_LOCK:
-      if (cbp_held_acquire(&h->held, cbp_lock_id(p->L, e->addr)))
-         h->ls = cbp_locks_acquire(p->L, h->ls, cbp_lock_id(p->L, e->addr));
+   case CB_EV_LOCK: {
+      uint32_t l = cbp_lock_id(p->L, e->addr);
+      if (cbp_held_acquire(&h->held, l)) h->ls = cbp_locks_acquire(p->L, h->ls, l);
       break;
-   case CB_EV_UNLOCK:
-      if (cbp_held_release(&h->held, cbp_lock_id(p->L, e->addr)))
-         h->ls = cbp_locks_release(p->L, h->ls, cbp_lock_id(p->L, e->addr));
+   }
+   case CB_EV_UNLOCK: {
+      uint32_t l = cbp_lock_id(p->L, e->addr);
+      if (cbp_held_release(&h->held, l)) h->ls = cbp_locks_release(p->L, h->ls, l);
       break;
+   }
    default:
       break;
    }
