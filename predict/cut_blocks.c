@@ -153,10 +153,11 @@ static void clear_sites(pass *p, txnbuf *h) {
    clsctx cc = {h->cls};
    for (size_t i = 0; i < h->ncls; i++) {
       ckey k = {h->cls[i].var, h->cls[i].loc, h->cls[i].kind};
-      p->tmp[i] = (uint32_t)(cbp_map_probe(&h->cmap, chash(k.var, k.kind, k.loc),
-                                           ceq, &cc, &k) - h->cmap.slots);
+      p->tmp[i] = (uint32_t)cbp_map_slot_at(&h->cmap,
+                                            cbp_map_probe(&h->cmap, chash(k.var, k.kind, k.loc),
+                                                          ceq, &cc, &k));
    }
-   for (size_t i = 0; i < h->ncls; i++) h->cmap.slots[p->tmp[i]] = 0;
+   for (size_t i = 0; i < h->ncls; i++) h->cmap.slots[p->tmp[i]].idx = 0;
    h->cmap.n = 0;
 }
 

@@ -66,16 +66,25 @@ static uint32_t table_add(cut_table *t, uint32_t *s, const uint64_t *k, size_t W
    return id;
 }
 
+/* Nearly every e witness looked up is known already, and the e table
+ * outgrows the caches (tens of thousands of keys): the keys last found or
+ * added are kept, by hash, in a small direct-mapped table in front of it
+ * (a key once known stays known).  An empty entry is all zero, which no
+ * key is (variable ids start at 1). */
+#define E_KNOWN 4096
+
 void cut_store_init(pass *p) {
    cbp_map_init(&p->ftab.map, 1024);
    cbp_map_init(&p->etab.map, 1024);
    cbp_map_init(&p->rtab.map, 1024);
+   p->eknown = cbp_xcalloc(E_KNOWN, sizeof *p->eknown);
 }
 
 void cut_store_free(pass *p) {
    cut_table *t[3] = {&p->ftab, &p->etab, &p->rtab};
    for (int k = 0; k < 3; k++) { cbp_map_free(&t[k]->map); free(t[k]->key); }
    free(p->fw); free(p->ew); free(p->rn); free(p->rfull); free(p->rvar);
+   free(p->eknown);
 }
 
 void cut_add_f(pass *p, const fwit *w) {
@@ -157,11 +166,16 @@ static int root_room(pass *p, const cut_pairkey *pk, const ewit *w) {
 void cut_add_e(pass *p, const cut_pairkey *pk, const ewit *w, int root) {
    uint64_t k[4] = {pk->w0, pk->w1, (uint64_t)w->ls << 32 | w->seg,
                     (uint64_t)w->epoch << 16 | (uint64_t)w->k1 << 8 | w->k2};
-   uint32_t *s = cbp_map_probe(&p->etab.map, hash4(pk->h, k[2], k[3]), eq4,
-                               &p->etab, k);
-   if (*s) return; /* keep the first */
-   /* root_room works on another table: s stays this key's empty slot. */
-   if (root && !root_room(p, pk, w)) return;
-   p->ew = cbp_grow(p->ew, &p->capew, p->etab.n, sizeof *p->ew);
-   p->ew[table_add(&p->etab, s, k, 4)] = *w;
+   uint64_t h = hash4(pk->h, k[2], k[3]);
+   uint64_t *known = p->eknown[h & (E_KNOWN - 1)];
+   if (known[0] == k[0] && known[1] == k[1] && known[2] == k[2] && known[3] == k[3])
+      return; /* known: the first is kept */
+   uint32_t *s = cbp_map_probe(&p->etab.map, h, eq4, &p->etab, k);
+   if (!*s) {
+      /* root_room works on another table: s stays this key's empty slot. */
+      if (root && !root_room(p, pk, w)) return;
+      p->ew = cbp_grow(p->ew, &p->capew, p->etab.n, sizeof *p->ew);
+      p->ew[table_add(&p->etab, s, k, 4)] = *w;
+   }
+   memcpy(known, k, sizeof k);
 }

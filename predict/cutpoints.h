@@ -101,6 +101,7 @@ typedef struct {
    thr *th;
    cut_table ftab; fwit *fw; size_t capfw;   /* keys: 3 words */
    cut_table etab; ewit *ew; size_t capew;   /* keys: 4 words */
+   uint64_t (*eknown)[4];                    /* cut_store.c, E_KNOWN */
    /* Root-block witnesses per (variable, sites, kinds, thread): at most
     * ROOT_WITNESSES, whatever the lock state, segment or epoch; a long
     * thread would otherwise leave one per loop iteration's segment. */

@@ -31,8 +31,11 @@
  * probe calls the caller's comparison (which reads the keyed item, a cache
  * miss in a large table) only where the hash bits agree. */
 typedef struct {
-   uint32_t *slots; /* 0 = empty, else index + 1 */
-   uint32_t *tags;  /* per slot: the high 32 bits of its key's hash */
+   uint32_t idx;    /* 0 = empty, else index + 1 */
+   uint32_t tag;    /* the high 32 bits of its key's hash */
+} cbp_slot;         /* side by side: a probe touches one cache line */
+typedef struct {
+   cbp_slot *slots;
    size_t mask;     /* capacity - 1 (power of two) */
    size_t n;
 } cbp_map;
@@ -51,14 +54,18 @@ static inline uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
    size_t i = hash & m->mask;
    uint32_t tag = (uint32_t)(hash >> 32);
    for (;;) {
-      uint32_t s = m->slots[i];
-      if (s == 0) {
-         m->tags[i] = tag; /* for the caller's insertion, if it makes one */
-         return &m->slots[i];
+      cbp_slot *sl = &m->slots[i];
+      if (sl->idx == 0) {
+         sl->tag = tag; /* for the caller's insertion, if it makes one */
+         return &sl->idx;
       }
-      if (m->tags[i] == tag && eq(ctx, s - 1, key)) return &m->slots[i];
+      if (sl->tag == tag && eq(ctx, sl->idx - 1, key)) return &sl->idx;
       i = (i + 1) & m->mask;
    }
+}
+/* The position of a slot cbp_map_probe returned (to empty it later). */
+static inline size_t cbp_map_slot_at(const cbp_map *m, const uint32_t *s) {
+   return (size_t)((const cbp_slot *)(const void *)s - m->slots);
 }
 /* Call after filling an empty slot; may grow (rehash needs the hashes). */
 typedef uint64_t (*cbp_hash_fn)(const void *ctx, uint32_t idx);

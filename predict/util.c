@@ -37,14 +37,12 @@ void cbp_map_init(cbp_map *m, size_t hint) {
    size_t cap = 16;
    while (cap < hint * 2) cap *= 2;
    m->slots = cbp_xcalloc(cap, sizeof *m->slots);
-   m->tags = cbp_xcalloc(cap, sizeof *m->tags);
    m->mask = cap - 1;
    m->n = 0;
 }
 
 void cbp_map_free(cbp_map *m) {
    free(m->slots);
-   free(m->tags);
    memset(m, 0, sizeof *m);
 }
 
@@ -57,19 +55,17 @@ void cbp_map_added(cbp_map *m, cbp_hash_fn h, const void *ctx) {
    m->n++;
    if (m->n * 2 <= m->mask + 1) return;
    size_t cap = (m->mask + 1) * 2;
-   uint32_t *old = m->slots, *oldtags = m->tags;
+   cbp_slot *old = m->slots;
    size_t oldcap = m->mask + 1;
    m->slots = cbp_xcalloc(cap, sizeof *m->slots);
-   m->tags = cbp_xcalloc(cap, sizeof *m->tags);
    m->mask = cap - 1;
    for (size_t k = 0; k < oldcap; k++) {
-      if (!old[k]) continue;
-      uint64_t hk = h(ctx, old[k] - 1);
+      if (!old[k].idx) continue;
+      uint64_t hk = h(ctx, old[k].idx - 1);
       size_t i = hk & m->mask;
-      while (m->slots[i]) i = (i + 1) & m->mask;
-      m->slots[i] = old[k];
-      m->tags[i] = (uint32_t)(hk >> 32);
+      while (m->slots[i].idx) i = (i + 1) & m->mask;
+      m->slots[i].idx = old[k].idx;
+      m->slots[i].tag = (uint32_t)(hk >> 32);
    }
    free(old);
-   free(oldtags);
 }
