@@ -3,10 +3,11 @@
  * events (e1, f, e2 and each tail step's last one) and each names its code
  * location in full: the same few locations and, across a tail and its
  * variants, the same few events over and over, 4 KB a schedule where 1 KB
- * says it all.  Writing keeps each location and each expected event once and
- * refers to them by number; reading fills every reference back in, so that
- * no reader of schedules sees the difference, and older files (no lists)
- * read as before.
+ * says it all.  Writing keeps each location and each expected event once
+ * (steps that expect the same event share one PatternEvent, as cbpredict
+ * writes them) and refers to them by number; reading fills every reference
+ * back in, so that no reader of schedules sees the difference, and older
+ * files (no lists) read as before.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -25,7 +26,7 @@ typedef struct {
    Cbtools__Location *refs;       /* one {id} per event that has a location */
    Cbtools__PatternEvent *ev;     /* e1, f, e2, then the table's events */
    Cbtools__PatternEvent **evp;
-   uint8_t **evbytes; size_t *evlen;
+   const Cbtools__PatternEvent **src; /* the caller's event of each */
    Cbtools__TailStep *steps;
    Cbtools__TailStep **stepp;
    Cbtools__Variant *vars;
@@ -56,23 +57,17 @@ static void compact_event(compact *c, const Cbtools__PatternEvent *e,
    out->location = r;
 }
 
-/* The number (1, 2, ...) of expected event e in the table, added if new;
- * events are compared as packed bytes.  0: out of memory. */
+/* The number (1, 2, ...) of expected event e in the table, added if new.
+ * Steps that expect one event share one PatternEvent (the writer's part:
+ * cbpredict's schedule_out.c does), so events are compared by address:
+ * packing each to compare bytes cost a quarter of writing a schedule. */
 static uint32_t event_number(compact *c, const Cbtools__PatternEvent *e)
 {
-   size_t len = protobuf_c_message_get_packed_size(&e->base);
-   uint8_t *b = malloc(len ? len : 1);
-   if (!b)
-      return 0;
-   protobuf_c_message_pack(&e->base, b);
    for (size_t k = 0; k < c->nevents; k++)
-      if (c->evlen[k] == len && memcmp(c->evbytes[k], b, len) == 0) {
-         free(b);
+      if (c->src[k] == e)
          return (uint32_t)k + 1;
-      }
    size_t k = c->nevents++;
-   c->evbytes[k] = b;
-   c->evlen[k] = len;
+   c->src[k] = e;
    compact_event(c, e, &c->ev[3 + k]);
    c->evp[k] = &c->ev[3 + k];
    return (uint32_t)k + 1;
@@ -89,8 +84,7 @@ static int compact_steps(compact *c, Cbtools__TailStep *const *in, size_t n,
       if (in[i]->expect) {
          st->expect = NULL;
          st->has_expect_event = 1;
-         if (!(st->expect_event = event_number(c, in[i]->expect)))
-            return -1;
+         st->expect_event = event_number(c, in[i]->expect);
       }
       c->stepp[c->nsteps++] = st;
    }
@@ -99,10 +93,8 @@ static int compact_steps(compact *c, Cbtools__TailStep *const *in, size_t n,
 
 static void compact_free(compact *c)
 {
-   for (size_t k = 0; k < c->nevents; k++)
-      free(c->evbytes[k]);
    free(c->locs); free(c->locp); free(c->refs); free(c->ev); free(c->evp);
-   free(c->evbytes); free(c->evlen); free(c->steps); free(c->stepp);
+   free(c->src); free(c->steps); free(c->stepp);
    free(c->vars); free(c->varp);
 }
 
@@ -117,14 +109,13 @@ static int compact_alloc(compact *c, size_t nsteps, size_t nvars)
    c->refs = calloc(ne, sizeof *c->refs);
    c->ev = calloc(ne, sizeof *c->ev);
    c->evp = calloc(ne, sizeof *c->evp);
-   c->evbytes = calloc(ne, sizeof *c->evbytes);
-   c->evlen = calloc(ne, sizeof *c->evlen);
+   c->src = calloc(ne, sizeof *c->src);
    c->steps = calloc(nsteps + 1, sizeof *c->steps);
    c->stepp = calloc(nsteps + 1, sizeof *c->stepp);
    c->vars = calloc(nvars + 1, sizeof *c->vars);
    c->varp = calloc(nvars + 1, sizeof *c->varp);
-   return c->locs && c->locp && c->refs && c->ev && c->evp && c->evbytes &&
-          c->evlen && c->steps && c->stepp && c->vars && c->varp ? 0 : -1;
+   return c->locs && c->locp && c->refs && c->ev && c->evp && c->src &&
+          c->steps && c->stepp && c->vars && c->varp ? 0 : -1;
 }
 
 /* An entry whose object is the one before it leaves it out. */
