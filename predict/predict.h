@@ -357,6 +357,9 @@ cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x);
 void cbp_rf_free(cbp_rf *rf);
 int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                       uint64_t from, uint64_t to);
+/* The trace index of thread j's counted event number k (its index kept
+ * there), or the trace's length when j has no such event. */
+uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k);
 
 /* ---- Can replay follow a plan? (plan_check.c) ----------------------------
  * Replay runs every thread freely up to its prefix count, then each tail

@@ -88,6 +88,11 @@ void cbp_rf_free(cbp_rf *rf) {
    free(rf);
 }
 
+uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k) {
+   if (j == 0 || j > rf->x->nthreads || k >= rf->x->counted[j]) return rf->t->nevents;
+   return rf->pos[j][k];
+}
+
 /* The trace index just past thread k's prefix of `count` events. */
 static uint64_t prefix_end(const cbp_rf *rf, uint32_t k, uint64_t count) {
    if (!count) return 0;

@@ -49,6 +49,7 @@ for n in "$@"; do
       printf "predict_%s_events_per_s %.0f events/s\n", l, n / t
       printf "predict_%s_cpu_seconds %.2f s\n", l, cpu
       printf "predict_%s_events_per_cpu_s %.0f events/s\n", l, n / (cpu > 0 ? cpu : 1e-9)
+      printf "predict_%s_cpu_ns_per_event %.0f ns/event\n", l, cpu * 1e9 / n
       printf "predict_%s_peak_bytes_per_event %.1f bytes/event\n", l, kb * 1024 / n
       printf "predict_%s_schedules %d schedules\n", l, w
       printf "predict_%s_schedule_bytes_mean %d bytes\n", l, s[1]
