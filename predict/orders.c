@@ -60,6 +60,8 @@ typedef struct {
    cbp_locks *L;
    cbp_result *r;
    access_rec *recent;     /* ORD_RECENT per variable */
+   uint32_t *recent_seen;  /* per recent slot: site (loc << 5 | kind) + 1 whose
+                              pair with it is seen, 0: none known */
    cbp_map seen; sitekey *keys; size_t nkeys, capkeys;
    cbp_candidate *found; size_t nfound, capfound;
    cbp_map cvmap; cvrec *cvs; size_t ncvs, capcvs;
@@ -110,23 +112,25 @@ static void add_ord(opass *p, const sitekey *k, const access_rec *a, const acces
    p->r->cutpoints++;
 }
 
-/* The decision for a (earlier, other thread) and b (this access). */
-static void conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
-                     const cb_event *e, const othr *h, uint32_t var) {
+/* The decision for a (earlier, other thread) and b (this access).  1: the
+ * pair of their sites is seen now (it has its candidate). */
+static int conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
+                    const cb_event *e, const othr *h, uint32_t var) {
    sitekey k = {a->loc, e->loc, a->kind, e->kind};
-   if (seen(p, &k)) return;
+   if (seen(p, &k)) return 1;
    /* b may not need T1 past the cut (b's clock), nor be half of an
     * instruction (T2 stops just before it). */
    if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx), a->tid) > a->le.count) {
       p->r->dropped_vc++;
-      return;
+      return 0;
    }
    if (!cbp_cut_ok(p->x, i) || (e->size & CB_SIZE_SAME_INSN)) {
       p->r->dropped_insn++;
-      return;
+      return 0;
    }
    access_rec b = {tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
    add_ord(p, &k, a, &b, var, p->x->var_addr[var], 0);
+   return 1;
 }
 
 /* ---- Lost wake-ups ------------------------------------------------------
@@ -205,17 +209,24 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
          (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
    if (!var || !p->x->var_shared[var]) return;
    access_rec *rv = &p->recent[(size_t)var * ORD_RECENT];
+   uint32_t *rs = &p->recent_seen[(size_t)var * ORD_RECENT];
+   /* A thread's accesses to a variable come in runs: the pair of this
+    * site with a recent slot, once seen, stays seen until the slot is
+    * taken over, and need not be looked up again. */
+   uint32_t site = e->loc < (1u << 26) && e->kind < 32 ? (e->loc << 5 | e->kind) + 1 : 0;
    int mine = -1, oldest = 0;
    for (int k = 0; k < ORD_RECENT; k++) {
       const access_rec *a = &rv[k];
       if (!a->used) { if (mine < 0) mine = k; continue; }
       if (a->tid == tid) { if (a->kind == e->kind) mine = k; continue; }
       if (rv[k].tidx < rv[oldest].tidx) oldest = k;
-      if (a->kind == CB_EV_WRITE || e->kind == CB_EV_WRITE)
-         conflict(p, a, tid, i, e, h, var);
+      if ((a->kind == CB_EV_WRITE || e->kind == CB_EV_WRITE) && (!site || rs[k] != site) &&
+          conflict(p, a, tid, i, e, h, var))
+         rs[k] = site;
    }
    if (mine < 0) mine = oldest;
    rv[mine] = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   rs[mine] = 0;
 }
 
 static void lock_event(opass *p, othr *h, const cb_event *e) {
@@ -235,6 +246,7 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    othr *th = cbp_xcalloc(n + 1, sizeof *th);
    for (uint32_t j = 0; j <= n; j++) th[j].le = (cbp_point){0, NONE};
    p.recent = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent);
+   p.recent_seen = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent_seen);
    cbp_map_init(&p.seen, 256);
    cbp_map_init(&p.cvmap, 16);
    p.blast = cbp_xcalloc((size_t)x->nblocks + 1, sizeof *p.blast);
@@ -262,7 +274,7 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
       r->orders++;
    }
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
-   free(th); free(p.recent); free(p.keys); free(p.found);
+   free(th); free(p.recent); free(p.recent_seen); free(p.keys); free(p.found);
    cbp_map_free(&p.seen);
    cbp_map_free(&p.cvmap); free(p.cvs); free(p.blast);
    if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);

@@ -7,7 +7,8 @@
  *   escape.c      pass A: variables (a freed and reallocated address is a new
  *                 variable), which are shared, where a cut may fall;
  *   cutpoints.c   pass B: locksets, acquisition histories, vector clocks,
- *                 transactions, witnesses, and the cut-point decision;
+ *                 transactions, witnesses (cut_blocks.c, cut_store.c), and
+ *                 the cut-point decision (cut_decide.c);
  *   deadlocks.c   pass B': lock-order inversions (pattern DLK) from nested
  *                 acquisitions, gate locks and the vector clocks;
  *   synthesis.c   pass C: region I prefix (a consistent cut), regions II and
@@ -25,9 +26,16 @@
 
 #include "cbtrace.h"
 
-/* ---- Small open-addressing index map (u32 payloads, caller compares) ---- */
+/* ---- Small open-addressing index map (u32 payloads, caller compares) ----
+ * Each slot keeps 32 bits of its key's hash beside the payload, so that a
+ * probe calls the caller's comparison (which reads the keyed item, a cache
+ * miss in a large table) only where the hash bits agree. */
 typedef struct {
-   uint32_t *slots; /* 0 = empty, else index + 1 */
+   uint32_t idx;    /* 0 = empty, else index + 1 */
+   uint32_t tag;    /* the high 32 bits of its key's hash */
+} cbp_slot;         /* side by side: a probe touches one cache line */
+typedef struct {
+   cbp_slot *slots;
    size_t mask;     /* capacity - 1 (power of two) */
    size_t n;
 } cbp_map;
@@ -37,10 +45,28 @@ void cbp_map_free(cbp_map *m);
 void cbp_map_clear(cbp_map *m);
 /* Finds the slot of `hash` whose payload satisfies eq(ctx, payload, key), or
  * the empty slot where it belongs.  *slot == 0 means absent; store idx + 1
- * there and call cbp_map_added. */
+ * there and call cbp_map_added (the probe has set the empty slot's tag). */
 typedef int (*cbp_eq_fn)(const void *ctx, uint32_t idx, const void *key);
-uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
-                        const void *ctx, const void *key);
+/* Inline: at each call site eq is a known function, inlined with it (the
+ * probe is the inner loop of every pass). */
+static inline uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
+                                      const void *ctx, const void *key) {
+   size_t i = hash & m->mask;
+   uint32_t tag = (uint32_t)(hash >> 32);
+   for (;;) {
+      cbp_slot *sl = &m->slots[i];
+      if (sl->idx == 0) {
+         sl->tag = tag; /* for the caller's insertion, if it makes one */
+         return &sl->idx;
+      }
+      if (sl->tag == tag && eq(ctx, sl->idx - 1, key)) return &sl->idx;
+      i = (i + 1) & m->mask;
+   }
+}
+/* The position of a slot cbp_map_probe returned (to empty it later). */
+static inline size_t cbp_map_slot_at(const cbp_map *m, const uint32_t *s) {
+   return (size_t)((const cbp_slot *)(const void *)s - m->slots);
+}
 /* Call after filling an empty slot; may grow (rehash needs the hashes). */
 typedef uint64_t (*cbp_hash_fn)(const void *ctx, uint32_t idx);
 void cbp_map_added(cbp_map *m, cbp_hash_fn h, const void *ctx);
@@ -345,6 +371,9 @@ const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j);
 void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r);
 int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                       uint64_t from, uint64_t to);
+/* The trace index of thread j's counted event number k (its index kept
+ * there), or the trace's length when j has no such event. */
+uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k);
 
 /* ---- Can replay follow a plan? (plan_check.c) ----------------------------
  * Replay runs every thread freely up to its prefix count, then each tail

@@ -11,9 +11,13 @@
  * another thread's prefix holds a write of v after i in the trace.
  *
  * Per thread, the trace index of each counted event is kept (8 bytes per
- * counted event, built once per synthesis run).  The forward scan from a
- * read stops at the end of the other prefixes, or after RF_SCAN events
- * (beyond that a conflict is not looked for).
+ * counted event), and per shared variable the trace indices of its writes,
+ * in trace order, with their threads (12 bytes per write), both built once
+ * per synthesis run.  From a read, the writes after it are looked up by
+ * binary search and followed until the end of the other prefixes, or
+ * RF_SCAN events after the read (beyond that a conflict is not looked
+ * for): the cost is the writes of that one variable in the window, never
+ * the window's events.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 
@@ -25,7 +29,37 @@ struct cbp_rf {
    const cb_trace *t;
    const cbp_escape *x;
    uint64_t **pos; /* per thread 1..n: trace index of counted event k */
+   size_t *woff;   /* per variable id v: its writes are [woff[v], woff[v+1]) */
+   uint64_t *widx; /* trace index of each write of a shared variable */
+   uint32_t *wtid; /* its thread */
 };
+
+/* The writes of every shared variable, grouped by variable, in trace order. */
+static void index_writes(cbp_rf *rf) {
+   const cb_trace *t = rf->t;
+   const cbp_escape *x = rf->x;
+   size_t nv = (size_t)x->nvars + 1;
+   rf->woff = cbp_xcalloc(nv + 1, sizeof *rf->woff);
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      uint32_t v = x->var_of[i];
+      if (e->kind == CB_EV_WRITE && v && x->var_shared[v] && e->tid) rf->woff[v + 1]++;
+   }
+   for (size_t v = 0; v < nv; v++) rf->woff[v + 1] += rf->woff[v];
+   size_t nw = rf->woff[nv];
+   rf->widx = cbp_xcalloc(nw, sizeof *rf->widx);
+   rf->wtid = cbp_xcalloc(nw, sizeof *rf->wtid);
+   size_t *fill = cbp_xcalloc(nv, sizeof *fill);
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      uint32_t v = x->var_of[i];
+      if (e->kind != CB_EV_WRITE || !v || !x->var_shared[v] || !e->tid) continue;
+      size_t k = rf->woff[v] + fill[v]++;
+      rf->widx[k] = i;
+      rf->wtid[k] = e->tid;
+   }
+   free(fill);
+}
 
 cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x) {
    cbp_rf *rf = cbp_xcalloc(1, sizeof *rf);
@@ -42,6 +76,7 @@ cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x) {
       if (k[e->tid] < x->counted[e->tid]) rf->pos[e->tid][k[e->tid]++] = i;
    }
    free(k);
+   index_writes(rf);
    return rf;
 }
 
@@ -53,7 +88,13 @@ void cbp_rf_free(cbp_rf *rf) {
    if (!rf) return;
    for (uint32_t j = 0; j <= rf->x->nthreads; j++) free(rf->pos[j]);
    free(rf->pos);
+   free(rf->woff); free(rf->widx); free(rf->wtid);
    free(rf);
+}
+
+uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k) {
+   if (j == 0 || j > rf->x->nthreads || k >= rf->x->counted[j]) return rf->t->nevents;
+   return rf->pos[j][k];
 }
 
 /* The trace index just past thread k's prefix of `count` events. */
@@ -61,6 +102,23 @@ static uint64_t prefix_end(const cbp_rf *rf, uint32_t k, uint64_t count) {
    if (!count) return 0;
    if (count > rf->x->counted[k]) count = rf->x->counted[k];
    return rf->pos[k][count - 1] + 1;
+}
+
+/* Whether a write of variable v by a thread other than j lies after trace
+ * index i and before stop, inside its own thread's prefix. */
+static int write_in_window(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
+                           uint32_t v, uint64_t i, uint64_t stop) {
+   size_t lo = rf->woff[v], hi = rf->woff[v + 1];
+   while (lo < hi) { /* the first write after i */
+      size_t m = lo + (hi - lo) / 2;
+      if (rf->widx[m] <= i) lo = m + 1; else hi = m;
+   }
+   for (size_t k = lo; k < rf->woff[v + 1] && rf->widx[k] < stop; k++) {
+      uint32_t tid = rf->wtid[k];
+      if (tid == j || tid > rf->x->nthreads) continue;
+      if (rf->widx[k] < prefix_end(rf, tid, prefix[tid - 1])) return 1;
+   }
+   return 0;
 }
 
 int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
@@ -79,11 +137,7 @@ int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
       uint32_t v = rf->x->var_of[i];
       if (r->kind != CB_EV_READ || !v || !rf->x->var_shared[v]) continue;
       uint64_t stop = last < i + RF_SCAN ? last : i + RF_SCAN;
-      for (uint64_t w = i + 1; w < stop; w++) {
-         const cb_event *e = &rf->t->events[w];
-         if (e->kind != CB_EV_WRITE || e->tid == j || rf->x->var_of[w] != v) continue;
-         if (e->tid <= n && w < prefix_end(rf, e->tid, prefix[e->tid - 1])) return 1;
-      }
+      if (stop > i + 1 && write_in_window(rf, prefix, j, v, i, stop)) return 1;
    }
    return 0;
 }

@@ -113,10 +113,18 @@ static void expect_steps(const cb_trace *t, const cbp_candidate *c,
       if (tail[i].count == CBP_RUN_OUT || e == UINT64_MAX) continue;
       end[i] = e + tail[i].count;
       if (!tail[i].count) continue;
-      uint64_t ti = locate(t, c, w, end[i] - 1);
-      if (ti == UINT64_MAX) continue;
-      fill_event(t, ti, end[i] - 1, &x->pe[x->n], &x->loc[x->n], x->var[x->n]);
-      sp[i]->expect = &x->pe[x->n++];
+      /* A step the main tail or an earlier variant ends at the same event
+       * shares its PatternEvent: the file keeps it once
+       * (trace/schedule_compact.c compares them by address). */
+      size_t k = 0;
+      while (k < x->n && !(x->pe[k].tid == w && x->pe[k].index == end[i] - 1)) k++;
+      if (k == x->n) {
+         uint64_t ti = locate(t, c, w, end[i] - 1);
+         if (ti == UINT64_MAX) continue;
+         fill_event(t, ti, end[i] - 1, &x->pe[x->n], &x->loc[x->n], x->var[x->n]);
+         x->n++;
+      }
+      sp[i]->expect = &x->pe[k];
    }
    free(end);
 }

@@ -175,8 +175,12 @@ static int region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, cbp_step *
 
 /* A deadlock's tail (T1 to e1, then T2 to f) checked against the locks:
  * T2, on its way from its prefix to f, may not take a lock that T1 holds
- * once it has run through e1 (those were all taken after x1). */
-static int dlk_lock_valid(const cb_trace *t, cbp_locks *L, const cbp_candidate *c) {
+ * once it has run through e1 (those were all taken after x1).  T2's walk
+ * starts at its prefix's end, found through the per-thread index of
+ * readsfrom.c (rf), not by counting from the start of the trace: that made
+ * every deadlock candidate cost a pass over the trace. */
+static int dlk_lock_valid(const cb_trace *t, cbp_locks *L, const cbp_rf *rf,
+                          const cbp_candidate *c) {
    cbp_held h; memset(&h, 0, sizeof h);
    uint64_t k = c->x1.count;
    for (size_t i = pos_of(c->x1); i < t->nevents && k <= c->ce1; i++) {
@@ -187,12 +191,11 @@ static int dlk_lock_valid(const cb_trace *t, cbp_locks *L, const cbp_candidate *
       k++;
    }
    int ok = 1;
-   uint64_t from = c->prefix[c->t2 - 1];
-   k = 0;
-   for (size_t i = 0; i < t->nevents && k <= c->cf && ok; i++) {
+   k = c->prefix[c->t2 - 1];
+   for (size_t i = cbp_rf_trace_index(rf, c->t2, k); i < t->nevents && k <= c->cf && ok; i++) {
       const cb_event *e = &t->events[i];
       if (e->tid != c->t2 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      if (k++ < from || e->kind != CB_EV_LOCK) continue;
+      if (k++, e->kind != CB_EV_LOCK) continue;
       uint32_t l = cbp_lock_id(L, e->addr);
       for (uint32_t j = 0; j < h.n; j++) if (h.lock[j] == l) ok = 0;
    }
@@ -470,7 +473,8 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
          if (m->cidx + 1 < c->prefix[m->tid - 1]) return "a cycle thread's prefix passed its lock";
          add_step(c, &cap, m->tid, m->cidx + 1 - c->prefix[m->tid - 1]);
       }
-      return dlk_lock_valid(S->t, S->L, c) ? NULL : "T2 needs a lock T1 holds on its way to B";
+      if (!S->rf) S->rf = cbp_rf_new(S->t, S->x);
+      return dlk_lock_valid(S->t, S->L, S->rf, c) ? NULL : "T2 needs a lock T1 holds on its way to B";
    }
    int t1_first = pos_of(c->x1) <= pos_of(c->x2);
    uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;

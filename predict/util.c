@@ -51,29 +51,21 @@ void cbp_map_clear(cbp_map *m) {
    m->n = 0;
 }
 
-uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
-                        const void *ctx, const void *key) {
-   size_t i = hash & m->mask;
-   for (;;) {
-      uint32_t s = m->slots[i];
-      if (s == 0 || eq(ctx, s - 1, key)) return &m->slots[i];
-      i = (i + 1) & m->mask;
-   }
-}
-
 void cbp_map_added(cbp_map *m, cbp_hash_fn h, const void *ctx) {
    m->n++;
    if (m->n * 2 <= m->mask + 1) return;
    size_t cap = (m->mask + 1) * 2;
-   uint32_t *old = m->slots;
+   cbp_slot *old = m->slots;
    size_t oldcap = m->mask + 1;
    m->slots = cbp_xcalloc(cap, sizeof *m->slots);
    m->mask = cap - 1;
    for (size_t k = 0; k < oldcap; k++) {
-      if (!old[k]) continue;
-      size_t i = h(ctx, old[k] - 1) & m->mask;
-      while (m->slots[i]) i = (i + 1) & m->mask;
-      m->slots[i] = old[k];
+      if (!old[k].idx) continue;
+      uint64_t hk = h(ctx, old[k].idx - 1);
+      size_t i = hk & m->mask;
+      while (m->slots[i].idx) i = (i + 1) & m->mask;
+      m->slots[i].idx = old[k].idx;
+      m->slots[i].tag = (uint32_t)(hk >> 32);
    }
    free(old);
 }

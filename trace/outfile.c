@@ -1,8 +1,8 @@
 /* outfile.c: creating output files in folders others may write to.  A
- * file is first created under a name nobody can guess (mkstemp: O_EXCL, so
- * never through a link someone planted), then renamed to its real name;
- * rename replaces whatever is there, a symbolic link included, and never
- * writes through it.  The schedule writer, the trace writer and cbtest's
+ * file is first created under a name nobody can guess (48 random bits,
+ * O_EXCL: never through a link someone planted), then renamed to its real
+ * name; rename replaces whatever is there, a symbolic link included, and
+ * never writes through it.  The schedule writer, the trace writer and cbtest's
  * reports all create their files here.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,22 +20,24 @@
 
 int cb_temp_beside(const char *path, char *tmp, size_t len, cb_error *err)
 {
-   if ((size_t)snprintf(tmp, len, "%s.XXXXXX", path) >= len)
-      return cb_fail(err, "path too long");
-   int fd = mkostemp(tmp, O_CLOEXEC);
-   if (fd < 0)
-      return cb_fail(err, "%s", strerror(errno));
-   /* mkstemp makes it 0600; an output file is as readable as any other
-    * file the user creates. */
-   mode_t mask = umask(0);
-   umask(mask);
-   if (fchmod(fd, 0644 & ~mask) < 0) {
-      int e = errno;
-      close(fd);
-      unlink(tmp);
-      return cb_fail(err, "%s", strerror(e));
+   /* Like mkstemp, but created with the mode of any file the user creates
+    * (0644 less the umask, applied by open itself): mkstemp's 0600 cost a
+    * fchmod and two umask calls per file, a fifth of writing a schedule. */
+   for (int tries = 0; tries < 64; tries++) {
+      uint64_t r;
+      if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+         return cb_fail(err, "getrandom: %s", strerror(errno));
+      if ((size_t)snprintf(tmp, len, "%s.%012llx", path,
+                           (unsigned long long)(r & 0xffffffffffffull)) >= len)
+         return cb_fail(err, "path too long");
+      int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0644);
+      if (fd >= 0)
+         return fd;
+      if (errno != EEXIST)
+         return cb_fail(err, "%s", strerror(errno));
    }
-   return fd;
+   return cb_fail(err, "no free temporary name beside it");
 }
 
 int cb_rename_into_place(const char *tmp, const char *path, cb_error *err)

@@ -1,7 +1,7 @@
 /* schedule_io.c: schedule files: magic "CBSCHED\x01" and one frame holding
  * a Schedule message (the same framing as traces, frame.c; schedule_pb.c
- * turns it into a cb_schedule and back), and the one reading of a
- * schedule's tail variants.
+ * turns it into a cb_schedule and back), in its compact form
+ * (schedule_compact.c), and the one reading of a schedule's tail variants.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -21,13 +21,12 @@ int cb_schedule_write(const char *path, const cb_schedule *sched,
    cb_sched_allocs *a = cb_schedule_to_pb(sched, s);
    if (!a)
       return cb_fail(err, "out of memory");
-   size_t len = protobuf_c_message_get_packed_size(&s->base);
-   uint8_t *buf = malloc(len ? len : 1);
-   if (buf)
-      protobuf_c_message_pack(&s->base, buf);
+   size_t len;
+   uint8_t *buf;
+   int packed = cb_schedule_pack(s, &buf, &len, err);
    cb_sched_allocs_free(a);
-   if (!buf)
-      return cb_fail(err, "out of memory");
+   if (packed < 0)
+      return -1;
    /* Written beside the target and renamed, so that a reader (a parallel
     * replay) never sees half a schedule; under an unpredictable name, so
     * that a link planted in a shared folder is never written through. */
@@ -70,6 +69,10 @@ int cb_schedule_read_mem(const void *data, size_t len, cb_schedule **s,
    Cbtools__Schedule *p = cbtools__schedule__unpack(NULL, plen, pl);
    if (!p)
       return cb_fail(err, "damaged schedule: cannot decode it");
+   if (cb_schedule_expand(p, plen, err) < 0) {
+      cbtools__schedule__free_unpacked(p, NULL);
+      return -1;
+   }
    *s = cb_schedule_from_pb(p);
    if (!*s) {
       cbtools__schedule__free_unpacked(p, NULL);

@@ -10,12 +10,59 @@
 
 #include "schedule_pb.h"
 
+/* What a conversion made of each event and location it met: one object
+ * named from several steps (replay's expected events, synthesis shares
+ * them) stays one object, which the compact file form keeps once
+ * (schedule_compact.c finds the sharing by address). */
+typedef struct {
+   const void *from;
+   void *to;
+} cb_memo_ent;
+
 /* Every block a conversion allocated, freed together. */
 struct cb_sched_allocs {
    void **p;
    size_t n, cap;
    int failed;
+   cb_memo_ent *memo;   /* open addressing, by the source's address */
+   size_t nmemo, capmemo;
 };
+
+static size_t memo_slot(const cb_memo_ent *m, size_t cap, const void *from)
+{
+   size_t i = ((uintptr_t)from >> 4) * 0x9e3779b97f4a7c15ull & (cap - 1);
+   while (m[i].from && m[i].from != from)
+      i = (i + 1) & (cap - 1);
+   return i;
+}
+
+static void *memo_get(const cb_sched_allocs *a, const void *from)
+{
+   if (!a->capmemo)
+      return NULL;
+   return a->memo[memo_slot(a->memo, a->capmemo, from)].to;
+}
+
+static void memo_put(cb_sched_allocs *a, const void *from, void *to)
+{
+   if (2 * (a->nmemo + 1) > a->capmemo) {
+      size_t nc = a->capmemo ? 2 * a->capmemo : 64;
+      cb_memo_ent *nm = calloc(nc, sizeof *nm);
+      if (!nm)
+         return; /* no sharing then, still a correct file */
+      for (size_t i = 0; i < a->capmemo; i++)
+         if (a->memo[i].from)
+            nm[memo_slot(nm, nc, a->memo[i].from)] = a->memo[i];
+      free(a->memo);
+      a->memo = nm;
+      a->capmemo = nc;
+   }
+   cb_memo_ent *e = &a->memo[memo_slot(a->memo, a->capmemo, from)];
+   if (!e->from)
+      a->nmemo++;
+   e->from = from;
+   e->to = to;
+}
 
 static void *grab(cb_sched_allocs *a, size_t n, size_t size)
 {
@@ -46,6 +93,7 @@ void cb_sched_allocs_free(cb_sched_allocs *a)
    for (size_t i = 0; i < a->n; i++)
       free(a->p[i]);
    free(a->p);
+   free(a->memo);
    free(a);
 }
 
@@ -183,10 +231,14 @@ void cb_schedule_free(cb_schedule *s)
 static Cbtools__Location *loc_out(cb_sched_allocs *a,
                                   const cb_sched_location *l)
 {
-   Cbtools__Location *o = l ? grab(a, 1, sizeof *o) : NULL;
+   Cbtools__Location *o = l ? memo_get(a, l) : NULL;
+   if (o)
+      return o;
+   o = l ? grab(a, 1, sizeof *o) : NULL;
    if (!o)
       return NULL;
    cbtools__location__init(o);
+   memo_put(a, l, o);
    COPY(o, l, id);
    COPY(o, l, address);
    COPY(o, l, line);
@@ -199,10 +251,14 @@ static Cbtools__Location *loc_out(cb_sched_allocs *a,
 static Cbtools__PatternEvent *event_out(cb_sched_allocs *a,
                                         const cb_sched_event *e)
 {
-   Cbtools__PatternEvent *o = e ? grab(a, 1, sizeof *o) : NULL;
+   Cbtools__PatternEvent *o = e ? memo_get(a, e) : NULL;
+   if (o)
+      return o;
+   o = e ? grab(a, 1, sizeof *o) : NULL;
    if (!o)
       return NULL;
    cbtools__pattern_event__init(o);
+   memo_put(a, e, o);
    COPY(o, e, tid);
    COPY(o, e, index);
    COPY(o, e, trace_index);

@@ -28,6 +28,14 @@ uint32_t cb_crc32_update(uint32_t crc, const void *data, size_t len);
 /* The same without the carry-less multiply, for tests of the fast path. */
 uint32_t cb_crc32_portable(uint32_t crc, const void *data, size_t len);
 int cb_write_all(int fd, const void *data, size_t len, cb_error *err);
+/* Schedules in their compact form (schedule_compact.c): packs s keeping
+ * each location and expected event once (*buf malloc'd), and fills a read
+ * schedule's references back in (file_len bounds what it may copy). */
+struct Cbtools__Schedule;
+int cb_schedule_pack(const struct Cbtools__Schedule *s, uint8_t **buf,
+                     size_t *len, cb_error *err);
+int cb_schedule_expand(struct Cbtools__Schedule *s, size_t file_len,
+                       cb_error *err);
 /* Writes header and payload with one writev, so a reader of a file being
  * written sees either nothing of the frame or (usually) all of it. */
 int cb_frame_write(int fd, const void *payload, size_t len, cb_error *err);

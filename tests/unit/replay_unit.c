@@ -1,7 +1,7 @@
 /* replay_unit: unit tests of cbreplay's parts that need no tool: status
  * lines, the plan file (tail variants, run-out steps), finding and listing
  * schedules, refusing foreign schedules, the verdict rules, the reproduce
- * command.  Prints TAP.  Run with a scratch folder
+ * command, the compact and the older form of schedule files.  Prints TAP.  Run with a scratch folder
  * as its only argument.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -233,6 +233,96 @@ static void test_plan(const char *dir)
    s->tail[0]->expect = NULL;
    s->e1->has_kind = 0;
    s->n_thread_parent = s->n_thread_index = 0;
+}
+
+static long file_size(const char *path)
+{
+   struct stat st;
+   return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static int same_words(const char *a, const char *b)
+{
+   uint64_t wa[128], wb[128];
+   int na = read_words(a, wa, 128), nb = read_words(b, wb, 128);
+   return na > 0 && na == nb && memcmp(wa, wb, (size_t)na * 8) == 0;
+}
+
+/* The sample with one event expected at three steps: shared (one object,
+ * kept once in the file) or as three equal copies. */
+static void expect_thrice(cb_schedule *s, int shared)
+{
+   static cb_sched_event x[3];
+   static cb_sched_location l1, l2;
+   l1 = (cb_sched_location){0};
+   l1.has_id = l1.has_address = l1.has_line = 1;
+   l1.id = 4; l1.address = 0x401234; l1.line = 30;
+   l1.object = "/a/long/path/to/the/program/under/test"; l1.function = "park";
+   l1.file = "garage.c";
+   l2 = l1;
+   l2.id = 5; l2.address = 0x401240; l2.line = 31;
+   for (int k = 0; k < 3; k++) {
+      x[k] = (cb_sched_event){0};
+      x[k].has_tid = x[k].has_index = x[k].has_kind = x[k].has_address = 1;
+      x[k].tid = 2; x[k].index = 2; x[k].kind = CB_EV_WRITE; x[k].address = 0x601040;
+      x[k].location = &l2;
+   }
+   s->e1->location = &l1;
+   s->f->location = &l2;
+   s->tail[0]->expect = &x[0];
+   s->variants[0]->tail[1]->expect = &x[shared ? 0 : 1];
+   s->variants[0]->tail[2]->expect = &x[shared ? 0 : 2];
+}
+
+/* Newer schedule files keep each location and expected event once; read
+ * back, they are the schedule written: the plans made from the schedule in
+ * memory and from the file read back are equal word for word.  A file of
+ * the older, full form (the fuzz corpus keeps some) still reads. */
+static void test_compact_form(const char *dir)
+{
+   cb_schedule *s = sample();
+   add_variant(s);
+   char shared[PATH_MAX], copies[PATH_MAX], p1[PATH_MAX], p2[PATH_MAX];
+   snprintf(shared, sizeof shared, "%s/shared.pb", dir);
+   snprintf(copies, sizeof copies, "%s/copies.pb", dir);
+   cb_error err;
+   expect_thrice(s, 0);
+   int w = cb_schedule_write(copies, s, &err) == 0;
+   expect_thrice(s, 1);
+   w &= cb_schedule_write(shared, s, &err) == 0;
+   ok(w && file_size(shared) < file_size(copies) - 20,
+      "an event named again is not written again");
+   cb_schedule *b = NULL;
+   int rd = cb_schedule_read(shared, &b, &err) == 0;
+   ok(rd && b->variants[0]->tail[2]->expect && b->f->location->file &&
+         !strcmp(b->variants[0]->tail[2]->expect->location->object,
+                 "/a/long/path/to/the/program/under/test") &&
+         !strcmp(b->f->location->function, "park") && b->f->location->line == 31,
+      "read back, every event has its location and every step its event");
+   int same = rd;
+   for (size_t v = 0; rd && v < 2; v++) {
+      snprintf(p1, sizeof p1, "%s/plan-mem", dir);
+      snprintf(p2, sizeof p2, "%s/plan-file", dir);
+      same &= cbr_write_plan(p1, s, v, 100, &err) == 0 &&
+              cbr_write_plan(p2, b, v, 100, &err) == 0 && same_words(p1, p2);
+   }
+   ok(same, "the schedule in memory and the file read back give the same plans");
+   if (b)
+      cb_schedule_free(b);
+   cb_schedule *old = NULL;
+   const char *top = getenv("TOP");
+   char oldp[PATH_MAX];
+   snprintf(oldp, sizeof oldp, "%s/tests/fuzz/corpus/schedule/rww-s1.pb",
+            top ? top : ".");
+   ok(cb_schedule_read(oldp, &old, &err) == 0 && old->e1 && old->n_tail > 0,
+      "a schedule file of the older, full form still reads");
+   if (old)
+      cb_schedule_free(old);
+   s->e1->location = s->f->location = NULL;
+   s->tail[0]->expect = NULL;
+   s->variants[0]->tail[1]->expect = s->variants[0]->tail[2]->expect = NULL;
+   s->n_variants = 0;
+   s->tail_name = NULL;
 }
 
 static void touch(const char *dir, const char *name)
@@ -474,6 +564,7 @@ int main(int argc, char **argv)
    test_status();
    test_plan(argv[1]);
    test_variants(argv[1]);
+   test_compact_form(argv[1]);
    test_judge();
    test_find(argv[1]);
    test_validate(argv[1]);

@@ -1,0 +1,155 @@
+/* cut_decide.c: THIS IS WHERE A CUT-POINT IS DECIDED (PENELOPE section
+ * 4.1).  Per variable, every e witness meets every f witness of another
+ * thread whose kind completes a pattern.  (e, f) is a cut-point when the
+ * lock states are compatible (disjoint locksets, compatible acquisition
+ * histories: Kahlon et al.) and the vector clocks do not order them.  One
+ * representative is kept per (pattern, variable, three locations, thread
+ * pair); then two thread pairs per code-site triple (symmetric.c).
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cutpoints.h"
+
+/* ---- the decision ---------------------------------------------------------- */
+/* f witnesses by variable, then in groups of one (thread, location, kind),
+ * each in trace order: combine() skips a whole group once its
+ * representative exists. */
+static int cmp_f(const void *a, const void *b) {
+   const fwit *x = a, *y = b;
+   if (x->var != y->var) return x->var < y->var ? -1 : 1;
+   if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+   if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
+   if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+   return x->tidx < y->tidx ? -1 : x->tidx > y->tidx;
+}
+static int cmp_e(const void *a, const void *b) {
+   const ewit *x = a, *y = b;
+   if (x->var != y->var) return x->var < y->var ? -1 : 1;
+   return x->e1 < y->e1 ? -1 : x->e1 > y->e1;
+}
+/* Order violations after the atomicity and deadlock candidates: those have
+ * a block that should have been atomic; an ORD candidate is any reordering
+ * of two conflicting accesses, benign more often. */
+int cbp_candidate_cmp(const void *a, const void *b) {
+   const cbp_candidate *x = a, *y = b;
+   int ox = x->pattern == CBP_ORD, oy = y->pattern == CBP_ORD;
+   if (ox != oy) return ox - oy;
+   if (x->e1 != y->e1) return x->e1 < y->e1 ? -1 : 1;
+   if (x->f != y->f) return x->f < y->f ? -1 : 1;
+   return (int)x->pattern - (int)y->pattern;
+}
+
+/* Patterns completed by an f of kind fk between e1 (k1) and e2 (k2). */
+static int pattern_of(uint8_t k1, uint8_t fk, uint8_t k2) {
+   int r1 = k1 == CB_EV_READ, rf = fk == CB_EV_READ, r2 = k2 == CB_EV_READ;
+   if (r1 && !rf && r2) return CBP_RWR;
+   if (r1 && !rf && !r2) return CBP_RWW;
+   if (!r1 && rf && !r2) return CBP_WRW;
+   if (!r1 && !rf && r2) return CBP_WWR;
+   if (!r1 && !rf && !r2) return CBP_WWW;
+   return -1; /* f is a read next to a read: no conflict */
+}
+
+typedef struct { uint64_t addr; uint32_t l1, lf, l2; uint32_t t1, t2; uint8_t pat; } repkey;
+static repkey key_of(const cbp_candidate *c, const cb_trace *t) {
+   repkey k = {c->addr, t->events[c->e1].loc, t->events[c->f].loc,
+               t->events[c->e2].loc, (uint32_t)c->t1, (uint32_t)c->t2,
+               (uint8_t)c->pattern};
+   return k;
+}
+/* The representatives' keys, kept beside r->c (same index) so that the
+ * map compares and rehashes without going back to the trace's events. */
+typedef struct { const cbp_result *r; const cb_trace *t; repkey *keys; size_t cap; } rctx;
+static uint64_t rhash(const repkey *k) {
+   return cbp_mix(k->addr ^ cbp_mix(((uint64_t)k->l1 << 32 | k->lf) ^
+                  (cbp_mix((uint64_t)k->l2 << 32 | (uint64_t)k->t1 << 16 | k->t2) +
+                  k->pat)));
+}
+static int req(const void *c, uint32_t i, const void *k) {
+   const rctx *x = c;
+   repkey a = x->keys[i];
+   const repkey *b = k;
+   return a.addr == b->addr && a.l1 == b->l1 && a.lf == b->lf && a.l2 == b->l2 &&
+          a.t1 == b->t1 && a.t2 == b->t2 && a.pat == b->pat;
+}
+static uint64_t rhash_i(const void *c, uint32_t i) {
+   const rctx *x = c;
+   return rhash(&x->keys[i]);
+}
+
+static int rep_exists(cbp_map *reps, rctx *rc, const ewit *e, const fwit *f, int pat,
+                      uint64_t addr) {
+   repkey k;
+   memset(&k, 0, sizeof k);
+   k.addr = addr; k.l1 = e->loc1; k.lf = f->loc; k.l2 = e->loc2;
+   k.t1 = e->tid; k.t2 = f->tid; k.pat = (uint8_t)pat;
+   return *cbp_map_probe(reps, rhash(&k), req, rc, &k) != 0;
+}
+
+void cut_combine(pass *p) {
+   cbp_result *r = p->r;
+   if (p->ftab.n > 1) qsort(p->fw, p->ftab.n, sizeof *p->fw, cmp_f);
+   if (p->etab.n > 1) qsort(p->ew, p->etab.n, sizeof *p->ew, cmp_e);
+   cbp_map reps; cbp_map_init(&reps, 256);
+   rctx rc = {r, p->t, NULL, 0};
+   size_t fi = 0;
+   for (size_t ei = 0; ei < p->etab.n;) {
+      uint32_t var = p->ew[ei].var;
+      size_t e_end = ei;
+      while (e_end < p->etab.n && p->ew[e_end].var == var) e_end++;
+      while (fi < p->ftab.n && p->fw[fi].var < var) fi++;
+      size_t f_end = fi;
+      while (f_end < p->ftab.n && p->fw[f_end].var == var) f_end++;
+      for (size_t a = ei; a < e_end; a++) {
+         const ewit *e = &p->ew[a];
+         for (size_t b = fi; b < f_end; b++) {
+            const fwit *f = &p->fw[b];
+            int pat = pattern_of(e->k1, f->kind, e->k2);
+            int group_start = b == fi || f->tid != f[-1].tid || f->loc != f[-1].loc ||
+                              f->kind != f[-1].kind;
+            if (group_start && (f->tid == e->tid || pat < 0 ||
+                                rep_exists(&reps, &rc, e, f, pat, p->x->var_addr[var]))) {
+               /* The whole group: same thread, or no conflict, or its
+                * representative is already kept. */
+               while (b + 1 < f_end && f[1].tid == f->tid && f[1].loc == f->loc &&
+                      f[1].kind == f->kind) { b++; f++; }
+               continue;
+            }
+            if (f->tid == e->tid || pat < 0) continue;
+            if (!cbp_locks_compatible(p->L, e->ls, f->ls)) continue;
+            /* Vector clocks: f may not need T past e, e may not need f. */
+            if (cbp_vc_get(p->v, f->seg, e->tid) > e->ce + 1 ||
+                cbp_vc_get(p->v, e->seg, f->tid) > f->cidx) {
+               r->dropped_vc++;
+               continue;
+            }
+            r->cutpoints++;
+            cbp_candidate c;
+            memset(&c, 0, sizeof c);
+            c.pattern = (enum cbp_pattern)pat;
+            c.var = var; c.addr = p->x->var_addr[var];
+            c.t1 = e->tid; c.t2 = f->tid;
+            c.e1 = e->e1; c.e = e->e; c.e2 = e->e2; c.f = f->tidx;
+            c.ce1 = e->ce1; c.ce = e->ce; c.ce2 = e->ce2; c.cf = f->cidx;
+            c.ls_e = e->ls; c.ls_f = f->ls; c.seg_e = e->seg; c.seg_f = f->seg;
+            c.x1 = e->x1; c.x2 = f->le;
+            c.fwidth = f->width;
+            repkey k = key_of(&c, p->t);
+            uint32_t *s = cbp_map_probe(&reps, rhash(&k), req, &rc, &k);
+            if (*s) continue;
+            r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
+            rc.keys = cbp_grow(rc.keys, &rc.cap, r->n, sizeof *rc.keys);
+            r->c[r->n] = c;
+            rc.keys[r->n] = k;
+            *s = (uint32_t)++r->n;
+            cbp_map_added(&reps, rhash_i, &rc);
+         }
+      }
+      ei = e_end;
+   }
+   cbp_map_free(&reps);
+   free(rc.keys);
+   if (r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
+   cbp_reduce_symmetric(r, p->t);
+}
