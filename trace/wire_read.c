@@ -57,6 +57,46 @@ static const char *tail_string(const unsigned char *s, size_t n, int i,
    return out;
 }
 
+/* A BLOCKED record (cb_wire.h, "Deadlocks"): kept for the footer. */
+static void blocked_record(cb_wire_decoder *d, const cb_wire_event *e)
+{
+   if (e->size == 0 || e->size >= CB_WAIT_KIND_COUNT || e->tid == 0) {
+      broken(d, "a BLOCKED record of kind %u for thread %u", e->size, e->tid);
+      return;
+   }
+   if (d->nblocked == d->capblocked) {
+      size_t nc = d->capblocked ? 2 * d->capblocked : 8;
+      cb_blocked *nb = realloc(d->blocked, nc * sizeof *nb);
+      if (!nb) {
+         broken(d, "out of memory");
+         return;
+      }
+      d->blocked = nb;
+      d->capblocked = nc;
+   }
+   cb_blocked *b = &d->blocked[d->nblocked++];
+   memset(b, 0, sizeof *b);
+   b->tid = e->tid;
+   b->kind = e->size;
+   b->loc = e->loc <= d->max_loc ? e->loc : 0;
+   b->object = e->addr;
+   switch (e->size) {
+   case CB_WAIT_LOCK:
+   case CB_WAIT_RDLOCK:
+   case CB_WAIT_WRLOCK:
+      b->holder = (uint32_t)e->value;
+      b->holder_loc = (uint32_t)(e->value >> 32);
+      if (b->holder_loc > d->max_loc)
+         b->holder_loc = 0;
+      break;
+   case CB_WAIT_JOIN:
+      b->holder = (uint32_t)e->value;
+      break;
+   default:
+      b->value = e->value;
+   }
+}
+
 /* Handles one whole record; returns its length. */
 static void one_record(cb_wire_decoder *d, const unsigned char *r,
                        size_t tail_len)
@@ -92,6 +132,9 @@ static void one_record(cb_wire_decoder *d, const unsigned char *r,
       return;
    case CB_WIRE_END:
       d->end_seen = 1;
+      return;
+   case CB_WIRE_BLOCKED:
+      blocked_record(d, &e);
       return;
    case CB_WIRE_LOCDEF: {
       cb_wire_locdef l;
@@ -297,4 +340,7 @@ void cb_wire_free(cb_wire_decoder *d)
 {
    free(d->buf);
    d->buf = NULL;
+   free(d->blocked);
+   d->blocked = NULL;
+   d->nblocked = d->capblocked = 0;
 }

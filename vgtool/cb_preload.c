@@ -16,17 +16,19 @@
 int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1);
+   cb_turn_unless_held(caller, m, 1, 1 + mode);
    CALL_FN_W_W(r, fn, m);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
+   else
+      cb_wait_failed();
    return r;
 }
 
 int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1);
+   cb_turn_unless_held(caller, m, 1, 0);
    CALL_FN_W_W(r, fn, m);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode | 0x100u, caller);
@@ -37,7 +39,7 @@ int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
                  UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1);
+   cb_turn_unless_held(caller, m, 1, 0);
    CALL_FN_W_WW(r, fn, m, ts);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
@@ -49,7 +51,7 @@ static int cb_clocklock(OrigFn fn, UWord caller, void *m, UWord clock,
                         const void *ts, UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1);
+   cb_turn_unless_held(caller, m, 1, 0);
    CALL_FN_W_WWW(r, fn, m, clock, ts);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
@@ -59,7 +61,7 @@ static int cb_clocklock(OrigFn fn, UWord caller, void *m, UWord clock,
 int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 2);
+   cb_turn_unless_held(caller, m, 2, 0);
    REQ(CB_REQ_UNLOCK, m, mode, caller);
    CALL_FN_W_W(r, fn, m);
    return r;
@@ -116,7 +118,7 @@ static int cb_spin_init_or_unlock(OrigFn fn, UWord c, pthread_spinlock_t *l,
       CALL_FN_W_WW(r, fn, l, pshared);
       return r;
    }
-   cb_turn_unless_held(c, (void *)l, 2);
+   cb_turn_unless_held(c, (void *)l, 2, 0);
    REQ(CB_REQ_UNLOCK, l, CB_LOCK_MUTEX, c);
    CALL_FN_W_WW(r, fn, l, pshared);
    return r;
@@ -157,6 +159,8 @@ int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
    int r;
    cb_turn(c);
    REQ(CB_REQ_UNLOCK, m, CB_LOCK_MUTEX, c);
+   if (nargs == 2) /* untimed: only a signal ends it */
+      REQ4(CB_REQ_WAIT, CB_WAIT_COND, cv, m, c);
    if (nargs == 4)
       CALL_FN_W_WWWW(r, fn, cv, m, clock, ts);
    else if (nargs == 3)
@@ -204,6 +208,20 @@ int cb_cond_signal_any(OrigFn fn, UWord c, void *cv, UWord broadcast)
    CALL_FN_W_W(r, fn, cv);
    return r;
 }
+/* Whether another process may signal it, for the deadlock check. */
+static int cb_cond_init(OrigFn fn, UWord c, pthread_cond_t *cv,
+                        const pthread_condattr_t *a)
+{
+   int r, ps = PTHREAD_PROCESS_PRIVATE;
+   CALL_FN_W_WW(r, fn, cv, a);
+   if (r == 0) {
+      if (a)
+         pthread_condattr_getpshared(a, &ps);
+      REQ(CB_REQ_COND_INIT, cv, ps == PTHREAD_PROCESS_SHARED, 0);
+   }
+   return r;
+}
+
 static int cb_cond_signal(OrigFn fn, UWord c, pthread_cond_t *cv)
 { return cb_cond_signal_any(fn, c, cv, 0); }
 static int cb_cond_broadcast(OrigFn fn, UWord c, pthread_cond_t *cv)
@@ -218,6 +236,8 @@ CB_WRAP(int, pthreadZucondZuclockwait, cb_cond_clockwait,
         (pthread_cond_t *cv, pthread_mutex_t *m, UWord clk,
          const struct timespec *ts), cv, m, clk, ts)
 CB_WRAP(int, pthreadZucondZusignal, cb_cond_signal, (pthread_cond_t *cv), cv)
+CB_WRAP(int, pthreadZucondZuinit, cb_cond_init,
+        (pthread_cond_t *cv, const pthread_condattr_t *a), cv, a)
 CB_WRAP(int, pthreadZucondZubroadcast, cb_cond_broadcast, (pthread_cond_t *cv),
         cv)
 
@@ -226,10 +246,13 @@ CB_WRAP(int, pthreadZucondZubroadcast, cb_cond_broadcast, (pthread_cond_t *cv),
 static int cb_barrier_init(OrigFn fn, UWord c, pthread_barrier_t *b,
                            const pthread_barrierattr_t *a, unsigned count)
 {
-   int r;
+   int r, ps = PTHREAD_PROCESS_PRIVATE;
    CALL_FN_W_WWW(r, fn, b, a, count);
-   if (r == 0)
-      REQ(CB_REQ_BARRIER_INIT, b, count, 0);
+   if (r == 0) {
+      if (a)
+         pthread_barrierattr_getpshared(a, &ps);
+      REQ(CB_REQ_BARRIER_INIT, b, count, ps == PTHREAD_PROCESS_SHARED);
+   }
    return r;
 }
 
@@ -269,10 +292,12 @@ static int cb_create(OrigFn fn, UWord c, pthread_t *thr,
 static int cb_join(OrigFn fn, UWord c, pthread_t thr, void **retval)
 {
    int r;
-   cb_turn(0);
+   cb_turn_wait(0, CB_WAIT_JOIN, thr, c);
    CALL_FN_W_WW(r, fn, thr, retval);
    if (r == 0)
       REQ(CB_REQ_JOINED, thr, c, 0);
+   else
+      cb_wait_failed();
    return r;
 }
 

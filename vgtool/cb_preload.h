@@ -40,12 +40,32 @@ static inline void cb_turn(UWord caller)
 /* The same for a lock call, unless this thread holds lock at least `depth`
  * deep: re-locking a recursive mutex it holds (depth 1), or releasing one
  * level of several (depth 2), makes no event, and a thread that waits
- * there would wait for a turn it may never get. */
-static inline void cb_turn_unless_held(UWord caller, void *lock, UWord depth)
+ * there would wait for a turn it may never get.  wait: 1 + the CB_LOCK_*
+ * mode of a call that blocks until it has the lock, 0 for any other (the
+ * tool's deadlock check, cb_deadlock.c). */
+static inline void cb_turn_unless_held(UWord caller, void *lock, UWord depth,
+                                       UWord wait)
 {
    while (!VALGRIND_DO_CLIENT_REQUEST_EXPR(0, CB_REQ_MAY_I_HELD, caller,
-                                           (UWord)lock, depth, 0, 0))
+                                           (UWord)lock, depth, wait, 0))
       sched_yield();
+}
+
+/* cb_turn for a call that may block until another thread acts: kind
+ * CB_WAIT_SEM or CB_WAIT_JOIN on obj; user: the call's caller (join's
+ * turn counts whoever calls, with caller 0). */
+static inline void cb_turn_wait(UWord caller, UWord kind, UWord obj,
+                                UWord user)
+{
+   while (!VALGRIND_DO_CLIENT_REQUEST_EXPR(0, CB_REQ_MAY_I_WAIT, caller, kind,
+                                           obj, user, 0))
+      sched_yield();
+}
+
+/* A blocking call announced to the tool failed: the thread runs on. */
+static inline void cb_wait_failed(void)
+{
+   REQ(CB_REQ_WAIT_END, 0, 0, 0);
 }
 
 /* Defines the wrapper of function `zname` (Z-encoded) in soname.  The

@@ -155,7 +155,7 @@ static void test_round_trip(void)
       fails += cb_writer_event(w, &evs[i], &err) < 0;
    }
    ok(fails == 0, "writes %zu events", n);
-   cb_footer f = {1, 0, 3, 0, 1};
+   cb_footer f = {.present = 1, .exit_status = 3, .tool_ended = 1};
    ok(cb_writer_close(w, &f, &err) == 0, "writer closes");
    struct stat st;
    stat(p, &st);
@@ -233,7 +233,7 @@ static void test_compact(void)
       for (size_t k = 0; k < sizeof evs / sizeof *evs; k++, n++)
          cb_writer_event(w, &evs[k], &err);
    }
-   cb_footer f = {1, 0, 0, 0, 1};
+   cb_footer f = {.present = 1, .tool_ended = 1};
    cb_writer_close(w, &f, &err);
    struct stat st;
    stat(p, &st);
@@ -303,7 +303,7 @@ static uint8_t *small_trace(size_t *len, cb_event *evs, size_t *ends,
       }
       cb_writer_flush(w, &err);
    }
-   cb_footer f = {1, 0, 0, 0, 1};
+   cb_footer f = {.present = 1, .tool_ended = 1};
    cb_writer_close(w, &f, &err);
    uint8_t *b = slurp(p, len);
    /* Walk the frames: magic, then u32 length, u32 crc, payload. */
@@ -439,7 +439,7 @@ static void test_bad_files(void)
    if (r == 0)
       cb_trace_free(&t);
    w = cb_writer_open(path_of("hdrf.pb"), &h, &err);
-   cb_footer f = {1, 0, 0, 0, 1};
+   cb_footer f = {.present = 1, .tool_ended = 1};
    cb_writer_close(w, &f, &err);
    r = cb_trace_read(path_of("hdrf.pb"), &t, &err);
    ok(r == 0 && !t.truncated && t.nevents == 0 && t.footer.present,
@@ -448,7 +448,7 @@ static void test_bad_files(void)
       cb_trace_free(&t);
    /* A killed program: footer present, tool never ended. */
    w = cb_writer_open(path_of("killed.pb"), &h, &err);
-   cb_footer fk = {1, 0, 0, 9, 0};
+   cb_footer fk = {.present = 1, .exit_signal = 9};
    cb_writer_close(w, &fk, &err);
    r = cb_trace_read(path_of("killed.pb"), &t, &err);
    ok(r == 0 && t.truncated && strstr(t.truncation, "signal 9"),
@@ -958,7 +958,7 @@ static void test_hand_encoding(void)
          cb_writer_location(w, nlocs + 1, &(cb_location){1, "", "", "", 0},
                             &err);
    }
-   cb_footer f = {1, 0, 0, 0, 1};
+   cb_footer f = {.present = 1, .tool_ended = 1};
    cb_writer_close(w, &f, &err);
 
    size_t len;
