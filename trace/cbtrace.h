@@ -236,6 +236,9 @@ typedef struct {
 } cb_blocked_words;
 const char *cb_blocked_describe(const cb_blocked_words *w, char *buf,
                                 size_t len);
+/* A wait kind's name: "lock", "rdlock", "wrlock", "join", "cond", "sem",
+ * "barrier"; "?" if unknown. */
+const char *cb_wait_kind_name(unsigned kind);
 /* The same for a trace's footer entry, named as the trace names things. */
 const char *cb_blocked_str(const cb_trace *t, const cb_blocked *b, char *buf,
                            size_t len);

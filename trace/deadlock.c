@@ -20,6 +20,16 @@ int cb_trace_exit_status(const cb_trace *t)
    return t->footer.exit_status;
 }
 
+const char *cb_wait_kind_name(unsigned kind)
+{
+   static const char *const names[CB_WAIT_KIND_COUNT] = {
+      [CB_WAIT_LOCK] = "lock",  [CB_WAIT_RDLOCK] = "rdlock",
+      [CB_WAIT_WRLOCK] = "wrlock", [CB_WAIT_JOIN] = "join",
+      [CB_WAIT_COND] = "cond",  [CB_WAIT_SEM] = "sem",
+      [CB_WAIT_BARRIER] = "barrier"};
+   return kind < CB_WAIT_KIND_COUNT && names[kind] ? names[kind] : "?";
+}
+
 const char *cb_blocked_describe(const cb_blocked_words *w, char *buf,
                                 size_t len)
 {
