@@ -428,7 +428,8 @@ int cmd_encode(int argc, char **argv)
    if (fd)
       close(fd);
    cb_wire_finish(&d);
-   cb_footer f = {.present = 1, .tool_ended = d.end_seen && !d.broken};
+   cb_footer f = {.present = 1, .tool_ended = d.end_seen && !d.broken,
+                  .blocked = d.blocked, .nblocked = d.nblocked};
    if (d.write_failed) {
       cbt_error("encode", "writing %s: %s", out, d.write_err.msg);
       cb_writer_close(w, NULL, &err);

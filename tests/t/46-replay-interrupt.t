@@ -62,7 +62,7 @@ for sig in INT TERM HUP; do
     like "$out" '^s1 .* passed' "SIG$sig: the table shows the finished s1"
     is "$(printf '%s\n' "$out" | grep -c '^s[0-9]')" "$k" \
         "SIG$sig: the table shows the $k finished schedules, not the interrupted one"
-    like "$out" "^$k forced runs?: 0 failed, 0 hung, " "SIG$sig: a summary of what finished"
+    like "$out" "^$k forced runs?: 0 failed, 0 deadlocked, 0 hung, " "SIG$sig: a summary of what finished"
     like "$err" "interrupted by SIG$sig" "SIG$sig: stderr says it was interrupted"
     is "$(ls -A "$TMP/tmp")" "" "SIG$sig: no temporary file left (no cbreplay.*, no vgdb-pipe-*)"
     # Killed processes may take a moment to be reaped on a busy machine.
