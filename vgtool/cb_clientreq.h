@@ -31,7 +31,8 @@ typedef enum {
                            thread holds obj at least depth deep, else as
                            MAY_I; wait 1 + CB_LOCK_*: a lock call that
                            blocks until it has the lock (0: unlock, try,
-                           timed), about to be made when the answer is 1 */
+                           timed), about to be made when the answer is 1;
+                           | CB_WAIT_SELF_BLOCKS: a lock that does not nest */
    CB_REQ_LOCK_DEPTH,   /* (obj): how deep this thread holds obj, 0 = not */
    CB_REQ_SEM_INIT,     /* (sem, value, pshared) after sem_init succeeded */
    CB_REQ_SEM_POST,     /* (sem, caller) before the post */
@@ -54,6 +55,10 @@ typedef enum {
    CB_REQ_WAIT_END,     /* () a blocking call failed: the thread runs */
    CB_REQ_COND_INIT     /* (cond, pshared) after pthread_cond_init */
 } cb_client_request;
+
+/* In CB_REQ_MAY_I_HELD's wait: the lock blocks its own holder when taken
+ * again (a normal mutex, a spinlock), rather than nest or fail. */
+#define CB_WAIT_SELF_BLOCKS 0x10u
 
 /* Lock mode values used by the preload for rwlock unlock: the tool knows
  * which mode the thread holds, so the preload passes this placeholder. */

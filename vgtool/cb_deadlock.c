@@ -4,7 +4,9 @@
  * live thread waits, in a call the tool models, for something that only
  * another thread of the program could give, and none can, as all wait:
  *   a lock        another live thread surely holds it (cb_syncobj.c) in a
- *                 mode that excludes the one asked for;
+ *                 mode that excludes the one asked for, or the thread
+ *                 itself does and the lock does not nest (a normal mutex,
+ *                 a spinlock);
  *   a join        the joined thread is alive;
  *   a condition   no signal or broadcast of it since the wait began, and
  *                 none on its way then (below);
@@ -140,6 +142,7 @@ static Bool cb_is_blocked(CbThread *t, CbBlocked *b)
 {
    const CbWait *w = &t->wait;
    UWord arrived, count;
+   UChar mode;
    CbThread *u;
    b->t = t;
    b->holder = 0;
@@ -151,6 +154,9 @@ static Bool cb_is_blocked(CbThread *t, CbBlocked *b)
    case CB_WAIT_WRLOCK:
       u = cb_lock_holder(t, w->obj, (UChar)(w->kind - CB_WAIT_LOCK),
                          &b->holder_caller);
+      if (!u && w->extra && cb_lock_surely_held(t, w->obj, &mode,
+                                                &b->holder_caller))
+         u = t;   /* its own, and it does not nest */
       if (!u)
          return False;
       b->holder = u->wid;

@@ -118,7 +118,7 @@ typedef struct {
    Addr  obj;      /* lock, condition, semaphore, barrier; JOIN: pthread_t */
    Addr  caller;   /* return address of the waiting call, in watched code */
    UWord extra;    /* JOIN: the joined thread's wid (0 unknown); COND: the
-                      mutex */
+                      mutex; a lock: 1 when it blocks its own holder */
    ULong seq;      /* COND: the condition's signals; BARRIER: its round;
                       when the wait began */
 } CbWait;

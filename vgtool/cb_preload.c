@@ -13,10 +13,19 @@
 
 /* ---- locks: LOCK after the lock is held, UNLOCK before release ---- */
 
-int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode)
+int cb_mutex_self_blocks(const void *m)
+{
+   /* __kind is glibc's public field; bits 128 (process-shared), 256 and
+    * 512 (lock elision) do not change how a relock behaves. */
+   int kind = ((const pthread_mutex_t *)m)->__data.__kind & ~(128 | 256 | 512);
+   return kind == PTHREAD_MUTEX_NORMAL || kind == 3 /* ADAPTIVE_NP */;
+}
+
+int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode, int self_blocks)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1, 1 + mode);
+   cb_turn_unless_held(caller, m, 1,
+                       (1 + mode) | (self_blocks ? CB_WAIT_SELF_BLOCKS : 0));
    CALL_FN_W_W(r, fn, m);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
@@ -68,7 +77,7 @@ int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode)
 }
 
 static int cb_mutex_lock(OrigFn fn, UWord c, pthread_mutex_t *m)
-{ return cb_lock(fn, c, m, CB_LOCK_MUTEX); }
+{ return cb_lock(fn, c, m, CB_LOCK_MUTEX, cb_mutex_self_blocks(m)); }
 static int cb_mutex_trylock(OrigFn fn, UWord c, pthread_mutex_t *m)
 { return cb_trylock(fn, c, m, CB_LOCK_MUTEX); }
 static int cb_mutex_timedlock(OrigFn fn, UWord c, pthread_mutex_t *m,
@@ -77,9 +86,9 @@ static int cb_mutex_timedlock(OrigFn fn, UWord c, pthread_mutex_t *m,
 static int cb_mutex_unlock(OrigFn fn, UWord c, pthread_mutex_t *m)
 { return cb_unlock(fn, c, m, CB_LOCK_MUTEX); }
 static int cb_rw_rdlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
-{ return cb_lock(fn, c, l, CB_LOCK_RD); }
+{ return cb_lock(fn, c, l, CB_LOCK_RD, 0); }
 static int cb_rw_wrlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
-{ return cb_lock(fn, c, l, CB_LOCK_WR); }
+{ return cb_lock(fn, c, l, CB_LOCK_WR, 0); }
 static int cb_rw_tryrdlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
 { return cb_trylock(fn, c, l, CB_LOCK_RD); }
 static int cb_rw_trywrlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
@@ -102,7 +111,7 @@ static int cb_rw_clockwrlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
                              UWord clk, const struct timespec *ts)
 { return cb_clocklock(fn, c, l, clk, ts, CB_LOCK_WR); }
 static int cb_spin_lock(OrigFn fn, UWord c, pthread_spinlock_t *l)
-{ return cb_lock(fn, c, (void *)l, CB_LOCK_MUTEX); }
+{ return cb_lock(fn, c, (void *)l, CB_LOCK_MUTEX, 1); }
 static int cb_spin_trylock(OrigFn fn, UWord c, pthread_spinlock_t *l)
 { return cb_trylock(fn, c, (void *)l, CB_LOCK_MUTEX); }
 

@@ -87,8 +87,15 @@ static inline void cb_wait_failed(void)
    CB_WRAP_ONE(VG_Z_LIBC_SONAME, ret, zname, impl, params, __VA_ARGS__)
 
 /* Lock and condition helpers of cb_preload.c, shared with the C11 ones
- * (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success. */
-CB_HIDDEN int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode);
+ * (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success.
+ * self_blocks: the lock blocks its own holder when taken again
+ * (cb_mutex_self_blocks, or any spinlock). */
+CB_HIDDEN int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode,
+                      int self_blocks);
+/* A pthread_mutex_t or mtx_t that its owner blocks on forever when it
+ * locks it again: glibc's normal and adaptive kinds (a recursive one nests,
+ * an error-checking one fails; robust and priority ones are left alone). */
+CB_HIDDEN int cb_mutex_self_blocks(const void *m);
 CB_HIDDEN int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode);
 CB_HIDDEN int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
                            UWord mode);

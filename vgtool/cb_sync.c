@@ -66,9 +66,10 @@ static void cb_req_lock(CbThread *t, UWord *args, UWord *ret)
          *ret = cb_replay_may_run(t) ? 1 : 0;
       else
          *ret = 1;
-      if (*ret && user && args[4] != 0)
-         cb_wait_begin(t, (UChar)(CB_WAIT_LOCK + args[4] - 1), args[2],
-                       args[1], 0, 0);
+      if (*ret && user && (args[4] & 0xf) != 0)
+         cb_wait_begin(t, (UChar)(CB_WAIT_LOCK + (args[4] & 0xf) - 1),
+                       args[2], args[1],
+                       (args[4] & CB_WAIT_SELF_BLOCKS) != 0, 0);
       break;
    }
    case CB_REQ_LOCK_DEPTH:

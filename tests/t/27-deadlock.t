@@ -5,13 +5,16 @@
 #   deadlocks   two locks taken in opposite orders (a barrier makes sure),
 #               a join cycle, a condition wait after the only signal, a
 #               semaphore nobody posts, a barrier short of a thread, C11
-#               mutexes in opposite orders;
+#               mutexes in opposite orders, a normal mutex locked twice by
+#               its owner, the last running thread exiting;
 #   twins       a timed wait that times out, a thread in read() (holding a
 #               lock another waits for) until main writes the pipe, a
 #               semaphore a signal handler posts, a recursive mutex taken
 #               twice, a producer and consumer, a mutex unlocked by another
-#               thread, two readers of an rwlock; and in replay, a thread
-#               the plan holds back while main waits to join it.
+#               thread, two readers of an rwlock, an error-checking mutex
+#               locked twice, a crash and an exit while threads wait; and in
+#               replay, a thread the plan holds back while main waits to
+#               join it.
 # --timeout and the record timeout are far above what a run takes: a run
 # that waited for them would have the verdict hung (or be killed), not
 # deadlock.
@@ -145,7 +148,78 @@ int main(void)
    return 0;
 }
 EOF
+cat > "$TMP/relock.c" <<'EOF'
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int main(void)
+{
+   pthread_mutex_lock(&m);        /* first */
+   pthread_mutex_lock(&m);        /* again */
+   return 0;
+}
+EOF
+cat > "$TMP/lastexit.c" <<'EOF'
+#include <pthread.h>
+#include <unistd.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+void *waiter(void *x) { pthread_mutex_lock(&m); pthread_cond_wait(&c, &m); return x; }
+void *quitter(void *x) { usleep(300000); return x; }  /* the last one running */
+int main(void)
+{
+   pthread_t w, q;
+   pthread_create(&w, NULL, waiter, NULL);
+   pthread_create(&q, NULL, quitter, NULL);
+   pthread_join(w, NULL);
+   return 0;
+}
+EOF
 # Correct twins.
+cat > "$TMP/errcheck.c" <<'EOF'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+pthread_mutex_t m = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+int main(void)
+{
+   pthread_mutex_lock(&m);
+   printf("again: %d\n", pthread_mutex_lock(&m) != 0);  /* EDEADLK */
+   return 0;
+}
+EOF
+cat > "$TMP/crashwait.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+void *waiter(void *x) { pthread_mutex_lock(&m); pthread_cond_wait(&c, &m); return x; }
+void *crasher(void *x) { usleep(300000); abort(); }
+int main(void)
+{
+   pthread_t w1, w2, k;
+   pthread_create(&w1, NULL, waiter, NULL);
+   pthread_create(&w2, NULL, waiter, NULL);
+   pthread_create(&k, NULL, crasher, NULL);
+   pthread_join(w1, NULL);
+   return 0;
+}
+EOF
+cat > "$TMP/exitwait.c" <<'EOF'
+#include <pthread.h>
+#include <unistd.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+void *waiter(void *x) { pthread_mutex_lock(&m); pthread_cond_wait(&c, &m); return x; }
+int main(void)
+{
+   pthread_t w[3];
+   for (int i = 0; i < 3; i++)
+      pthread_create(&w[i], NULL, waiter, NULL);
+   usleep(200000);
+   return 0;                      /* the waiters end with the process */
+}
+EOF
 cat > "$TMP/timedwait.c" <<'EOF'
 #include <pthread.h>
 #include <stdio.h>
@@ -330,8 +404,9 @@ int main(void)
    return 0;
 }
 EOF
-for p in abba joincycle lostsignal semzero barrier3 c11abba timedwait piperead \
-         sighandler recursive prodcons handoff readers; do
+for p in abba joincycle lostsignal semzero barrier3 c11abba relock lastexit \
+         timedwait piperead sighandler recursive prodcons handoff readers \
+         errcheck crashwait exitwait; do
    cc -g -O0 -pthread -o "$TMP/$p" "$TMP/$p.c" || echo "Bail out! $p.c does not build"
 done
 line_of() { grep -n "/\* $2 \*/" "$TMP/$1.c" | cut -d: -f1; }
@@ -382,8 +457,18 @@ is "$RC" 6 "C11 mutexes in opposite orders: exit 6"
 like "$ERR" "T2 waits for lock b at c11abba.c:5, held by T3 \(taken at c11abba.c:6\); T3 waits for lock a at c11abba.c:6, held by T2 \(taken at c11abba.c:5\)$" \
      "C11 mutexes: the same detail"
 
+record relock
+is "$RC" 6 "a normal mutex locked again by its owner: exit 6"
+like "$ERR" "T1 waits for lock m at relock.c:$(line_of relock again), held by T1 \(taken at relock.c:$(line_of relock first)\)$" \
+     "a normal mutex locked again: held by the waiting thread itself"
+record lastexit
+is "$RC" 6 "the last running thread exits, the others wait: exit 6"
+like "$ERR" "T1 waits to join T2 at lastexit.c:[0-9]+; T2 waits for condition c at lastexit.c:5" \
+     "the last running thread exits: the two left waiting"
+
 # ---- record: correct programs that only look stuck for a while
-for p in timedwait piperead sighandler recursive prodcons handoff readers; do
+for p in timedwait piperead sighandler recursive prodcons handoff readers \
+         errcheck exitwait; do
    record $p
    is "$RC" 0 "$p: correct, recorded to its end (exit 0)"
    unlike "$ERR" "deadlock" "$p: not called a deadlock"
@@ -391,6 +476,10 @@ done
 is "$(cat "$TMP/timedwait.out")" "timed out: 1" "timedwait: the wait timed out"
 is "$(cat "$TMP/piperead.out")" "read x" "piperead: the reader got main's byte"
 is "$(cat "$TMP/sighandler.out")" "posted" "sighandler: the handler's post ended the wait"
+is "$(cat "$TMP/errcheck.out")" "again: 1" "errcheck: the second lock failed, it did not block"
+record crashwait
+is "$RC" 134 "a crash while other threads wait: the crash (exit 134)"
+unlike "$ERR" "deadlock" "a crash while other threads wait: not called a deadlock"
 
 # ---- the raw stream: BLOCKED records become the footer's deadlock
 raw H L 1 0x401000 12 /bin/p f p.c L 2 0x401100 20 /bin/p g p.c \
