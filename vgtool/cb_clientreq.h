@@ -22,7 +22,8 @@ typedef enum {
    CB_REQ_BARRIER_INIT, /* (barrier, count, pshared) */
    CB_REQ_BARRIER_ENTER,/* (barrier, caller) */
    CB_REQ_BARRIER_LEAVE,/* (barrier, caller) */
-   CB_REQ_CREATED,      /* (pthread_t) after pthread_create succeeded */
+   CB_REQ_CREATED,      /* (pthread_t, detached) after pthread_create
+                           succeeded; detached: created detached */
    CB_REQ_JOINED,       /* (pthread_t, caller) after pthread_join succeeded */
    CB_REQ_ALLOC,        /* (block, size, caller) */
    CB_REQ_FREE,         /* (block, caller) before the free */
@@ -53,7 +54,8 @@ typedef enum {
    CB_REQ_WAIT,         /* (CB_WAIT_COND, cond, mutex, caller): about to
                            wait, untimed, on a condition */
    CB_REQ_WAIT_END,     /* () a blocking call failed: the thread runs */
-   CB_REQ_COND_INIT     /* (cond, pshared) after pthread_cond_init */
+   CB_REQ_COND_INIT,    /* (cond, pshared) after pthread_cond_init */
+   CB_REQ_DETACHED      /* (pthread_t) after pthread_detach succeeded */
 } cb_client_request;
 
 /* In CB_REQ_MAY_I_HELD's wait: the lock blocks its own holder when taken

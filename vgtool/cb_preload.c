@@ -291,10 +291,25 @@ static int cb_create(OrigFn fn, UWord c, pthread_t *thr,
                      void *arg)
 {
    int r;
+   int ds = PTHREAD_CREATE_JOINABLE;
    cb_turn(0);
    CALL_FN_W_WWWW(r, fn, thr, attr, start, arg);
+   if (r == 0) {
+      if (attr)
+         pthread_attr_getdetachstate(attr, &ds);
+      REQ(CB_REQ_CREATED, *thr, ds == PTHREAD_CREATE_DETACHED, 0);
+   }
+   return r;
+}
+
+/* A detached thread is never joined (pthread_join fails at once): the
+ * deadlock check must not take a join of it for a wait. */
+static int cb_detach(OrigFn fn, UWord c, pthread_t thr)
+{
+   int r;
+   CALL_FN_W_W(r, fn, thr);
    if (r == 0)
-      REQ(CB_REQ_CREATED, *thr, 0, 0);
+      REQ(CB_REQ_DETACHED, thr, 0, 0);
    return r;
 }
 
@@ -315,3 +330,4 @@ CB_WRAP(int, pthreadZucreate, cb_create,
          void *arg), thr, attr, start, arg)
 CB_WRAP(int, pthreadZujoin, cb_join, (pthread_t thr, void **retval), thr,
         retval)
+CB_WRAP(int, pthreadZudetach, cb_detach, (pthread_t thr), thr)

@@ -126,6 +126,9 @@ static void cb_req_wait(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
       break;
    case CB_REQ_WAIT_END:
       break; /* the wait ended before the dispatch */
+   case CB_REQ_DETACHED:
+      (void)cb_thread_joined(args[1]);  /* forgotten, as if joined */
+      break;
    case CB_REQ_COND_INIT:
       cb_obj_set_shared(args[1], args[2] != 0);
       break;
@@ -271,6 +274,10 @@ static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
                0, cb_caller_loc(args[2]), args[1], cb_barrier_count(args[1]));
       break;
    case CB_REQ_CREATED:
+      if (args[2]) { /* created detached: no join will name it */
+         (void)cb_thread_joined(args[1]);   /* nor an old thread's entry */
+         break;
+      }
       cb_thread_created(tid, args[1]);
       break;
    case CB_REQ_JOINED: {
@@ -314,6 +321,7 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
    case CB_REQ_WAIT:
    case CB_REQ_WAIT_END:
    case CB_REQ_COND_INIT:
+   case CB_REQ_DETACHED:
       cb_req_wait(tid, t, args, ret);
       break;
    case CB_REQ_MAY_I_HELD:

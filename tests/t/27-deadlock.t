@@ -12,7 +12,8 @@
 #               semaphore a signal handler posts, a recursive mutex taken
 #               twice, a producer and consumer, a mutex unlocked by another
 #               thread, two readers of an rwlock, an error-checking mutex
-#               locked twice, a crash and an exit while threads wait; and in
+#               locked twice, a join of a detached thread (it fails at
+#               once), a crash and an exit while threads wait; and in
 #               replay, a thread the plan holds back while main waits to
 #               join it.
 # --timeout and the record timeout are far above what a run takes: a run
@@ -184,6 +185,25 @@ int main(void)
 {
    pthread_mutex_lock(&m);
    printf("again: %d\n", pthread_mutex_lock(&m) != 0);  /* EDEADLK */
+   return 0;
+}
+EOF
+cat > "$TMP/joindetached.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+void *worker(void *x) { pthread_mutex_lock(&m); pthread_mutex_unlock(&m); return x; }
+int main(void)
+{
+   pthread_t w;
+   pthread_mutex_lock(&m);
+   pthread_create(&w, NULL, worker, NULL);  /* it waits for main's lock */
+   pthread_detach(w);
+   usleep(200000);
+   printf("join fails: %d\n", pthread_join(w, NULL) != 0);  /* EINVAL */
+   pthread_mutex_unlock(&m);
+   usleep(100000);
    return 0;
 }
 EOF
@@ -406,7 +426,7 @@ int main(void)
 EOF
 for p in abba joincycle lostsignal semzero barrier3 c11abba relock lastexit \
          timedwait piperead sighandler recursive prodcons handoff readers \
-         errcheck crashwait exitwait; do
+         errcheck joindetached crashwait exitwait; do
    cc -g -O0 -pthread -o "$TMP/$p" "$TMP/$p.c" || echo "Bail out! $p.c does not build"
 done
 line_of() { grep -n "/\* $2 \*/" "$TMP/$1.c" | cut -d: -f1; }
@@ -468,7 +488,7 @@ like "$ERR" "T1 waits to join T2 at lastexit.c:[0-9]+; T2 waits for condition c 
 
 # ---- record: correct programs that only look stuck for a while
 for p in timedwait piperead sighandler recursive prodcons handoff readers \
-         errcheck exitwait; do
+         errcheck joindetached exitwait; do
    record $p
    is "$RC" 0 "$p: correct, recorded to its end (exit 0)"
    unlike "$ERR" "deadlock" "$p: not called a deadlock"
@@ -477,6 +497,7 @@ is "$(cat "$TMP/timedwait.out")" "timed out: 1" "timedwait: the wait timed out"
 is "$(cat "$TMP/piperead.out")" "read x" "piperead: the reader got main's byte"
 is "$(cat "$TMP/sighandler.out")" "posted" "sighandler: the handler's post ended the wait"
 is "$(cat "$TMP/errcheck.out")" "again: 1" "errcheck: the second lock failed, it did not block"
+is "$(cat "$TMP/joindetached.out")" "join fails: 1" "joindetached: the join failed, it did not wait"
 record crashwait
 is "$RC" 134 "a crash while other threads wait: the crash (exit 134)"
 unlike "$ERR" "deadlock" "a crash while other threads wait: not called a deadlock"
