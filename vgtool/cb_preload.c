@@ -295,7 +295,8 @@ static int cb_create(OrigFn fn, UWord c, pthread_t *thr,
    cb_turn(0);
    CALL_FN_W_WWWW(r, fn, thr, attr, start, arg);
    if (r == 0) {
-      if (attr)
+      /* glibc's thrd_create passes (void *)-1: a C11 thread, joinable. */
+      if (attr && attr != (const pthread_attr_t *)-1)
          pthread_attr_getdetachstate(attr, &ds);
       REQ(CB_REQ_CREATED, *thr, ds == PTHREAD_CREATE_DETACHED, 0);
    }
