@@ -224,7 +224,8 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);
  * extra and seq as in CbWait.  Ends the run when the program deadlocked. */
 void cb_wait_begin(CbThread *t, UChar kind, Addr obj, Addr caller,
                    UWord extra, ULong seq);
-void cb_wait_end(CbThread *t);       /* t runs again */
+/* t runs again: its wait, and the signal it sent last, are over. */
+void cb_wait_end(CbThread *t);
 void cb_cond_signal_sent(CbThread *t, Addr cv);
 /* A thread ended by its own exit system call: whoever it kept alive may
  * now be the last to wait. */

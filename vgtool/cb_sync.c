@@ -307,7 +307,7 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       return False;
    CbThread *t = cb_thread(tid);
    *ret = 0;
-   if (t->wait.kind) {
+   if (t->wait.kind || t->signalling) {
       Addr caller = cb_req_caller(args);
       if (caller == 0 || cb_from_user(caller))
          cb_wait_end(t);

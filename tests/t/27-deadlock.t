@@ -96,7 +96,8 @@ int main(void)
    pthread_create(&w, NULL, waiter, NULL);
    pthread_mutex_lock(&m);
    pthread_cond_signal(&ready);
-   pthread_mutex_unlock(&m);
+   pthread_mutex_unlock(&m);      /* the signal is surely sent by now */
+   usleep(300000);                /* still running when the wait begins */
    pthread_join(w, NULL);
    return 0;
 }
