@@ -40,7 +40,10 @@ ok "the program has at least two schedules ($n)" [ "$n" -ge 2 ]
 
 for sig in INT TERM HUP; do
     case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
-    rm -rf "$TMP/slowmark" "$TMP/sleeping" "$TMP/tmp"; mkdir "$TMP/tmp"
+    # The last round's out and err go first: the background job truncates
+    # them only once it runs, and a stale "[1/" would end the wait below.
+    rm -rf "$TMP/slowmark" "$TMP/sleeping" "$TMP/tmp" "$TMP/out" "$TMP/err"
+    mkdir "$TMP/tmp"
     # A background job of a script starts with SIGINT ignored: undo that.
     TMPDIR="$TMP/tmp" SLOW="$TMP/slowmark" SLEEPING="$TMP/sleeping" \
         perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
