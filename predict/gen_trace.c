@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
    }
    ev(CB_EV_BLOCK_END, 0, 1, 0, fn0, 0);
    ev(CB_EV_THREAD_EXIT, 0, 1, 0, 0, 0);
-   cb_footer ft = {1, written, 0, 0, 1};
+   cb_footer ft = {.present = 1, .event_count = written, .tool_ended = 1};
    if (cb_writer_close(w, &ft, &err)) { fprintf(stderr, "cb-gen-trace: %s\n", err.msg); return 1; }
    free(val);
    return 0;

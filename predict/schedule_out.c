@@ -227,9 +227,9 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    char instr[64];
    s.instrument = (char *)cb_instrument_option(t->header.instrumented, instr,
                                                sizeof instr);
-   if (t->footer.present && !t->footer.exit_signal) {
+   if (cb_trace_exit_status(t) >= 0) {
       s.has_recorded_exit = 1;
-      s.recorded_exit = t->footer.exit_status;
+      s.recorded_exit = cb_trace_exit_status(t);
    }
    int rc = cb_schedule_write(path, &s, err);
    free(par); free(idx);

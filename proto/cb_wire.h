@@ -162,6 +162,9 @@ enum cb_lock_mode {
                                 local (stack) variable, and two strings: the
                                 name ("checking.balance", "slots[3]") and the
                                 declaration's file */
+#define CB_WIRE_BLOCKED 0xF5u /* the program deadlocked: one per live thread,
+                                just before END, what it waits for (a
+                                cb_wire_event: the table below) */
 /* Whether a record of this kind carries strings after its 32 bytes. */
 #define CB_WIRE_HAS_STRINGS(kind)                                            \
    ((kind) == CB_WIRE_LOCDEF || (kind) == CB_WIRE_SYMDEF ||                   \
@@ -190,6 +193,39 @@ typedef struct {
    unsigned int pad2;
    unsigned long long pad3;
 } cb_wire_locdef;
+
+/* ---- Deadlocks ------------------------------------------------------------
+ * The tool ends a run at once when every live thread waits, in a call it
+ * models, for something only another thread of the program could give
+ * (vgtool/cb_deadlock.c says exactly when).  It then writes a BLOCKED
+ * record for each live thread, finishes the run as at an exit (THREAD_EXIT
+ * of every thread, END; in replay the status lines below, the last one
+ * "end deadlock") and exits with CB_DEADLOCK_EXIT.  BLOCKED fields:
+ *   kind   CB_WIRE_BLOCKED
+ *   size   enum cb_wait_kind: what the thread waits for
+ *   tid    the waiting thread
+ *   loc    the location of its waiting call
+ *   addr   the object: lock, condition, semaphore, barrier (join: 0)
+ *   value  by wait kind:
+ *            LOCK, RDLOCK, WRLOCK  holder | (location where the holder took
+ *                                  it) << 32: a thread that holds it
+ *            JOIN                  the thread waited for
+ *            COND                  the mutex given to the wait
+ *            SEM                   0 (its count is 0)
+ *            BARRIER               arrived << 32 | count: threads waiting in
+ *                                  this round, of the count it needs */
+enum cb_wait_kind {
+   CB_WAIT_LOCK = 1,    /* a mutex, spinlock or mtx_t (1 + CB_LOCK_MUTEX) */
+   CB_WAIT_RDLOCK = 2,  /* an rwlock, to read (1 + CB_LOCK_RD) */
+   CB_WAIT_WRLOCK = 3,  /* an rwlock, to write (1 + CB_LOCK_WR) */
+   CB_WAIT_JOIN = 4,
+   CB_WAIT_COND = 5,
+   CB_WAIT_SEM = 6,
+   CB_WAIT_BARRIER = 7,
+   CB_WAIT_KIND_COUNT = 8
+};
+/* Valgrind's exit status when the tool ended a deadlocked run. */
+#define CB_DEADLOCK_EXIT 6
 
 /* ---- The replay plan (cbreplay -> tool, --cb-plan=FILE) ------------------
  * A flat file of 8-byte little-endian words, all unsigned:
@@ -226,8 +262,16 @@ typedef struct {
  *   "diverged <tid> <index>", "unexpected <tid> <index> <kind> <code>
  *   <data> <file:line|?> <forcing>" (an expectation failed: the event found,
  *   addresses in hex; forcing 1 while the plan still held threads),
+ *   "blocked <tid> <kind> <object> <where> <holder> <holder-where> <value>
+ *   <name>" for each live thread of a deadlock (the BLOCKED fields: kind
+ *   number, object address in hex, file:line of the waiting call or "?",
+ *   holder the thread id of a lock's holder or the joined thread (0 none),
+ *   holder-where file:line where the holder took the lock or "?", value in
+ *   hex (BARRIER: arrived << 32 | count, else 0), name the object's symbol
+ *   ("name+offset") or "?"),
  *   and last, from the tool's shut-down, "end exit <N>" (the program called
- *   exit with N) or "end signal" (it ended otherwise: a fatal signal).
+ *   exit with N), "end signal" (it ended otherwise: a fatal signal) or "end
+ *   deadlock" (the tool ended the run: the "blocked" lines say why).
  *   A run without an "end" line is one where Valgrind or the tool died,
  *   unless the tool said "exec" (the program called execve, which the tool
  *   does not follow: the exec'd program's end is the run's).

@@ -43,7 +43,7 @@ static int exit_code_of(const cbr_options *o, const cbr_result *r, size_t n)
       return cbr_verdict_exit(r[0].verdict);
    int code = 0;
    for (size_t i = 0; i < n; i++) {
-      if (r[i].verdict == CBR_FAILED || r[i].verdict == CBR_HUNG)
+      if (cbr_verdict_is_bug(r[i].verdict))
          return CBR_EXIT_FAILED;
       if (r[i].verdict == CBR_ERROR)
          code = CBR_EXIT_ERROR;
@@ -65,8 +65,7 @@ static int read_trace_facts(const char *path, trace_facts *tf, cb_error *err)
    if (cb_trace_read(path, &t, err) != 0)
       return -1;
    tf->id = t.header.trace_id;
-   tf->recorded_exit = t.footer.present && !t.footer.exit_signal
-                          ? t.footer.exit_status : -1;
+   tf->recorded_exit = cb_trace_exit_status(&t);
    cb_instrument_option(t.header.instrumented, tf->instrument,
                         sizeof tf->instrument);
    cb_trace_free(&t);

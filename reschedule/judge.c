@@ -9,19 +9,25 @@
  *               "end exit N" and Valgrind then ended otherwise.  Also a run
  *               that could not start (run_one.c).  Never a bug of the
  *               program.
+ *   deadlock    every live thread of the program waited for something only
+ *               another waiting thread could give, and the tool ended the
+ *               run at once ("blocked" lines, then "end deadlock"): a bug
+ *               of the program, whatever the schedule.
  *   failed      the program failed: a fatal signal (abort included), an
  *               exit code that is neither 0 nor the recorded run's own, or
  *               --check CMD exited non-zero; whether or not the schedule
  *               was followed to its end (an abort inside the forced tail is
  *               the bug the schedule was looking for, even when a thread
  *               then "exited in its turn").
- *   hung        killed after --timeout.
+ *   hung        killed after --timeout: a livelock, or a wait the tool does
+ *               not see through (a thread in read(), a futex by hand).
  *   infeasible  the tool could not follow the schedule and the violation
  *               did not happen (e1, f, e2 not in that order), or the run
  *               diverged (a thread's event at a forced step, or e1, f or
  *               e2, was not the one the schedule expects there), and the
- *               program passed: the run tested nothing.  A failed or hung
- *               run that diverged keeps its verdict; the report says so.
+ *               program passed: the run tested nothing.  A deadlocked,
+ *               failed or hung run that diverged keeps its verdict; the
+ *               report says so.
  *   passed      otherwise.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -40,7 +46,8 @@ static int exit_is_normal(int code, int recorded_exit)
 
 int cbr_exit_normal(const cbr_ending *e, const cbr_status *st)
 {
-   return !e->killed && (st->end || st->execd) && WIFEXITED(e->wstatus) &&
+   return !e->killed && (st->end || st->execd) &&
+          st->end != CBR_END_DEADLOCK && WIFEXITED(e->wstatus) &&
           exit_is_normal(WEXITSTATUS(e->wstatus), e->recorded_exit);
 }
 
@@ -74,6 +81,13 @@ static int tool_ended_well(const cbr_ending *e, cbr_result *r)
                   ? " (killed from outside: out of memory?)" : "");
       return 0;
    }
+   if (st->end == CBR_END_DEADLOCK &&
+       (!WIFEXITED(e->wstatus) || WEXITSTATUS(e->wstatus) != CB_DEADLOCK_EXIT)) {
+      snprintf(r->error, sizeof r->error, "Valgrind failed: the tool ended "
+               "the deadlocked program, then Valgrind %s",
+               ended_as(e->wstatus, how, sizeof how));
+      return 0;
+   }
    if (st->end == CBR_END_EXIT &&
        (!WIFEXITED(e->wstatus) || WEXITSTATUS(e->wstatus) != st->end_exit)) {
       snprintf(r->error, sizeof r->error, "Valgrind failed: the program "
@@ -86,16 +100,19 @@ static int tool_ended_well(const cbr_ending *e, cbr_result *r)
 
 void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r)
 {
-   if (e->killed) {
+   if (e->killed || r->status.end == CBR_END_DEADLOCK) {
+      /* No end of the program's own: killed, or ended by the tool. */
       r->exit_code = -1;
       r->signal = 0;
-      r->hung_before_release = !r->status.released;
+      r->hung_before_release = e->killed && !r->status.released;
    } else {
       r->exit_code = cb_wait_status_code(e->wstatus);
       r->signal = WIFSIGNALED(e->wstatus) ? WTERMSIG(e->wstatus) : 0;
    }
    if (!e->killed && !tool_ended_well(e, r))
       r->verdict = CBR_ERROR;
+   else if (!e->killed && r->status.end == CBR_END_DEADLOCK)
+      r->verdict = CBR_DEADLOCK;
    else if (!e->killed && (r->signal ||
                            !exit_is_normal(r->exit_code, e->recorded_exit)))
       r->verdict = CBR_FAILED;

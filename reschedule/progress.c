@@ -3,7 +3,8 @@
  * passed (1.2 s)"), so that a log of a run stopped from outside (a time
  * limit, a kill) keeps what had finished.  On a terminal the line of a run
  * that passed or was infeasible is kept in place (\r) and overwritten by
- * the next; one that failed, hung or was an error stays.
+ * the next; one that found a bug (failed, deadlock, hung) or was an error
+ * stays.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -32,8 +33,7 @@ void cbr_progress_start(size_t n, int jobs)
 void cbr_progress_done(size_t done, size_t n, int running,
                        const cbr_schedule *cs, const cbr_result *r)
 {
-   int keep = r->verdict == CBR_FAILED || r->verdict == CBR_HUNG ||
-              r->verdict == CBR_ERROR;
+   int keep = cbr_verdict_is_bug(r->verdict) || r->verdict == CBR_ERROR;
    if (pending)
       fputs("\r\033[K", stderr);
    fprintf(stderr, "cbreplay: [%zu/%zu] %s %s (%.1f s)", done, n, cs->name,

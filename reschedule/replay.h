@@ -38,7 +38,8 @@ enum {
    CBR_EXIT_USAGE = 2,
    CBR_EXIT_INFEASIBLE = 3,
    CBR_EXIT_HUNG = 4,
-   CBR_EXIT_ERROR = 5 /* the tool or Valgrind failed, or a run could not start */
+   CBR_EXIT_ERROR = 5, /* the tool or Valgrind failed, or a run could not start */
+   CBR_EXIT_DEADLOCK = 6
 };
 
 #define CBR_DEFAULT_TIMEOUT_S 20.0
@@ -107,6 +108,15 @@ int cbr_write_plan(const char *path, const cb_schedule *s,
 
 /* ---- Status lines ------------------------------------------------------------ */
 
+/* A "blocked" line (cb_wire.h): one thread of a deadlock. */
+typedef struct {
+   unsigned tid, kind, holder;  /* kind: enum cb_wait_kind */
+   unsigned long long object, value;
+   char where[64], holder_where[64], name[64];
+} cbr_blocked;
+/* Threads of a deadlock kept for the report; more are only counted. */
+#define CBR_MAX_BLOCKED 8
+
 typedef struct {
    int prefix_done, tail_done, released;
    int infeasible;        /* "infeasible ..." seen */
@@ -129,14 +139,17 @@ typedef struct {
    unsigned step, nsteps; /* last "step K N": tail step K of N started */
    unsigned run_outs;     /* run-out steps that ended (exit or blocked) */
    int end;               /* the tool's last line: 0 none (it died),
-                             CBR_END_EXIT or CBR_END_SIGNAL */
+                             CBR_END_EXIT, CBR_END_SIGNAL or
+                             CBR_END_DEADLOCK (the tool ended the run) */
    int end_exit;          /* CBR_END_EXIT: the program's exit code */
    int execd;             /* "exec": the program replaced itself, so no
                              "end" will come */
    int progress;          /* set by cbr_status_line when a scheduling fact
                              arrived (resets the hang timer) */
+   unsigned nblocked;     /* "blocked" lines: the deadlock's threads */
+   cbr_blocked blocked[CBR_MAX_BLOCKED]; /* the first of them */
 } cbr_status;
-enum { CBR_END_EXIT = 1, CBR_END_SIGNAL = 2 };
+enum { CBR_END_EXIT = 1, CBR_END_SIGNAL = 2, CBR_END_DEADLOCK = 3 };
 
 void cbr_status_init(cbr_status *st);
 /* Applies one line (without its newline).  Unknown lines are ignored, so
@@ -151,11 +164,14 @@ enum cbr_verdict {
    CBR_FAILED,
    CBR_INFEASIBLE,
    CBR_HUNG,
+   CBR_DEADLOCK, /* every thread waited for another: the tool ended it */
    CBR_ERROR /* the tool or Valgrind failed, or the run could not start */
 };
 const char *cbr_verdict_name(enum cbr_verdict v);
 /* The exit code of a single forced run with this verdict. */
 int cbr_verdict_exit(enum cbr_verdict v);
+/* failed, deadlock, hung: a bug of the program. */
+int cbr_verdict_is_bug(enum cbr_verdict v);
 
 /* Plain data, so that a worker process can hand it to the pool in one write. */
 typedef struct {
@@ -214,8 +230,9 @@ typedef struct {
 
 /* Fills r->exit_code and r->signal from e, then the verdict, first rule
  * that applies: error (no "end" from the tool, or Valgrind ended otherwise
- * than the program did; r->error says how), failed (fatal signal, exit
- * code non-zero and not the recorded run's, --check failed), hung,
+ * than the program did; r->error says how), deadlock (the tool ended the
+ * run: "end deadlock"), failed (fatal signal, exit code non-zero and not
+ * the recorded run's, --check failed), hung,
  * infeasible (the tool could not follow the plan and the violation did not
  * happen, or the run diverged from the schedule: an expected event was
  * another; the reason is the divergence), passed.  r->check_code must be set (-1: did not run). */
@@ -279,6 +296,8 @@ typedef struct {
 void cbr_print_table(FILE *out, const cbr_report *rep);
 void cbr_print_bug_reports(FILE *out, const cbr_report *rep);
 void cbr_print_json(FILE *out, const cbr_report *rep);
+/* One thread of a run's deadlock in words (cb_blocked_describe). */
+const char *cbr_blocked_text(const cbr_blocked *b, char *buf, size_t len);
 /* The command that reproduces run i, shell-quoted, into buf (with
  * --variant N when the schedule has more than one tail variant). */
 const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,

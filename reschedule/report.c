@@ -16,9 +16,15 @@ const char *cbr_verdict_name(enum cbr_verdict v)
    case CBR_FAILED: return "failed";
    case CBR_INFEASIBLE: return "infeasible";
    case CBR_HUNG: return "hung";
+   case CBR_DEADLOCK: return "deadlock";
    case CBR_ERROR: return "error";
    }
    return "?";
+}
+
+int cbr_verdict_is_bug(enum cbr_verdict v)
+{
+   return v == CBR_FAILED || v == CBR_DEADLOCK || v == CBR_HUNG;
 }
 
 int cbr_verdict_exit(enum cbr_verdict v)
@@ -28,6 +34,7 @@ int cbr_verdict_exit(enum cbr_verdict v)
    case CBR_FAILED: return CBR_EXIT_FAILED;
    case CBR_INFEASIBLE: return CBR_EXIT_INFEASIBLE;
    case CBR_HUNG: return CBR_EXIT_HUNG;
+   case CBR_DEADLOCK: return CBR_EXIT_DEADLOCK;
    case CBR_ERROR: return CBR_EXIT_ERROR;
    }
    return CBR_EXIT_ERROR;
@@ -206,6 +213,13 @@ static void print_row(FILE *out, const char *cell[COLS], const size_t *width,
 
 static void print_notes(FILE *out, const cbr_report *rep);
 
+/* The tool could not follow the plan after all: worth saying, unless the
+ * deadlock is why. */
+static int then_stuck(const cbr_result *r)
+{
+   return r->status.infeasible && r->verdict != CBR_DEADLOCK;
+}
+
 void cbr_print_table(FILE *out, const cbr_report *rep)
 {
    static const char *head[COLS] = {"schedule", "pattern", "variable", "e1",
@@ -234,10 +248,10 @@ void cbr_print_table(FILE *out, const cbr_report *rep)
    size_t count[CBR_ERROR + 1] = {0};
    for (size_t i = 0; i < rep->n; i++)
       count[rep->results[i].verdict]++;
-   fprintf(out, "%zu forced run%s: %zu failed, %zu hung, %zu passed, "
-                "%zu infeasible", rep->n, rep->n == 1 ? "" : "s",
-           count[CBR_FAILED], count[CBR_HUNG], count[CBR_PASSED],
-           count[CBR_INFEASIBLE]);
+   fprintf(out, "%zu forced run%s: %zu failed, %zu deadlocked, %zu hung, "
+                "%zu passed, %zu infeasible", rep->n, rep->n == 1 ? "" : "s",
+           count[CBR_FAILED], count[CBR_DEADLOCK], count[CBR_HUNG],
+           count[CBR_PASSED], count[CBR_INFEASIBLE]);
    if (count[CBR_ERROR])
       fprintf(out, ", %zu error%s", count[CBR_ERROR],
               count[CBR_ERROR] == 1 ? "" : "s");
@@ -257,13 +271,12 @@ static void print_notes(FILE *out, const cbr_report *rep)
                  r->status.reason);
       else if (r->verdict == CBR_ERROR)
          fprintf(out, "  %s error: %s\n", rep->cs[i].name, r->error);
-      else if (r->verdict == CBR_FAILED || r->verdict == CBR_HUNG)
+      else if (cbr_verdict_is_bug(r->verdict))
          fprintf(out, "  %s %s %s%s%s\n", rep->cs[i].name,
                  cbr_verdict_name(r->verdict),
                  cbr_how_far(r, far, sizeof far),
-                 r->status.infeasible ? "; then the tool could not go on: "
-                                      : "",
-                 r->status.infeasible ? r->status.reason : "");
+                 then_stuck(r) ? "; then the tool could not go on: " : "",
+                 then_stuck(r) ? r->status.reason : "");
       if (r->variants_tried > 1 || (r->nvariants > 1 && rep->o->variant < 0))
          fprintf(out, "  %s tail variants tried: %u of %u, the verdict is "
                       "variant %u's%s%s%s\n", rep->cs[i].name,
@@ -380,6 +393,54 @@ static void print_stderr_tail(FILE *out, const char *what,
    }
 }
 
+const char *cbr_blocked_text(const cbr_blocked *b, char *buf, size_t len)
+{
+   char obj[64];
+   if (b->kind == CB_WAIT_JOIN)
+      obj[0] = 0;
+   else if (strcmp(b->name, "?") != 0)
+      snprintf(obj, sizeof obj, "%s", b->name);
+   else
+      snprintf(obj, sizeof obj, "0x%llx", b->object);
+   cb_blocked_words w = {b->tid, b->kind, obj, b->where, b->holder,
+                         b->holder_where, b->value};
+   return cb_blocked_describe(&w, buf, len);
+}
+
+/* The headline's end and the line after it: how the run ended, and for a
+ * deadlock what each thread waits for. */
+static void print_ending(FILE *out, const cbr_report *rep,
+                         const cbr_result *r)
+{
+   char far[128], line[512];
+   if (r->verdict == CBR_HUNG)
+      fprintf(out, ": no end %g s %s, a livelock or a wait the tool does not "
+                   "see through; its process group was killed",
+              rep->o->timeout_s,
+              r->hung_before_release ? "after the last scheduling step"
+                                     : "after the threads were released");
+   else if (r->verdict == CBR_DEADLOCK)
+      fprintf(out, ": each of its threads waits for another, and the tool "
+                   "ended it at once");
+   fprintf(out, "\n  %s %s",
+           r->verdict == CBR_HUNG       ? "it hung"
+           : r->verdict == CBR_DEADLOCK ? "it deadlocked"
+                                        : "it failed",
+           cbr_how_far(r, far, sizeof far));
+   if (then_stuck(r))
+      fprintf(out, " (then the tool could not go on: %s)", r->status.reason);
+   fputc('\n', out);
+   if (r->verdict != CBR_DEADLOCK)
+      return;
+   unsigned kept = r->status.nblocked < CBR_MAX_BLOCKED ? r->status.nblocked
+                                                        : CBR_MAX_BLOCKED;
+   for (unsigned k = 0; k < kept; k++)
+      fprintf(out, "    %s\n", cbr_blocked_text(&r->status.blocked[k], line,
+                                                sizeof line));
+   if (r->status.nblocked > kept)
+      fprintf(out, "    and %u more threads wait\n", r->status.nblocked - kept);
+}
+
 static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
 {
    const cbr_schedule *cs = &rep->cs[i];
@@ -391,26 +452,20 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    char obj[3][256];
    int dlk = is_deadlock(s), ord = is_order(s);
    cbr_variable_of(s, var, sizeof var);
+   if (r->verdict == CBR_DEADLOCK)
+      snprintf(vt, sizeof vt, "deadlocked");
+   else
+      verdict_text(r, vt, sizeof vt);
    if (ord)
       fprintf(out, "\nBUG (%s): ORD order violation on %s; the forced run %s",
-              cs->name, var, verdict_text(r, vt, sizeof vt));
+              cs->name, var, vt);
    else if (dlk)
       fprintf(out, "\nBUG (%s): DLK lock-order inversion on %s, a deadlock; "
-                   "the forced run %s", cs->name, var,
-              verdict_text(r, vt, sizeof vt));
+                   "the forced run %s", cs->name, var, vt);
    else
       fprintf(out, "\nBUG (%s): %s atomicity violation on %s; the forced run %s",
-              cs->name, cbr_pattern_of(s), var, verdict_text(r, vt, sizeof vt));
-   if (r->verdict == CBR_HUNG)
-      fprintf(out, ": no end %g s %s, a deadlock or livelock; its process "
-                   "group was killed", rep->o->timeout_s,
-              r->hung_before_release ? "after the last scheduling step"
-                                     : "after the threads were released");
-   fprintf(out, "\n  %s %s", r->verdict == CBR_HUNG ? "it hung" : "it failed",
-           cbr_how_far(r, a, sizeof a));
-   if (r->status.infeasible)
-      fprintf(out, " (then the tool could not go on: %s)", r->status.reason);
-   fputc('\n', out);
+              cs->name, cbr_pattern_of(s), var, vt);
+   print_ending(out, rep, r);
    if (r->status.unexpected)
       fprintf(out, "  it %s\n", r->status.divergence);
    if (r->nvariants > 1)
@@ -459,14 +514,20 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
               cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
               cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c));
    /* A deadlock's e2 never completes, so the tool cannot see e1, f, e2
-    * in order; the hang itself is the evidence, said above. */
-   if (!(dlk && r->status.pattern < 0))
+    * in order; the deadlock or hang itself is the evidence, said above. */
+   if (dlk && r->verdict == CBR_DEADLOCK)
+      fprintf(out, "  the deadlock happened in this run: yes\n");
+   else if (!(dlk && r->status.pattern < 0))
       fprintf(out, "  the %s happened in this run: %s\n",
               dlk ? "deadlock" : "violation",
               r->status.pattern == 1 ? "yes"
-              : r->status.pattern == 0 ? "no (the failure came from "
-                                         "elsewhere in the forced schedule)"
-                                       : "unknown (the tool did not say)");
+              : r->status.pattern == 0
+                 ? r->verdict == CBR_DEADLOCK
+                      ? "no (the deadlock came from elsewhere in the "
+                        "forced schedule)"
+                      : "no (the failure came from elsewhere in the forced "
+                        "schedule)"
+                 : "unknown (the tool did not say)");
    if (r->stderr_tail[0] && !r->stderr_shown)
       print_stderr_tail(out, "the program's stderr ended with", r);
    fprintf(out, "  reproduce: %s\n", cbr_reproduce_command(rep, i, cmd,
@@ -490,8 +551,7 @@ static void print_one_error(FILE *out, const cbr_report *rep, size_t i)
 void cbr_print_bug_reports(FILE *out, const cbr_report *rep)
 {
    for (size_t i = 0; i < rep->n; i++)
-      if (rep->results[i].verdict == CBR_FAILED ||
-          rep->results[i].verdict == CBR_HUNG)
+      if (cbr_verdict_is_bug(rep->results[i].verdict))
          print_one_bug(out, rep, i);
       else if (rep->results[i].verdict == CBR_ERROR)
          print_one_error(out, rep, i);

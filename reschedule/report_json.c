@@ -1,8 +1,15 @@
 /* report_json.c: cbreplay --json: one document with every forced run.
  *
- * Per run: "verdict" is one of "passed", "failed", "hung", "infeasible",
- * "error" (judge.c: error = Valgrind or the tool failed, never the
- * program); "variant" is the tail variant whose run gave the verdict,
+ * Per run: "verdict" is one of "passed", "failed", "deadlock", "hung",
+ * "infeasible", "error" (judge.c: error = Valgrind or the tool failed,
+ * never the program); a deadlock has "deadlock", each thread's wait:
+ * {"tid", "waits_for" (lock, rdlock, wrlock, join, cond, sem, barrier),
+ * "object" (its name, "" for a join), "address", "location" (file:line of
+ * the waiting call), "holder" (the thread holding the lock, or the joined
+ * thread; 0 none), "holder_location" (where the holder took the lock),
+ * "text" (the same in words)}, and "deadlocked_threads" (all of them: the
+ * list keeps the first few); "variant" is the tail variant whose run gave
+ * the verdict,
  * "variants_tried" how many were forced, "variants" how many the schedule
  * has; "steps_followed" of "steps" says how far the tail was followed
  * ("how_far" in words); "reason" what failed in an error, else why the
@@ -16,6 +23,32 @@
 #include <string.h>
 
 #include "replay.h"
+
+static void json_deadlock(FILE *out, const cbr_status *st)
+{
+   char text[512];
+   unsigned kept = st->nblocked < CBR_MAX_BLOCKED ? st->nblocked
+                                                  : CBR_MAX_BLOCKED;
+   fprintf(out, ",\n   \"deadlocked_threads\": %u, \"deadlock\": [",
+           st->nblocked);
+   for (unsigned k = 0; k < kept; k++) {
+      const cbr_blocked *b = &st->blocked[k];
+      fprintf(out, "%s{\"tid\": %u, \"waits_for\": ", k ? ", " : "",
+              b->tid);
+      cb_json_write_string(out, cb_wait_kind_name(b->kind));
+      fputs(", \"object\": ", out);
+      cb_json_write_string(out, b->kind == CB_WAIT_JOIN || !strcmp(b->name, "?")
+                                   ? "" : b->name);
+      fprintf(out, ", \"address\": %llu, \"location\": ", b->object);
+      cb_json_write_string(out, b->where);
+      fprintf(out, ", \"holder\": %u, \"holder_location\": ", b->holder);
+      cb_json_write_string(out, b->holder ? b->holder_where : "");
+      fputs(", \"text\": ", out);
+      cb_json_write_string(out, cbr_blocked_text(b, text, sizeof text));
+      fputc('}', out);
+   }
+   fputc(']', out);
+}
 
 /* "value" is the recorded run's; "forced_value" what the forced run read
  * or wrote there, when the tool saw the event run. */
@@ -116,6 +149,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
          fputs(", \"divergence\": ", out);
          cb_json_write_string(out, r->status.divergence);
       }
+      if (r->verdict == CBR_DEADLOCK)
+         json_deadlock(out, &r->status);
       json_progress(out, cs, r);
       fputs(", \"reason\": ", out);
       cb_json_write_string(out, r->verdict == CBR_ERROR ? r->error
@@ -129,8 +164,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       fputc('}', out);
    }
    fprintf(out, "],\n \"summary\": {\"runs\": %zu, \"passed\": %zu, "
-                "\"failed\": %zu, \"infeasible\": %zu, \"hung\": %zu, "
-                "\"error\": %zu}}\n",
-           rep->n, count[CBR_PASSED], count[CBR_FAILED],
+                "\"failed\": %zu, \"deadlock\": %zu, \"infeasible\": %zu, "
+                "\"hung\": %zu, \"error\": %zu}}\n",
+           rep->n, count[CBR_PASSED], count[CBR_FAILED], count[CBR_DEADLOCK],
            count[CBR_INFEASIBLE], count[CBR_HUNG], count[CBR_ERROR]);
 }

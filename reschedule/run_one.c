@@ -12,7 +12,10 @@
  * step K N, tail-done, released, infeasible): that is --timeout after the
  * release for a run that reached it.  The tool itself guarantees that a
  * plan it cannot follow is released after --stall-ms, so a hang is the
- * program's own deadlock or livelock.
+ * program's own livelock, or a deadlock through waits the tool does not
+ * see (a thread in read(), a futex by hand): a deadlock among locks,
+ * joins, conditions, semaphores and barriers the tool ends at once
+ * ("end deadlock", judged deadlock), without waiting for --timeout.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */

@@ -29,11 +29,14 @@
  *   pattern <0|1>                           did e1, f, e2 run in that order
  *   exec                                    the program called execve:
  *                                           the tool's end will not come
+ *   blocked T K OBJ WHERE H HWHERE V NAME   a thread of a deadlock: what
+ *                                           it waits for (cb_wire.h)
  *   end exit <N> | end signal               the tool's last line: the
- *                                           program exited N, or ended
- *                                           otherwise (a fatal signal); a
- *                                           run without it is one where
- *                                           Valgrind or the tool died
+ *   end deadlock                            program exited N, or ended
+ *                                           otherwise (a fatal signal), or
+ *                                           deadlocked and the tool ended
+ *                                           it; a run without it is one
+ *                                           where Valgrind or the tool died
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -116,10 +119,22 @@ int cbr_status_line(cbr_status *st, const char *line)
       st->progress = 1;
    } else if (word_is(line, "exec", &rest)) {
       st->execd = 1;
+   } else if (word_is(line, "blocked", &rest)) {
+      cbr_blocked b;
+      memset(&b, 0, sizeof b);
+      if (sscanf(rest, "%u %u %llx %63s %u %63s %llx %63s", &b.tid, &b.kind,
+                 &b.object, b.where, &b.holder, b.holder_where, &b.value,
+                 b.name) != 8)
+         return 0;
+      if (st->nblocked < CBR_MAX_BLOCKED)
+         st->blocked[st->nblocked] = b;
+      st->nblocked++;
    } else if (word_is(line, "end", &rest)) {
       int code;
       if (strcmp(rest, "signal") == 0) {
          st->end = CBR_END_SIGNAL;
+      } else if (strcmp(rest, "deadlock") == 0) {
+         st->end = CBR_END_DEADLOCK;
       } else if (sscanf(rest, "exit %d", &code) == 1) {
          st->end = CBR_END_EXIT;
          st->end_exit = code;

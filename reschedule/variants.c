@@ -4,8 +4,8 @@
  * Schedule.variants): PENELOPE's "release everyone after e2", f's thread to
  * the end of its block before e2, and so on.  With --variant N only that
  * one is forced.  Otherwise variant 0 is forced first, and while a run
- * passes or is infeasible the next one is: the first run that fails or
- * hangs is the schedule's verdict (its bug report names the variant and
+ * passes or is infeasible the next one is: the first run that fails,
+ * deadlocks or hangs is the schedule's verdict (its bug report names the variant and
  * reproduces it with --variant N).  A run that could not run (error) stops
  * the search too: the runs after it would fail the same way.  When no run
  * failed, the schedule passed if any variant passed, else it was
@@ -20,7 +20,7 @@
 
 static int decides(enum cbr_verdict v)
 {
-   return v == CBR_FAILED || v == CBR_HUNG || v == CBR_ERROR;
+   return cbr_verdict_is_bug(v) || v == CBR_ERROR;
 }
 
 void cbr_run_schedule(const cbr_options *o, const cbr_io *io,

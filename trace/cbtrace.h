@@ -77,12 +77,28 @@ typedef struct {
    uint64_t start_time_unix;
 } cb_header;
 
+/* A thread of a deadlock: what it waited for when the tool ended the run
+ * (cb_wire.h "Deadlocks", trace.proto Blocked). */
+typedef struct {
+   uint32_t tid;
+   uint8_t kind;        /* enum cb_wait_kind */
+   uint32_t loc;        /* its waiting call */
+   uint64_t object;     /* lock, condition, semaphore, barrier; 0: a join */
+   uint32_t holder;     /* lock: a thread holding it; join: the joined; 0 */
+   uint32_t holder_loc; /* lock: where the holder took it */
+   uint64_t value;      /* COND: its mutex; BARRIER: arrived << 32 | count */
+} cb_blocked;
+
 typedef struct {
    int present;      /* 0: the trace was cut short */
    uint64_t event_count;
    int exit_status;
    int exit_signal;
    int tool_ended;
+   /* The program deadlocked (nblocked > 0): what each live thread waited
+    * for when the tool ended the run.  Owned by the trace when read. */
+   const cb_blocked *blocked;
+   size_t nblocked;
 } cb_footer;
 
 typedef struct {
@@ -198,6 +214,40 @@ int cb_event_carries_value(unsigned kind, unsigned size);
  * "begin", "end", "atomic-begin", "atomic-end", "alloc", "free",
  * "sem-post", "sem-wait", "release", "acquire", "unhandled"). */
 void cb_event_print(FILE *out, const cb_trace *t, size_t index);
+
+/* ---- How the recorded run ended (deadlock.c) --------------------------------- */
+
+/* The program's exit status when it ended by exit, else -1 (a signal, a
+ * deadlock, a trace cut short). */
+int cb_trace_exit_status(const cb_trace *t);
+
+/* One thread of a deadlock in words, whoever found it (cbtrace from a
+ * trace, cbreplay from the tool's status lines):
+ *   "T2 waits for lock b at x.c:12, held by T3 (taken at x.c:20)"
+ *   "T2 waits for rwlock rw (to read) at ...", "... (to write) ..."
+ *   "T1 waits to join T2 at x.c:30"
+ *   "T2 waits for condition ready at x.c:20, with no signal on its way"
+ *   "T2 waits for semaphore s at x.c:20, whose count is 0"
+ *   "T2 waits at barrier b at x.c:20, where 1 of 3 threads arrived" */
+typedef struct {
+   uint32_t tid;
+   unsigned kind;            /* enum cb_wait_kind */
+   const char *object;       /* the object in words ("" for a join) */
+   const char *where;        /* file:line of the waiting call, or "?" */
+   uint32_t holder;          /* lock: a holder; join: the joined; 0 none */
+   const char *holder_where; /* lock: where the holder took it, or "?" */
+   uint64_t value;           /* BARRIER: arrived << 32 | count */
+} cb_blocked_words;
+const char *cb_blocked_describe(const cb_blocked_words *w, char *buf,
+                                size_t len);
+/* A wait kind's name: "lock", "rdlock", "wrlock", "join", "cond", "sem",
+ * "barrier"; "?" if unknown. */
+const char *cb_wait_kind_name(unsigned kind);
+/* The same for a trace's footer entry, named as the trace names things. */
+const char *cb_blocked_str(const cb_trace *t, const cb_blocked *b, char *buf,
+                           size_t len);
+/* Every thread of a deadlocked trace in one line, "; " between them. */
+const char *cb_deadlock_str(const cb_trace *t, char *buf, size_t len);
 
 /* ---- Stable thread identity (threads.c) ------------------------------------
  * Thread ids are global creation order; a thread's path names it by its

@@ -37,6 +37,29 @@ static int take_header(cb_trace *t, const Cbtools__Header *h, cb_error *err)
    return 0;
 }
 
+/* The footer's deadlock (trace.proto Blocked): location ids the trace
+ * does not define read as unknown, as an event's would not. */
+static int take_deadlock(cb_trace *t, const Cbtools__Footer *f,
+                         cb_error *why)
+{
+   cb_blocked *b = cb_trace_alloc(t, f->n_deadlock * sizeof *b, why);
+   if (!b)
+      return -1;
+   for (size_t i = 0; i < f->n_deadlock; i++) {
+      const Cbtools__Blocked *p = f->deadlock[i];
+      b[i].tid = p->tid;
+      b[i].kind = p->kind < CB_WAIT_KIND_COUNT ? (uint8_t)p->kind : 0;
+      b[i].loc = p->location < t->nlocs ? p->location : 0;
+      b[i].object = p->object;
+      b[i].holder = p->holder;
+      b[i].holder_loc = p->holder_location < t->nlocs ? p->holder_location : 0;
+      b[i].value = p->value;
+   }
+   t->footer.blocked = b;
+   t->footer.nblocked = f->n_deadlock;
+   return 0;
+}
+
 /* One chunk (events in c->events, or in re when hand).  1: taken; 0: it
  * was the footer chunk; -1: damaged (why) or out of memory (err, fatal). */
 static int take_chunk(cb_trace *t, const Cbtools__Chunk *c,
@@ -96,6 +119,8 @@ static int take_chunk(cb_trace *t, const Cbtools__Chunk *c,
       t->footer.exit_status = f->exit_status;
       t->footer.exit_signal = f->exit_signal;
       t->footer.tool_ended = f->tool_ended;
+      if (f->n_deadlock && take_deadlock(t, f, why) < 0)
+         return -1;
       return 0;
    }
    return 1;

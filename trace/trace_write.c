@@ -24,7 +24,8 @@ int cb_trace_write(const char *path, const cb_trace *t, cb_error *err)
          goto fail;
    /* An in-memory trace written whole is whole: without a footer of its
     * own it gets one that says the run ended normally. */
-   cb_footer whole = {1, t->nevents, 0, 0, 1};
+   cb_footer whole = {.present = 1, .event_count = t->nevents,
+                      .tool_ended = 1};
    return cb_writer_close(w, t->footer.present ? &t->footer : &whole, err);
 fail:
    cb_writer_close(w, NULL, NULL);

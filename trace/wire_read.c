@@ -166,6 +166,46 @@ static void take_event(cb_wire_decoder *d, const cb_wire_event *e)
    d->events++;
 }
 
+/* A BLOCKED record (cb_wire.h, "Deadlocks"): kept for the footer. */
+static void blocked_record(cb_wire_decoder *d, const cb_wire_event *e)
+{
+   if (e->size == 0 || e->size >= CB_WAIT_KIND_COUNT || e->tid == 0) {
+      broken(d, "a BLOCKED record of kind %u for thread %u", e->size, e->tid);
+      return;
+   }
+   if (d->nblocked == d->capblocked) {
+      size_t nc = d->capblocked ? 2 * d->capblocked : 8;
+      cb_blocked *nb = realloc(d->blocked, nc * sizeof *nb);
+      if (!nb) {
+         broken(d, "out of memory");
+         return;
+      }
+      d->blocked = nb;
+      d->capblocked = nc;
+   }
+   cb_blocked *b = &d->blocked[d->nblocked++];
+   memset(b, 0, sizeof *b);
+   b->tid = e->tid;
+   b->kind = e->size;
+   b->loc = e->loc <= d->max_loc ? e->loc : 0;
+   b->object = e->addr;
+   switch (e->size) {
+   case CB_WAIT_LOCK:
+   case CB_WAIT_RDLOCK:
+   case CB_WAIT_WRLOCK:
+      b->holder = (uint32_t)e->value;
+      b->holder_loc = (uint32_t)(e->value >> 32);
+      if (b->holder_loc > d->max_loc)
+         b->holder_loc = 0;
+      break;
+   case CB_WAIT_JOIN:
+      b->holder = (uint32_t)e->value;
+      break;
+   default:
+      b->value = e->value;
+   }
+}
+
 /* Handles one whole record (tail_len: the bytes of its strings). */
 static void one_record(cb_wire_decoder *d, const unsigned char *r,
                        size_t tail_len)
@@ -183,6 +223,7 @@ static void one_record(cb_wire_decoder *d, const unsigned char *r,
    switch (e.kind) {
    case CB_WIRE_HELLO: broken(d, "a second HELLO"); return;
    case CB_WIRE_END: d->end_seen = 1; return;
+   case CB_WIRE_BLOCKED: blocked_record(d, &e); return;
    case CB_WIRE_LOCDEF: take_locdef(d, r, tail_len); return;
    case CB_WIRE_SYMDEF: take_symdef(d, r, tail_len); return;
    case CB_WIRE_VARDEF: take_vardef(d, r, tail_len); return;
@@ -296,4 +337,7 @@ void cb_wire_free(cb_wire_decoder *d)
 {
    free(d->buf);
    d->buf = NULL;
+   free(d->blocked);
+   d->blocked = NULL;
+   d->nblocked = d->capblocked = 0;
 }

@@ -26,6 +26,8 @@ typedef struct {
    uint32_t max_loc;
    uint32_t nlocdefs;  /* LOCDEF records taken */
    uint64_t events, dropped, bad_loc, after_end;
+   cb_blocked *blocked; /* BLOCKED records: the program deadlocked */
+   size_t nblocked, capblocked;
 } cb_wire_decoder;
 
 void cb_wire_init(cb_wire_decoder *d, cb_writer *w);

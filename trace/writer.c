@@ -386,7 +386,34 @@ int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err)
       pf.exit_status = f->exit_status;
       pf.exit_signal = f->exit_signal;
       pf.tool_ended = f->tool_ended != 0;
-      r = emit(w, &pf, err);
+      Cbtools__Blocked *pb = NULL, **pp = NULL;
+      if (f->nblocked) {
+         pb = calloc(f->nblocked, sizeof *pb);
+         pp = calloc(f->nblocked, sizeof *pp);
+      }
+      for (size_t i = 0; pb && pp && i < f->nblocked; i++) {
+         const cb_blocked *b = &f->blocked[i];
+         cbtools__blocked__init(&pb[i]);
+         pb[i].has_tid = pb[i].has_kind = pb[i].has_location = 1;
+         pb[i].has_object = pb[i].has_holder = pb[i].has_holder_location = 1;
+         pb[i].has_value = 1;
+         pb[i].tid = b->tid;
+         pb[i].kind = b->kind;
+         pb[i].location = b->loc;
+         pb[i].object = b->object;
+         pb[i].holder = b->holder;
+         pb[i].holder_location = b->holder_loc;
+         pb[i].value = b->value;
+         pp[i] = &pb[i];
+      }
+      pf.n_deadlock = f->nblocked;
+      pf.deadlock = pp;
+      if (f->nblocked && (!pb || !pp))
+         r = cb_fail(err, "out of memory");
+      else
+         r = emit(w, &pf, err);
+      free(pb);
+      free(pp);
    } else {
       r = emit(w, NULL, err);
    }

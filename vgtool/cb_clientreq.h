@@ -19,18 +19,24 @@ typedef enum {
    CB_REQ_UNLOCK,       /* (obj, mode, caller) before release */
    CB_REQ_COND_WAIT,    /* (cond, mutex, caller) after the wait returned */
    CB_REQ_COND_SIGNAL,  /* (cond, broadcast, caller) before the signal */
-   CB_REQ_BARRIER_INIT, /* (barrier, count) */
+   CB_REQ_BARRIER_INIT, /* (barrier, count, pshared) */
    CB_REQ_BARRIER_ENTER,/* (barrier, caller) */
    CB_REQ_BARRIER_LEAVE,/* (barrier, caller) */
-   CB_REQ_CREATED,      /* (pthread_t, arg) after pthread_create succeeded */
+   CB_REQ_CREATED,      /* (pthread_t, detached, arg) after pthread_create
+                           succeeded; detached: created detached; arg: the
+                           start routine's argument */
    CB_REQ_JOINED,       /* (pthread_t, caller) after pthread_join succeeded */
    CB_REQ_ALLOC,        /* (block, size, caller) */
    CB_REQ_FREE,         /* (block, caller) before the free */
    CB_REQ_LOCK_MODE,    /* (obj): mode this thread holds a rwlock in */
-   CB_REQ_MAY_I_HELD,   /* (caller, obj, depth): 1 at once if this thread
-                           holds obj at least depth deep, else as MAY_I */
+   CB_REQ_MAY_I_HELD,   /* (caller, obj, depth, wait): 1 at once if this
+                           thread holds obj at least depth deep, else as
+                           MAY_I; wait 1 + CB_LOCK_*: a lock call that
+                           blocks until it has the lock (0: unlock, try,
+                           timed), about to be made when the answer is 1;
+                           | CB_WAIT_SELF_BLOCKS: a lock that does not nest */
    CB_REQ_LOCK_DEPTH,   /* (obj): how deep this thread holds obj, 0 = not */
-   CB_REQ_SEM_INIT,     /* (sem, value) after sem_init succeeded */
+   CB_REQ_SEM_INIT,     /* (sem, value, pshared) after sem_init succeeded */
    CB_REQ_SEM_POST,     /* (sem, caller) before the post */
    CB_REQ_SEM_WAIT,     /* (sem, try, caller) after a successful wait */
    CB_REQ_ONCE_ENTER,   /* (once, routine, caller) before pthread_once */
@@ -40,8 +46,22 @@ typedef enum {
    CB_REQ_ONCE_PASS,    /* (once, caller) after pthread_once returned 0 */
    CB_REQ_UNHANDLED,    /* (CB_CALL_* code, object, detail, caller) */
    CB_REQ_RELEASE,      /* (object, CB_SYNC_* class, caller) */
-   CB_REQ_ACQUIRE       /* (object, CB_SYNC_* class, caller) */
+   CB_REQ_ACQUIRE,      /* (object, CB_SYNC_* class, caller) */
+   /* Waits the deadlock check models (vgtool/cb_deadlock.c): the request
+    * just before the real blocking call says what the thread waits for. */
+   CB_REQ_MAY_I_WAIT,   /* (caller, CB_WAIT_* kind, object, user caller): as
+                           MAY_I, and when the answer is 1 the thread is
+                           about to wait (sem_wait, pthread_join) */
+   CB_REQ_WAIT,         /* (CB_WAIT_COND, cond, mutex, caller): about to
+                           wait, untimed, on a condition */
+   CB_REQ_WAIT_END,     /* () a blocking call failed: the thread runs */
+   CB_REQ_COND_INIT,    /* (cond, pshared) after pthread_cond_init */
+   CB_REQ_DETACHED      /* (pthread_t) after pthread_detach succeeded */
 } cb_client_request;
+
+/* In CB_REQ_MAY_I_HELD's wait: the lock blocks its own holder when taken
+ * again (a normal mutex, a spinlock), rather than nest or fail. */
+#define CB_WAIT_SELF_BLOCKS 0x10u
 
 /* Lock mode values used by the preload for rwlock unlock: the tool knows
  * which mode the thread holds, so the preload passes this placeholder. */

@@ -66,6 +66,10 @@ UInt cb_loc_for_fn(Addr a);
 UInt cb_loc_named(Addr a, const HChar *fn);
 /* The code address of location id (0 if unknown). */
 Addr cb_loc_address(UInt id);
+/* A wrapper's caller is a return address: the location of the call. */
+UInt cb_caller_loc(Addr caller);
+/* "file:line" of a code address, or "?" (replay's status lines). */
+void cb_where(Addr a, HChar *buf, Int len);
 /* Emits a SYMDEF for the global holding data address a, once per symbol,
  * and names a from debug info (cb_names_sync_object). */
 void cb_symdef_for(Addr a);
@@ -105,6 +109,19 @@ Bool cb_path_is_c_runtime(const HChar *path);
 /* chain: 0 for a real activation; for an inlined one (cb_inline.c), its
  * inline chain, and fn is the first address seen in it. */
 typedef struct { Addr fn; Addr sp; Addr ret; UInt loc; UInt chain; } CbFrame;
+/* What a thread waits for in a blocking call the tool models, from just
+ * before the real call until the thread is seen running again
+ * (cb_deadlock.c). */
+typedef struct {
+   UChar kind;     /* enum cb_wait_kind (cb_wire.h); 0: not waiting */
+   Bool  woken;    /* COND: a signal may be on its way to it */
+   Addr  obj;      /* lock, condition, semaphore, barrier; JOIN: pthread_t */
+   Addr  caller;   /* return address of the waiting call, in watched code */
+   UWord extra;    /* JOIN: the joined thread's wid (0 unknown); COND: the
+                      mutex; a lock: 1 when it blocks its own holder */
+   ULong seq;      /* COND: the condition's signals; BARRIER: its round;
+                      when the wait began */
+} CbWait;
 typedef struct {
    Bool    live;
    UInt    wid;          /* creation order, main = 1 */
@@ -126,6 +143,11 @@ typedef struct {
    Bool    split_skip;   /* its read event is not counted again */
    Addr    split_addr;
    ULong   split_val;
+   CbWait  wait;         /* cb_deadlock.c */
+   Addr    signalling;   /* the condition it signalled last, while the
+                            signal may still be on its way (cb_deadlock.c) */
+   Bool    exit_called;  /* it made the exit system call: its end is its
+                            own, not a tear-down of the process */
 } CbThread;
 
 extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
@@ -135,12 +157,15 @@ extern CbThread *cb_cur;           /* the thread running client code */
 extern Addr      cb_stk_lo;
 extern SizeT     cb_stk_len;
 extern ULong     cb_cur_tid32;     /* cb_cur->wid << 32: a record's tid bits */
+extern UInt      cb_nlive;         /* threads alive (CbThread.live) */
+extern ThreadId  cb_max_tid;       /* the highest ThreadId ever used */
 
 void cb_threads_init(void);
 void cb_thread_ll_create(ThreadId parent, ThreadId child);
 void cb_thread_ll_exit(ThreadId tid);
 void cb_thread_start_client(ThreadId tid, ULong blocks);
 void cb_thread_created(ThreadId tid, UWord pthread);
+UInt cb_thread_wid_of(UWord pthread);
 UInt cb_thread_joined(UWord pthread);
 void cb_threads_fini(void);
 CbThread *cb_thread(ThreadId tid);
@@ -209,6 +234,26 @@ VG_REGPARM(2) UWord cb_gate_split(Addr a, UWord info);
 /* ---- client requests (cb_sync.c) ---- */
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);
 
+/* ---- deadlocks (cb_deadlock.c) ---- */
+/* t is about to block in a call it made from watched code (cb_sync.c);
+ * extra and seq as in CbWait.  Ends the run when the program deadlocked. */
+void cb_wait_begin(CbThread *t, UChar kind, Addr obj, Addr caller,
+                   UWord extra, ULong seq);
+/* t runs again: its wait, and the signal it sent last, are over. */
+void cb_wait_end(CbThread *t);
+void cb_cond_signal_sent(CbThread *t, Addr cv);
+/* A thread ended by its own exit system call: whoever it kept alive may
+ * now be the last to wait. */
+void cb_deadlock_check(void);
+void cb_deadlock_off(void);          /* the process is ending, or a child */
+/* The pre-syscall of rt_sigaction: a handler may end any wait. */
+void cb_deadlock_sigaction(ThreadId tid, Int signo, Addr act);
+
+/* ---- the end of a run (cb_main.c) ---- */
+/* What the tool's shut-down does: every thread's end, END, and in replay
+ * the last status lines.  Also called when the tool ends a deadlocked run. */
+void cb_end_run(void);
+
 /* ---- replay (cb_replay.c) ---- */
 extern const HChar *cb_plan_path;
 extern Int cb_status_fd;
@@ -225,6 +270,7 @@ void cb_replay_ending(void);             /* shut-down starts */
 void cb_replay_fini(void);
 void cb_replay_exit_called(Int code);    /* exit_group, or the last exit */
 void cb_replay_exec_called(void);        /* execve: the tool's end may not come */
+void cb_replay_deadlocked(void);         /* the run ends: a deadlock */
 void cb_replay_end(void);                /* the last status line */
 void cb_replay_forked_child(void);
 

@@ -111,18 +111,6 @@ UInt cb_ident_child_wid(UInt parent, UInt index)
    return ++cb_fresh_wid;
 }
 
-/* "file:line" of a code address, or "?". */
-static void cb_where(Addr a, HChar *buf, Int len)
-{
-   const HChar *file, *dir;
-   UInt line;
-   if (a && VG_(get_filename_linenum)(VG_(current_DiEpoch)(), a, &file, &dir,
-                                      &line))
-      VG_(snprintf)(buf, len, "%s:%u", file, line);
-   else
-      VG_(snprintf)(buf, len, "?");
-}
-
 void cb_ident_check(const CbThread *t, UChar kind, UInt loc, Addr addr,
                     Bool forcing)
 {

@@ -86,9 +86,7 @@ static void cb_post_clo_init(void)
       VG_(exit)(2);
 }
 
-/* exitcode is always 0 (Valgrind passes none); replay mode learns the
- * program's exit code from its exit system call (cb_pre_syscall). */
-static void cb_fini(Int exitcode)
+void cb_end_run(void)
 {
    if (cb_replaying)
       cb_replay_ending();
@@ -100,26 +98,28 @@ static void cb_fini(Int exitcode)
       cb_replay_end();
 }
 
-/* Threads alive, for telling the last thread's exit (the process's exit
- * code) from any other thread's. */
-static Int cb_live_threads = 1;
-
-static void cb_ll_create(ThreadId parent, ThreadId child)
+/* exitcode is always 0 (Valgrind passes none); replay mode learns the
+ * program's exit code from its exit system call (cb_pre_syscall). */
+static void cb_fini(Int exitcode)
 {
-   if (parent != VG_INVALID_THREADID)
-      cb_live_threads++;
-   cb_thread_ll_create(parent, child);
+   cb_deadlock_off();
+   cb_end_run();
 }
 
+/* A thread that ended by its own exit system call may have been the last
+ * one running (cb_deadlock.c); one torn down as the process ends (a fatal
+ * signal) says nothing. */
 static void cb_ll_exit(ThreadId tid)
 {
-   cb_live_threads--;
+   Bool own = cb_thread(tid)->exit_called;
    cb_thread_ll_exit(tid);
+   if (own)
+      cb_deadlock_check();
 }
 
 static void cb_forked_child(ThreadId tid)
 {
-   cb_live_threads = 1;
+   cb_deadlock_off();
    cb_out_forked_child(tid);
    if (cb_replaying)
       cb_replay_forked_child();
@@ -146,8 +146,16 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
       cb_out_flush();
    if (syscallno == __NR_mmap)
       cb_names_before_mmap((Int)args[4]);
+   if (syscallno == __NR_exit)
+      cb_thread(tid)->exit_called = True;
+   if (syscallno == __NR_exit_group || syscallno == __NR_execve ||
+       syscallno == __NR_execveat)
+      cb_deadlock_off();   /* threads now end without their own exit */
+   if (syscallno == __NR_rt_sigaction)
+      cb_deadlock_sigaction(tid, (Int)args[0], args[1]);
+   /* cb_nlive counts the caller: <= 1, the last thread exits. */
    if (cb_replaying && (syscallno == __NR_exit_group ||
-                        (syscallno == __NR_exit && cb_live_threads <= 1)))
+                        (syscallno == __NR_exit && cb_nlive <= 1)))
       cb_replay_exit_called((Int)args[0]);
    if (cb_replaying && (syscallno == __NR_execve ||
                         syscallno == __NR_execveat))
@@ -174,7 +182,7 @@ static void cb_pre_clo_init(void)
                                    cb_print_usage, cb_print_debug_usage);
    VG_(needs_client_requests)(cb_handle_client_request);
 
-   VG_(track_pre_thread_ll_create)(cb_ll_create);
+   VG_(track_pre_thread_ll_create)(cb_thread_ll_create);
    VG_(track_pre_thread_ll_exit)(cb_ll_exit);
    VG_(track_start_client_code)(cb_start_client_code);
    VG_(needs_syscall_wrapper)(cb_pre_syscall, cb_post_syscall);

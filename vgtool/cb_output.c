@@ -280,6 +280,24 @@ UInt cb_loc_for_fn(Addr a)
    return n->id;
 }
 
+UInt cb_caller_loc(Addr caller)
+{
+   /* The call instruction, whose line is the user's, lies just before the
+    * return address. */
+   return caller ? cb_loc_for(caller - 1) : 0;
+}
+
+void cb_where(Addr a, HChar *buf, Int len)
+{
+   const HChar *file, *dir;
+   UInt line;
+   if (a && VG_(get_filename_linenum)(VG_(current_DiEpoch)(), a, &file, &dir,
+                                      &line))
+      VG_(snprintf)(buf, len, "%s:%u", file, line);
+   else
+      VG_(snprintf)(buf, len, "?");
+}
+
 /* A new location at a's file and line, named after function fn (an
  * inlined function's block: cb_inline.c). */
 UInt cb_loc_named(Addr a, const HChar *fn)

@@ -13,20 +13,31 @@
 
 /* ---- locks: LOCK after the lock is held, UNLOCK before release ---- */
 
-int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode)
+int cb_mutex_self_blocks(const void *m)
+{
+   /* __kind is glibc's public field; bits 128 (process-shared), 256 and
+    * 512 (lock elision) do not change how a relock behaves. */
+   int kind = ((const pthread_mutex_t *)m)->__data.__kind & ~(128 | 256 | 512);
+   return kind == PTHREAD_MUTEX_NORMAL || kind == 3 /* ADAPTIVE_NP */;
+}
+
+int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode, int self_blocks)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1);
+   cb_turn_unless_held(caller, m, 1,
+                       (1 + mode) | (self_blocks ? CB_WAIT_SELF_BLOCKS : 0));
    CALL_FN_W_W(r, fn, m);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
+   else
+      cb_wait_failed();
    return r;
 }
 
 int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1);
+   cb_turn_unless_held(caller, m, 1, 0);
    CALL_FN_W_W(r, fn, m);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode | 0x100u, caller);
@@ -37,7 +48,7 @@ int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
                  UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1);
+   cb_turn_unless_held(caller, m, 1, 0);
    CALL_FN_W_WW(r, fn, m, ts);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
@@ -49,7 +60,7 @@ static int cb_clocklock(OrigFn fn, UWord caller, void *m, UWord clock,
                         const void *ts, UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1);
+   cb_turn_unless_held(caller, m, 1, 0);
    CALL_FN_W_WWW(r, fn, m, clock, ts);
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
@@ -59,14 +70,14 @@ static int cb_clocklock(OrigFn fn, UWord caller, void *m, UWord clock,
 int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode)
 {
    int r;
-   cb_turn_unless_held(caller, m, 2);
+   cb_turn_unless_held(caller, m, 2, 0);
    REQ(CB_REQ_UNLOCK, m, mode, caller);
    CALL_FN_W_W(r, fn, m);
    return r;
 }
 
 static int cb_mutex_lock(OrigFn fn, UWord c, pthread_mutex_t *m)
-{ return cb_lock(fn, c, m, CB_LOCK_MUTEX); }
+{ return cb_lock(fn, c, m, CB_LOCK_MUTEX, cb_mutex_self_blocks(m)); }
 static int cb_mutex_trylock(OrigFn fn, UWord c, pthread_mutex_t *m)
 { return cb_trylock(fn, c, m, CB_LOCK_MUTEX); }
 static int cb_mutex_timedlock(OrigFn fn, UWord c, pthread_mutex_t *m,
@@ -75,9 +86,9 @@ static int cb_mutex_timedlock(OrigFn fn, UWord c, pthread_mutex_t *m,
 static int cb_mutex_unlock(OrigFn fn, UWord c, pthread_mutex_t *m)
 { return cb_unlock(fn, c, m, CB_LOCK_MUTEX); }
 static int cb_rw_rdlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
-{ return cb_lock(fn, c, l, CB_LOCK_RD); }
+{ return cb_lock(fn, c, l, CB_LOCK_RD, 0); }
 static int cb_rw_wrlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
-{ return cb_lock(fn, c, l, CB_LOCK_WR); }
+{ return cb_lock(fn, c, l, CB_LOCK_WR, 0); }
 static int cb_rw_tryrdlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
 { return cb_trylock(fn, c, l, CB_LOCK_RD); }
 static int cb_rw_trywrlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
@@ -100,7 +111,7 @@ static int cb_rw_clockwrlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
                              UWord clk, const struct timespec *ts)
 { return cb_clocklock(fn, c, l, clk, ts, CB_LOCK_WR); }
 static int cb_spin_lock(OrigFn fn, UWord c, pthread_spinlock_t *l)
-{ return cb_lock(fn, c, (void *)l, CB_LOCK_MUTEX); }
+{ return cb_lock(fn, c, (void *)l, CB_LOCK_MUTEX, 1); }
 static int cb_spin_trylock(OrigFn fn, UWord c, pthread_spinlock_t *l)
 { return cb_trylock(fn, c, (void *)l, CB_LOCK_MUTEX); }
 
@@ -116,7 +127,7 @@ static int cb_spin_init_or_unlock(OrigFn fn, UWord c, pthread_spinlock_t *l,
       CALL_FN_W_WW(r, fn, l, pshared);
       return r;
    }
-   cb_turn_unless_held(c, (void *)l, 2);
+   cb_turn_unless_held(c, (void *)l, 2, 0);
    REQ(CB_REQ_UNLOCK, l, CB_LOCK_MUTEX, c);
    CALL_FN_W_WW(r, fn, l, pshared);
    return r;
@@ -157,6 +168,8 @@ int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
    int r;
    cb_turn(c);
    REQ(CB_REQ_UNLOCK, m, CB_LOCK_MUTEX, c);
+   if (nargs == 2) /* untimed: only a signal ends it */
+      REQ4(CB_REQ_WAIT, CB_WAIT_COND, cv, m, c);
    if (nargs == 4)
       CALL_FN_W_WWWW(r, fn, cv, m, clock, ts);
    else if (nargs == 3)
@@ -204,6 +217,20 @@ int cb_cond_signal_any(OrigFn fn, UWord c, void *cv, UWord broadcast)
    CALL_FN_W_W(r, fn, cv);
    return r;
 }
+/* Whether another process may signal it, for the deadlock check. */
+static int cb_cond_init(OrigFn fn, UWord c, pthread_cond_t *cv,
+                        const pthread_condattr_t *a)
+{
+   int r, ps = PTHREAD_PROCESS_PRIVATE;
+   CALL_FN_W_WW(r, fn, cv, a);
+   if (r == 0) {
+      if (a)
+         pthread_condattr_getpshared(a, &ps);
+      REQ(CB_REQ_COND_INIT, cv, ps == PTHREAD_PROCESS_SHARED, 0);
+   }
+   return r;
+}
+
 static int cb_cond_signal(OrigFn fn, UWord c, pthread_cond_t *cv)
 { return cb_cond_signal_any(fn, c, cv, 0); }
 static int cb_cond_broadcast(OrigFn fn, UWord c, pthread_cond_t *cv)
@@ -218,6 +245,8 @@ CB_WRAP(int, pthreadZucondZuclockwait, cb_cond_clockwait,
         (pthread_cond_t *cv, pthread_mutex_t *m, UWord clk,
          const struct timespec *ts), cv, m, clk, ts)
 CB_WRAP(int, pthreadZucondZusignal, cb_cond_signal, (pthread_cond_t *cv), cv)
+CB_WRAP(int, pthreadZucondZuinit, cb_cond_init,
+        (pthread_cond_t *cv, const pthread_condattr_t *a), cv, a)
 CB_WRAP(int, pthreadZucondZubroadcast, cb_cond_broadcast, (pthread_cond_t *cv),
         cv)
 
@@ -226,10 +255,13 @@ CB_WRAP(int, pthreadZucondZubroadcast, cb_cond_broadcast, (pthread_cond_t *cv),
 static int cb_barrier_init(OrigFn fn, UWord c, pthread_barrier_t *b,
                            const pthread_barrierattr_t *a, unsigned count)
 {
-   int r;
+   int r, ps = PTHREAD_PROCESS_PRIVATE;
    CALL_FN_W_WWW(r, fn, b, a, count);
-   if (r == 0)
-      REQ(CB_REQ_BARRIER_INIT, b, count, 0);
+   if (r == 0) {
+      if (a)
+         pthread_barrierattr_getpshared(a, &ps);
+      REQ(CB_REQ_BARRIER_INIT, b, count, ps == PTHREAD_PROCESS_SHARED);
+   }
    return r;
 }
 
@@ -259,20 +291,38 @@ static int cb_create(OrigFn fn, UWord c, pthread_t *thr,
                      void *arg)
 {
    int r;
+   int ds = PTHREAD_CREATE_JOINABLE;
    cb_turn(0);
    CALL_FN_W_WWWW(r, fn, thr, attr, start, arg);
+   if (r == 0) {
+      /* glibc's thrd_create passes (void *)-1: a C11 thread, joinable. */
+      if (attr && attr != (const pthread_attr_t *)-1)
+         pthread_attr_getdetachstate(attr, &ds);
+      REQ(CB_REQ_CREATED, *thr, ds == PTHREAD_CREATE_DETACHED, arg);
+   }
+   return r;
+}
+
+/* A detached thread is never joined (pthread_join fails at once): the
+ * deadlock check must not take a join of it for a wait. */
+static int cb_detach(OrigFn fn, UWord c, pthread_t thr)
+{
+   int r;
+   CALL_FN_W_W(r, fn, thr);
    if (r == 0)
-      REQ(CB_REQ_CREATED, *thr, arg, 0);
+      REQ(CB_REQ_DETACHED, thr, 0, 0);
    return r;
 }
 
 static int cb_join(OrigFn fn, UWord c, pthread_t thr, void **retval)
 {
    int r;
-   cb_turn(0);
+   cb_turn_wait(0, CB_WAIT_JOIN, thr, c);
    CALL_FN_W_WW(r, fn, thr, retval);
    if (r == 0)
       REQ(CB_REQ_JOINED, thr, c, 0);
+   else
+      cb_wait_failed();
    return r;
 }
 
@@ -281,3 +331,4 @@ CB_WRAP(int, pthreadZucreate, cb_create,
          void *arg), thr, attr, start, arg)
 CB_WRAP(int, pthreadZujoin, cb_join, (pthread_t thr, void **retval), thr,
         retval)
+CB_WRAP(int, pthreadZudetach, cb_detach, (pthread_t thr), thr)

@@ -40,12 +40,32 @@ static inline void cb_turn(UWord caller)
 /* The same for a lock call, unless this thread holds lock at least `depth`
  * deep: re-locking a recursive mutex it holds (depth 1), or releasing one
  * level of several (depth 2), makes no event, and a thread that waits
- * there would wait for a turn it may never get. */
-static inline void cb_turn_unless_held(UWord caller, void *lock, UWord depth)
+ * there would wait for a turn it may never get.  wait: 1 + the CB_LOCK_*
+ * mode of a call that blocks until it has the lock, 0 for any other (the
+ * tool's deadlock check, cb_deadlock.c). */
+static inline void cb_turn_unless_held(UWord caller, void *lock, UWord depth,
+                                       UWord wait)
 {
    while (!VALGRIND_DO_CLIENT_REQUEST_EXPR(0, CB_REQ_MAY_I_HELD, caller,
-                                           (UWord)lock, depth, 0, 0))
+                                           (UWord)lock, depth, wait, 0))
       sched_yield();
+}
+
+/* cb_turn for a call that may block until another thread acts: kind
+ * CB_WAIT_SEM or CB_WAIT_JOIN on obj; user: the call's caller (join's
+ * turn counts whoever calls, with caller 0). */
+static inline void cb_turn_wait(UWord caller, UWord kind, UWord obj,
+                                UWord user)
+{
+   while (!VALGRIND_DO_CLIENT_REQUEST_EXPR(0, CB_REQ_MAY_I_WAIT, caller, kind,
+                                           obj, user, 0))
+      sched_yield();
+}
+
+/* A blocking call announced to the tool failed: the thread runs on. */
+static inline void cb_wait_failed(void)
+{
+   REQ(CB_REQ_WAIT_END, 0, 0, 0);
 }
 
 /* Defines the wrapper of function `zname` (Z-encoded) in soname.  The
@@ -67,8 +87,15 @@ static inline void cb_turn_unless_held(UWord caller, void *lock, UWord depth)
    CB_WRAP_ONE(VG_Z_LIBC_SONAME, ret, zname, impl, params, __VA_ARGS__)
 
 /* Lock and condition helpers of cb_preload.c, shared with the C11 ones
- * (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success. */
-CB_HIDDEN int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode);
+ * (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success.
+ * self_blocks: the lock blocks its own holder when taken again
+ * (cb_mutex_self_blocks, or any spinlock). */
+CB_HIDDEN int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode,
+                      int self_blocks);
+/* A pthread_mutex_t or mtx_t that its owner blocks on forever when it
+ * locks it again: glibc's normal and adaptive kinds (a recursive one nests,
+ * an error-checking one fails; robust and priority ones are left alone). */
+CB_HIDDEN int cb_mutex_self_blocks(const void *m);
 CB_HIDDEN int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode);
 CB_HIDDEN int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
                            UWord mode);

@@ -25,7 +25,7 @@ static int cb_sem_init(OrigFn fn, UWord c, sem_t *s, UWord pshared,
    int r;
    CALL_FN_W_WWW(r, fn, s, pshared, value);
    if (r == 0)
-      REQ(CB_REQ_SEM_INIT, s, value, 0);
+      REQ(CB_REQ_SEM_INIT, s, value, pshared != 0);
    return r;
 }
 
@@ -44,7 +44,11 @@ static int cb_sem_wait_any(OrigFn fn, UWord c, sem_t *s, UWord nargs,
                            UWord clock, const void *ts, UWord try)
 {
    int r;
-   cb_turn(c);
+   int blocks = nargs == 1 && !try; /* until a post: the deadlock check's */
+   if (blocks)
+      cb_turn_wait(c, CB_WAIT_SEM, (UWord)s, c);
+   else
+      cb_turn(c);
    if (nargs == 3)
       CALL_FN_W_WWW(r, fn, s, clock, ts);
    else if (nargs == 2)
@@ -54,6 +58,8 @@ static int cb_sem_wait_any(OrigFn fn, UWord c, sem_t *s, UWord nargs,
    if (r == 0) {
       cb_turn(c);
       REQ(CB_REQ_SEM_WAIT, s, try, c);
+   } else if (blocks) {
+      cb_wait_failed();
    }
    return r;
 }

@@ -13,6 +13,13 @@
  * Every fact goes to the status fd as a line (cb_wire.h), the last one
  * "end ..." from the tool's shut-down: cbreplay takes a run without it for
  * one where Valgrind or the tool died, never for the program's failure.
+ * A thread waits for its turn only in a gate (the instruction gate of
+ * cb_instrument.c, the preload's "may I?" loops), and a wrapper announces
+ * a blocking call only after its gate let it through: the deadlock check
+ * (cb_deadlock.c) relies on that to tell a thread the plan holds back from
+ * one the program blocked.  (With --cb-instrument=all the C library's own
+ * code has instruction gates, inside the real call; but the check calls a
+ * call blocked only when nothing but another thread could let it return.)
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -53,6 +60,7 @@ static ULong   cb_pat[3][2];        /* e1, f, e2: (tid, index) */
 static ULong   cb_pat_seq[3];       /* when each ran, 0 = not yet */
 static ULong   cb_seq;
 static Bool    cb_pat_reported, cb_diverged_reported;
+static Bool    cb_deadlocked;       /* the tool ends the run (cb_deadlock.c) */
 static ULong   cb_stall_ms;
 static UInt    cb_last_progress;
 
@@ -166,11 +174,18 @@ static void cb_next_step(void)
 #define CB_STALL_SAMPLE 64u
 static ULong cb_progress, cb_progress_sampled;
 static UInt cb_denials;
+static UInt cb_denials_at_progress;
+
+/* A run-out thread counts as blocked only when the others were denied this
+ * often meanwhile too: the idle time alone misleads on a loaded machine,
+ * where the whole process may not run for longer than the idle limit. */
+#define CB_RUN_OUT_IDLE_DENIALS 1024u
 
 static void cb_note_progress_time(void)
 {
    cb_progress_sampled = cb_progress;
    cb_last_progress = VG_(read_millisecond_timer)();
+   cb_denials_at_progress = cb_denials;
 }
 
 static void cb_start_tail(void)
@@ -358,7 +373,8 @@ Bool cb_replay_may_run(CbThread *t)
       return False;
    }
    UInt idle = VG_(read_millisecond_timer)() - cb_last_progress;
-   if (cb_phase == CB_PH_TAIL && cb_run_out && idle > cb_run_out_idle_ms()) {
+   if (cb_phase == CB_PH_TAIL && cb_run_out && idle > cb_run_out_idle_ms() &&
+       cb_denials - cb_denials_at_progress >= CB_RUN_OUT_IDLE_DENIALS) {
       cb_run_out_ends("run-out-blocked");
       return cb_allowed(t);
    }
@@ -464,7 +480,7 @@ void cb_replay_thread_exit(CbThread *t)
 void cb_replay_ending(void)
 {
    cb_ending = True;
-   if (cb_phase != CB_PH_TAIL || !cb_run_out)
+   if (cb_phase != CB_PH_TAIL || !cb_run_out || cb_deadlocked)
       return;
    HChar buf[64];
    VG_(snprintf)(buf, sizeof buf, "run-out-exited %llu", cb_tail[2 * cb_step]);
@@ -483,8 +499,16 @@ void cb_replay_ending(void)
 void cb_replay_fini(void)
 {
    if (cb_phase != CB_PH_RELEASED)
-      cb_infeasible("program ended before the plan did");
+      cb_infeasible(cb_deadlocked ? "the program deadlocked before the plan "
+                                    "ended"
+                                  : "program ended before the plan did");
    cb_report_pattern();
+}
+
+/* The "blocked" lines are said (cb_deadlock.c); the tool ends the run. */
+void cb_replay_deadlocked(void)
+{
+   cb_deadlocked = True;
 }
 
 /* ---- How the run ended --------------------------------------------------- */
@@ -515,7 +539,9 @@ void cb_replay_exec_called(void)
 void cb_replay_end(void)
 {
    HChar buf[64];
-   if (cb_exit_seen)
+   if (cb_deadlocked)
+      VG_(snprintf)(buf, sizeof buf, "end deadlock");
+   else if (cb_exit_seen)
       VG_(snprintf)(buf, sizeof buf, "end exit %d", cb_exit_code);
    else
       VG_(snprintf)(buf, sizeof buf, "end signal");

@@ -5,6 +5,11 @@
  * event counts only when the wrapped function was called from watched code.
  * The location of a synchronisation event is the caller's, the user's line.
  * The state behind locks, semaphores and once controls is cb_syncobj.c's.
+ * The requests also say when a thread is about to block and when it runs
+ * again, for the deadlock check (cb_deadlock.c): a request about the
+ * user's own call, or one that names no call, shows its thread running
+ * (the requests the C runtime's calls make may come from inside a user's
+ * blocking call, as mtx_lock calls pthread_mutex_lock).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -19,39 +24,32 @@
 #include "cb_clientreq.h"
 #include "cb_syncobj.h"
 
-typedef struct { struct _VgHashNode *next; UWord key; UWord count; } CbBarNode;
-static VgHashTable *cb_barriers;  /* barrier -> count from pthread_barrier_init */
-
-/* A wrapper's caller is a return address: the call instruction, whose line
- * is the user's, lies just before it. */
-static UInt cb_caller_loc(Addr caller)
-{
-   return caller ? cb_loc_for(caller - 1) : 0;
-}
-
 static Bool cb_from_user(Addr caller)
 {
    return caller != 0 && cb_obj_instrumented(caller);
 }
 
-/* The user's line behind a call the C runtime made for it (thrd_join calls
+/* The user's call behind a call the C runtime made for it (thrd_join calls
  * pthread_join): the innermost watched frame of the stack. */
-static UInt cb_user_loc(ThreadId tid, Addr caller)
+static Addr cb_user_caller(ThreadId tid, Addr caller)
 {
    if (cb_from_user(caller))
-      return cb_caller_loc(caller);
+      return caller;
    Addr ips[8];
    UInt n = VG_(get_StackTrace)(tid, ips, 8, NULL, NULL, 0);
    for (UInt i = 1; i < n; i++)
       if (cb_from_user(ips[i]))
-         return cb_caller_loc(ips[i]);
-   return cb_caller_loc(caller);
+         return ips[i];
+   return caller;
 }
 
-static UWord cb_barrier_count(Addr b)
+/* The answer to "may I?" from a wrapper called from caller (0: a call
+ * that counts whoever makes it). */
+static Bool cb_may_i(CbThread *t, Addr caller)
 {
-   CbBarNode *n = cb_barriers ? VG_(HT_lookup)(cb_barriers, b) : NULL;
-   return n ? n->count : 0;
+   if (!cb_replaying || (caller != 0 && !cb_from_user(caller)))
+      return True;
+   return cb_replay_may_run(t);
 }
 
 /* Locks: only the first acquisition and the last release of a lock a
@@ -59,21 +57,28 @@ static UWord cb_barrier_count(Addr b)
 static void cb_req_lock(CbThread *t, UWord *args, UWord *ret)
 {
    switch (args[0]) {
-   case CB_REQ_MAY_I_HELD:
-      /* args: caller, lock, depth.  A nested call makes no event, so it
-       * must not wait for a turn. */
-      if (!cb_replaying || !cb_from_user(args[1]) ||
-          cb_lock_depth(t, args[2]) >= args[3])
-         *ret = 1;
-      else
+   case CB_REQ_MAY_I_HELD: {
+      /* args: caller, lock, depth, wait.  A nested call makes no event,
+       * so it must not wait for a turn.  (Nor does it block: the deadlock
+       * check finds no other holder.) */
+      Bool user = cb_from_user(args[1]);
+      if (cb_replaying && user && cb_lock_depth(t, args[2]) < args[3])
          *ret = cb_replay_may_run(t) ? 1 : 0;
+      else
+         *ret = 1;
+      if (*ret && user && (args[4] & 0xf) != 0)
+         cb_wait_begin(t, (UChar)(CB_WAIT_LOCK + (args[4] & 0xf) - 1),
+                       args[2], args[1],
+                       (args[4] & CB_WAIT_SELF_BLOCKS) != 0, 0);
       break;
+   }
    case CB_REQ_LOCK_DEPTH:
       *ret = cb_lock_depth(t, args[1]);
       break;
    case CB_REQ_LOCK: {
       UChar mode = (UChar)(args[2] & 0xff);
-      if (!cb_from_user(args[3]) || !cb_lock_acquired(t, args[1], mode))
+      if (!cb_from_user(args[3]) ||
+          !cb_lock_acquired(t, args[1], mode, args[3]))
          break;
       cb_symdef_for(args[1]);
       cb_event(t, CB_EV_LOCK, mode, cb_caller_loc(args[3]), args[1],
@@ -84,11 +89,71 @@ static void cb_req_lock(CbThread *t, UWord *args, UWord *ret)
       UChar mode = (UChar)(args[2] & 0xff);
       if (mode == CB_LOCK_MODE_HELD)
          mode = CB_LOCK_WR; /* if the tool never saw it taken */
-      if (!cb_from_user(args[3]) || !cb_lock_releasing(t, args[1], &mode))
+      if (!cb_from_user(args[3])) {
+         cb_lock_released_unseen(t, args[1]);
+         break;
+      }
+      if (!cb_lock_releasing(t, args[1], &mode))
          break;
       cb_event(t, CB_EV_UNLOCK, mode, cb_caller_loc(args[3]), args[1], 0);
       break;
    }
+   }
+}
+
+/* The waits of the deadlock check besides locks: sem_wait and
+ * pthread_join, after their turn; untimed condition waits. */
+static void cb_req_wait(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
+{
+   switch (args[0]) {
+   case CB_REQ_MAY_I_WAIT: {
+      /* args: caller (0 for join, which counts whoever calls), kind,
+       * object, the call's own caller. */
+      *ret = cb_may_i(t, args[1]) ? 1 : 0;
+      if (!*ret || (args[1] != 0 && !cb_from_user(args[1])))
+         break;
+      if (args[2] == CB_WAIT_JOIN)
+         cb_wait_begin(t, CB_WAIT_JOIN, args[3], cb_user_caller(tid, args[4]),
+                       cb_thread_wid_of(args[3]), 0);
+      else if (args[2] == CB_WAIT_SEM)
+         cb_wait_begin(t, CB_WAIT_SEM, args[3], args[1], 0, 0);
+      break;
+   }
+   case CB_REQ_WAIT:
+      /* args: CB_WAIT_COND, cond, mutex, caller */
+      if (args[1] == CB_WAIT_COND && cb_from_user(args[4]))
+         cb_wait_begin(t, CB_WAIT_COND, args[2], args[4], args[3], 0);
+      break;
+   case CB_REQ_WAIT_END:
+      break; /* the wait ended before the dispatch */
+   case CB_REQ_DETACHED:
+      (void)cb_thread_joined(args[1]);  /* forgotten, as if joined */
+      break;
+   case CB_REQ_COND_INIT:
+      cb_obj_set_shared(args[1], args[2] != 0);
+      break;
+   }
+}
+
+/* The call a request reports on (its return address), 0 when it names
+ * none: a request whose call is the user's own, or that names none, shows
+ * that its thread runs. */
+static Addr cb_req_caller(const UWord *a)
+{
+   switch (a[0]) {
+   case CB_REQ_MAY_I: case CB_REQ_MAY_I_HELD: case CB_REQ_MAY_I_WAIT:
+      return a[1];
+   case CB_REQ_LOCK: case CB_REQ_UNLOCK: case CB_REQ_COND_WAIT:
+   case CB_REQ_COND_SIGNAL: case CB_REQ_SEM_WAIT: case CB_REQ_ALLOC:
+   case CB_REQ_ONCE_ENTER: case CB_REQ_RELEASE: case CB_REQ_ACQUIRE:
+      return a[3];
+   case CB_REQ_BARRIER_ENTER: case CB_REQ_BARRIER_LEAVE: case CB_REQ_JOINED:
+   case CB_REQ_FREE: case CB_REQ_SEM_POST: case CB_REQ_ONCE_PASS:
+      return a[2];
+   case CB_REQ_UNHANDLED: case CB_REQ_WAIT:
+      return a[4];
+   default:
+      return 0;
    }
 }
 
@@ -99,6 +164,7 @@ static void cb_req_sem(CbThread *t, UWord *args)
    switch (args[0]) {
    case CB_REQ_SEM_INIT:
       cb_sem_init(args[1], args[2]);
+      cb_obj_set_shared(args[1], args[3] != 0);
       break;
    case CB_REQ_SEM_POST: {
       ULong n = cb_sem_post(args[1]);
@@ -182,26 +248,24 @@ static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
       cb_event(t, CB_EV_COND_WAIT, 0, cb_caller_loc(args[3]), args[1], args[2]);
       break;
    case CB_REQ_COND_SIGNAL:
+      cb_cond_signal_sent(t, args[1]);
       if (!cb_from_user(args[3]))
          break;
       cb_symdef_for(args[1]);
       cb_event(t, CB_EV_COND_SIGNAL, args[2] ? 1 : 0, cb_caller_loc(args[3]),
                args[1], 0);
       break;
-   case CB_REQ_BARRIER_INIT: {
-      if (!cb_barriers)
-         cb_barriers = VG_(HT_construct)("cb_barriers");
-      CbBarNode *n = VG_(HT_lookup)(cb_barriers, args[1]);
-      if (!n) {
-         n = VG_(malloc)("cb.barrier", sizeof *n);
-         n->key = args[1];
-         VG_(HT_add_node)(cb_barriers, n);
-      }
-      n->count = args[2];
+   case CB_REQ_BARRIER_INIT:
+      cb_barrier_init(args[1], args[2]);
+      cb_obj_set_shared(args[1], args[3] != 0);
       break;
-   }
    case CB_REQ_BARRIER_ENTER:
    case CB_REQ_BARRIER_LEAVE:
+      if (args[0] == CB_REQ_BARRIER_ENTER) {
+         ULong round = cb_barrier_enter(args[1]);
+         if (cb_from_user(args[2]))
+            cb_wait_begin(t, CB_WAIT_BARRIER, args[1], args[2], 0, round);
+      }
       if (!cb_from_user(args[2]))
          break;
       cb_symdef_for(args[1]);
@@ -210,14 +274,19 @@ static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
                0, cb_caller_loc(args[2]), args[1], cb_barrier_count(args[1]));
       break;
    case CB_REQ_CREATED:
+      cb_stacks_share_arg(t, args[3]);
+      if (args[2]) { /* created detached: no join will name it */
+         (void)cb_thread_joined(args[1]);   /* nor an old thread's entry */
+         break;
+      }
       cb_thread_created(tid, args[1]);
-      cb_stacks_share_arg(t, args[2]);
       break;
    case CB_REQ_JOINED: {
       UInt wid = cb_thread_joined(args[1]);
       /* THREAD_JOIN is counted whoever calls: the gate before the real
        * join did not filter by caller either. */
-      cb_event(t, CB_EV_THREAD_JOIN, 0, cb_user_loc(tid, args[2]), 0, wid);
+      cb_event(t, CB_EV_THREAD_JOIN, 0,
+               cb_caller_loc(cb_user_caller(tid, args[2])), 0, wid);
       break;
    }
    case CB_REQ_ALLOC:
@@ -239,13 +308,22 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       return False;
    CbThread *t = cb_thread(tid);
    *ret = 0;
+   if (t->wait.kind || t->signalling) {
+      Addr caller = cb_req_caller(args);
+      if (caller == 0 || cb_from_user(caller))
+         cb_wait_end(t);
+   }
    switch (args[0]) {
    case CB_REQ_MAY_I:
       /* args[1]: caller, or 0 for calls that always count (create). */
-      if (!cb_replaying || (args[1] != 0 && !cb_from_user(args[1])))
-         *ret = 1;
-      else
-         *ret = cb_replay_may_run(t) ? 1 : 0;
+      *ret = cb_may_i(t, args[1]) ? 1 : 0;
+      break;
+   case CB_REQ_MAY_I_WAIT:
+   case CB_REQ_WAIT:
+   case CB_REQ_WAIT_END:
+   case CB_REQ_COND_INIT:
+   case CB_REQ_DETACHED:
+      cb_req_wait(tid, t, args, ret);
       break;
    case CB_REQ_MAY_I_HELD:
    case CB_REQ_LOCK_DEPTH:

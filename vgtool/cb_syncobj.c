@@ -1,5 +1,6 @@
-/* cb_syncobj.c: what the tool remembers about locks, semaphores and once
- * controls between the client requests that report on them.
+/* cb_syncobj.c: what the tool remembers about locks, semaphores, once
+ * controls, conditions and barriers between the client requests that
+ * report on them.
  *
  * Locks: a depth per (thread, lock), so that a recursive mutex (or a read
  * lock taken twice) is recorded once, LOCK at the first acquisition and
@@ -13,6 +14,14 @@
  * starts with no known tokens; a wait that finds no post left is taken to
  * have consumed an initial token.
  *
+ * The deadlock check (cb_deadlock.c) asks more: who surely holds a lock,
+ * whether a semaphore surely has no token, how many signals a condition
+ * has had, which round a barrier is in.  "Surely" leans one way only: a
+ * lock is held from the LOCK request (after the acquisition) to the UNLOCK
+ * request (before the release), a post counts from before it happens and
+ * a wait's token from after it was taken, so the tool never believes a
+ * lock held or a semaphore empty when it is not.
+ *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include "pub_tool_basics.h"
@@ -24,6 +33,20 @@
 
 /* ---- locks ---- */
 
+/* A node of a table keyed by an object's address: found, or made zeroed. */
+static void *cb_node(VgHashTable **ht, Addr key, SizeT size, const HChar *cc)
+{
+   if (!*ht)
+      *ht = VG_(HT_construct)(cc);
+   VgHashNode *n = VG_(HT_lookup)(*ht, key);
+   if (!n) {
+      n = VG_(calloc)(cc, 1, size);
+      n->key = key;
+      VG_(HT_add_node)(*ht, n);
+   }
+   return n;
+}
+
 typedef struct {
    struct _VgHashNode *next;
    UWord key;     /* hash of (lock, wid); equality is on both */
@@ -31,6 +54,8 @@ typedef struct {
    UInt  wid;
    UInt  depth;
    UChar mode;
+   Bool  unsure;  /* released, or maybe released, where not seen */
+   Addr  caller;  /* of the first acquisition */
 } CbHeld;
 static VgHashTable *cb_held;
 
@@ -64,7 +89,7 @@ UInt cb_lock_depth(const CbThread *t, Addr lock)
    return h ? h->depth : 0;
 }
 
-Bool cb_lock_acquired(const CbThread *t, Addr lock, UChar mode)
+Bool cb_lock_acquired(const CbThread *t, Addr lock, UChar mode, Addr caller)
 {
    CbHeld *h = cb_held_find(t, lock);
    if (h) {
@@ -79,19 +104,54 @@ Bool cb_lock_acquired(const CbThread *t, Addr lock, UChar mode)
    h->wid = t->wid;
    h->depth = 1;
    h->mode = mode;
+   h->unsure = False;
+   h->caller = caller;
    VG_(HT_add_node)(cb_held, h);
    return True;
+}
+
+/* A thread released a lock it did not hold: a mutex handed over (locked by
+ * one thread, unlocked by another), or one taken where the tool did not
+ * see.  Whoever the tool thinks holds it may not any more. */
+static void cb_lock_unsure_all(Addr lock)
+{
+   VG_(HT_ResetIter)(cb_held);
+   CbHeld *h;
+   while ((h = VG_(HT_Next)(cb_held)))
+      if (h->lock == lock)
+         h->unsure = True;
 }
 
 Bool cb_lock_releasing(const CbThread *t, Addr lock, UChar *mode)
 {
    CbHeld *h = cb_held_find(t, lock);
-   if (!h)
+   if (!h) {
+      if (cb_held)
+         cb_lock_unsure_all(lock);
       return True; /* taken where the tool did not see it: report it */
+   }
    *mode = h->mode;
    if (--h->depth > 0)
       return False;
    VG_(free)(VG_(HT_gen_remove)(cb_held, h, cb_held_cmp));
+   return True;
+}
+
+void cb_lock_released_unseen(const CbThread *t, Addr lock)
+{
+   CbHeld *h = cb_held_find(t, lock);
+   if (h)
+      h->unsure = True;
+}
+
+Bool cb_lock_surely_held(const CbThread *t, Addr lock, UChar *mode,
+                         Addr *caller)
+{
+   CbHeld *h = cb_held_find(t, lock);
+   if (!h || h->unsure)
+      return False;
+   *mode = h->mode;
+   *caller = h->caller;
    return True;
 }
 
@@ -103,20 +163,13 @@ typedef struct {
    ULong initial;    /* sem_init tokens not yet taken */
    ULong posts;      /* posts so far */
    ULong taken;      /* posts consumed by waits so far */
+   Bool  counted;    /* sem_init seen, and every wait since had a token */
 } CbSem;
 static VgHashTable *cb_sems;
 
 static CbSem *cb_sem(Addr sem)
 {
-   if (!cb_sems)
-      cb_sems = VG_(HT_construct)("cb.sems");
-   CbSem *s = VG_(HT_lookup)(cb_sems, sem);
-   if (!s) {
-      s = VG_(calloc)("cb.sem", 1, sizeof *s);
-      s->key = sem;
-      VG_(HT_add_node)(cb_sems, s);
-   }
-   return s;
+   return cb_node(&cb_sems, sem, sizeof(CbSem), "cb.sem");
 }
 
 /* sem_init starts the semaphore afresh (it may be a destroyed one's). */
@@ -126,6 +179,14 @@ void cb_sem_init(Addr sem, UWord value)
    s->initial = value;
    s->posts = 0;
    s->taken = 0;
+   s->counted = True;
+}
+
+Bool cb_sem_surely_empty(Addr sem)
+{
+   CbSem *s = cb_sem(sem);
+   return s->counted && s->initial == 0 && s->taken >= s->posts &&
+          !cb_obj_shared(sem);
 }
 
 ULong cb_sem_post(Addr sem)
@@ -142,7 +203,108 @@ ULong cb_sem_take(Addr sem)
    }
    if (s->taken < s->posts)
       return ++s->taken;
+   s->counted = False;   /* a token the tool did not see given */
    return 0;
+}
+
+/* ---- conditions, barriers, objects shared with other processes ---- */
+
+typedef struct {
+   struct _VgHashNode *next;
+   UWord key;        /* condition variable */
+   ULong signals;    /* signals and broadcasts so far */
+   UInt  in_flight;  /* of them, maybe not yet delivered */
+} CbCond;
+static VgHashTable *cb_conds;
+
+static CbCond *cb_cond(Addr cv)
+{
+   return cb_node(&cb_conds, cv, sizeof(CbCond), "cb.cond");
+}
+
+ULong cb_cond_signalled(Addr cv)
+{
+   return ++cb_cond(cv)->signals;
+}
+
+ULong cb_cond_signals(Addr cv)
+{
+   return cb_cond(cv)->signals;
+}
+
+void cb_cond_in_flight(Addr cv, Int delta)
+{
+   CbCond *c = cb_cond(cv);
+   tl_assert(delta > 0 || c->in_flight > 0);
+   c->in_flight += delta;
+}
+
+Bool cb_cond_any_in_flight(Addr cv)
+{
+   return cb_cond(cv)->in_flight > 0;
+}
+
+typedef struct {
+   struct _VgHashNode *next;
+   UWord key;        /* barrier */
+   UWord count;      /* from pthread_barrier_init, 0: not seen */
+   UWord arrived;    /* threads in the current round */
+   ULong round;      /* rounds completed */
+} CbBar;
+static VgHashTable *cb_bars;
+
+static CbBar *cb_bar(Addr b)
+{
+   return cb_node(&cb_bars, b, sizeof(CbBar), "cb.barrier");
+}
+
+void cb_barrier_init(Addr b, UWord count)
+{
+   CbBar *r = cb_bar(b);
+   r->count = count;
+   r->arrived = 0;
+}
+
+UWord cb_barrier_count(Addr b)
+{
+   return cb_bar(b)->count;
+}
+
+ULong cb_barrier_enter(Addr b)
+{
+   CbBar *r = cb_bar(b);
+   ULong round = r->round;
+   if (r->count > 0 && ++r->arrived >= r->count) {
+      r->arrived = 0;
+      r->round++;
+   }
+   return round;
+}
+
+ULong cb_barrier_round(Addr b, UWord *arrived)
+{
+   CbBar *r = cb_bar(b);
+   *arrived = r->arrived;
+   return r->round;
+}
+
+typedef struct { struct _VgHashNode *next; UWord key; } CbShared;
+static VgHashTable *cb_shared;
+
+void cb_obj_set_shared(Addr obj, Bool shared)
+{
+   if (shared) {
+      cb_node(&cb_shared, obj, sizeof(CbShared), "cb.shared");
+   } else if (cb_shared) {
+      CbShared *n = VG_(HT_remove)(cb_shared, obj);
+      if (n)
+         VG_(free)(n);
+   }
+}
+
+Bool cb_obj_shared(Addr obj)
+{
+   return cb_shared && VG_(HT_lookup)(cb_shared, obj) != NULL;
 }
 
 /* ---- pthread_once ---- */

@@ -22,6 +22,8 @@ CbThread *cb_cur;
 Addr      cb_stk_lo;
 SizeT     cb_stk_len;
 ULong     cb_cur_tid32;
+UInt      cb_nlive;
+ThreadId  cb_max_tid;
 
 static UInt cb_next_wid;
 
@@ -62,6 +64,11 @@ static UInt cb_new_wid(CbThread *p)
 
 static void cb_thread_reset(CbThread *t, UInt wid)
 {
+   ThreadId tid = (ThreadId)(t - cb_threads);
+   if (tid > cb_max_tid)
+      cb_max_tid = tid;
+   if (!t->live)
+      cb_nlive++;
    t->live = True;
    t->wid = wid;
    t->last_child = 0;
@@ -74,6 +81,9 @@ static void cb_thread_reset(CbThread *t, UInt wid)
    t->inl_entered = 0;
    t->nframes = 0;
    t->counted = 0;
+   VG_(memset)(&t->wait, 0, sizeof t->wait);
+   t->signalling = 0;
+   t->exit_called = False;
 }
 
 void cb_threads_init(void)
@@ -112,7 +122,10 @@ static void cb_thread_finish(CbThread *t)
    if (cb_replaying)
       cb_replay_thread_exit(t);
    cb_stacks_thread_gone(t);
+   cb_wait_end(t);
    t->live = False;
+   tl_assert(cb_nlive > 0);
+   cb_nlive--;
 }
 
 void cb_thread_ll_exit(ThreadId tid)
@@ -172,6 +185,15 @@ void cb_thread_created(ThreadId tid, UWord pthread)
    cb_pmap[cb_npmap].pthread = pthread;
    cb_pmap[cb_npmap].wid = t->last_child;
    cb_npmap++;
+}
+
+/* The wid of a pthread_t, 0 if unknown. */
+UInt cb_thread_wid_of(UWord pthread)
+{
+   for (UInt i = 0; i < cb_npmap; i++)
+      if (cb_pmap[i].pthread == pthread)
+         return cb_pmap[i].wid;
+   return 0;
 }
 
 /* The wid of a joined pthread_t, 0 if unknown; the entry goes, since the

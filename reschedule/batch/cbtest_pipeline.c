@@ -448,6 +448,7 @@ void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
       case 1: r->verdict = CBT_FAILED; break;
       case 3: r->verdict = CBT_INFEASIBLE; break;
       case 4: r->verdict = CBT_HUNG; break;
+      case 6: r->verdict = CBT_HUNG; break; /* a deadlock: counted as hung */
       default: r->verdict = CBT_ERROR; break; /* 5: the tool failed */
       }
       if (r->verdict == CBT_ERROR) {

@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
    for (size_t at = 0; at < size; at += piece)
       cb_wire_feed(&d, data + at, size - at < piece ? size - at : piece);
    cb_wire_finish(&d);
-   cb_footer f = {1, d.events, 0, 0, d.end_seen};
+   cb_footer f = {.present = 1, .event_count = d.events,
+                  .tool_ended = d.end_seen};
    if (cb_writer_close(w, &f, &err) != 0)
       abort();
    cb_wire_free(&d);

@@ -5,9 +5,9 @@
  * hangs.  A schedule that lets backward take b while forward holds a (for
  * instance the WWW on `stage`: forward writes it before and after its
  * critical section, backward writes it while holding b) deadlocks both, so
- * the expected verdict of a forced run is a hang.
+ * the expected verdict of a forced run is a deadlock.
  *
- * cbtools-expect: hang
+ * cbtools-expect: deadlock
  * cbtools-threads: 3
  * cbtools-blocks: forward backward
  * cbtools-exit: 0

@@ -9,7 +9,9 @@
 # release, 5 SIGSEGV, 6 abort, 7 a divergence note, 8 meet another run (parallelism),
 # 9 hang before any status line, 10 infeasible at step 1 of 2 and then exit 1,
 # 11 Valgrind dies (no "end" line), 12 the program exits 0 and Valgrind 1,
-# 13 fail only when the tail starts with thread 1 (tail variants).
+# 13 fail only when the tail starts with thread 1 (tail variants),
+# 14 the tool ends a deadlock ("blocked" lines, "end deadlock", exit 6),
+# 15 the same, but Valgrind then exits 0.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -50,6 +52,14 @@ esac
 # What e1, f and e2 read and wrote in the forced run (mode 2: e2 differs
 # from the recorded run's value).
 [ "$mode" = 2 ] && { say "value 0 5"; say "value 1 6"; say "value 2 7"; }
+if [ "$mode" = 14 ] || [ "$mode" = 15 ]; then
+   say "blocked 1 4 0x0 prog.c:30 2 ? 0x0 ?"
+   say "blocked 2 1 0x601040 prog.c:14 3 prog.c:21 0x0 counter_lock"
+   say "blocked 3 1 0x601080 prog.c:21 2 prog.c:13 0x0 ?"
+   say "pattern 0"; say "end deadlock"
+   [ "$mode" = 14 ] && exit 6
+   exit 0
+fi
 export CB_FAKE_MODE=$mode CB_FAKE_TID=$first_tid
 "$@"
 rc=$?
@@ -98,7 +108,7 @@ mk() { # mk FILE ID MODE [more args]
       --e1 1:2:read:rww.c:14:deposit:5 --f 2:0:write:rww.c:15:withdraw:6 \
       --e2 1:3:write:rww.c:15:deposit:6 "$@"
 }
-for m in 1 2 3 4 5 6 7 9 10 11 12; do mk "$TMP/m$m.pb" $m $m; done
+for m in 1 2 3 4 5 6 7 9 10 11 12 14 15; do mk "$TMP/m$m.pb" $m $m; done
 
 # ---- one run: verdicts and exit codes
 out=$(cbreplay --schedule "$TMP/m1.pb" -- "$P")
@@ -156,6 +166,34 @@ like "$out" "failed \(SIGSEGV\)" "fatal signal named"
 out=$(cbreplay --schedule "$TMP/m6.pb" -- "$P" 2>/dev/null)
 is $? 1 "abort: exit 1"
 like "$out" "failed \(SIGABRT\)" "abort named"
+
+# ---- deadlock: the tool ended the run and said who waits for what
+out=$(cbreplay --timeout 60 --schedule "$TMP/m14.pb" -- "$P")
+is $? 6 "deadlock: exit 6"
+like "$out" "^s14 .* deadlock +no " "deadlock: verdict in the table"
+like "$out" "^1 forced run: 0 failed, 1 deadlocked, 0 hung, 0 passed, 0 infeasible" \
+     "deadlock: counted apart in the summary"
+like "$out" "BUG \(s14\): RWW atomicity violation on counter; the forced run deadlocked: each of its threads waits for another, and the tool ended it at once" \
+     "deadlock: a bug report"
+like "$out" "^    T1 waits to join T2 at prog.c:30$" "deadlock: the joining thread"
+like "$out" "^    T2 waits for lock counter_lock at prog.c:14, held by T3 \(taken at prog.c:21\)$" \
+     "deadlock: a lock by name, its holder and where each took it"
+like "$out" "^    T3 waits for lock 0x601080 at prog.c:21, held by T2 \(taken at prog.c:13\)$" \
+     "deadlock: a lock without a name by address"
+if perl -MJSON::PP -e 1 2>/dev/null; then
+   got=$(cbreplay --json --schedule "$TMP/m14.pb" -- "$P" | perl -MJSON::PP -e '
+      local $/; my $d = decode_json(<STDIN>); my $r = $d->{runs}[0];
+      my $b = $r->{deadlock}[1];
+      print join(",", $r->{verdict}, $r->{exit_code}, $r->{deadlocked_threads},
+                 $b->{tid}, $b->{waits_for}, $b->{object}, $b->{location},
+                 $b->{holder}, $b->{holder_location}, $d->{summary}{deadlock})')
+   is "$got" "deadlock,-1,3,2,lock,counter_lock,prog.c:14,3,prog.c:21,1" \
+      "--json: the deadlock, thread by thread"
+fi
+out=$(cbreplay --schedule "$TMP/m15.pb" -- "$P" 2>/dev/null)
+is $? 5 "the tool ended a deadlock but Valgrind exited 0: error, exit 5"
+like "$out" "Valgrind failed: the tool ended the deadlocked program, then Valgrind exited 0" \
+     "error: says how Valgrind ended"
 
 # ---- hangs: killed after --timeout, with everything the program started
 : > "$TMP/pids"
@@ -237,7 +275,7 @@ is $? 0 "--all with passes and an infeasible one: exit 0"
 like "$out" "^s1 .* passed" "--all: s1 passed"
 like "$out" "^s2 .* infeasible" "--all: s2 infeasible"
 like "$out" "^s3 .* passed" "--all -j 2: two runs met (ran at the same time)"
-like "$out" "4 forced runs: 0 failed, 0 hung, 3 passed, 1 infeasible" "--all: summary"
+like "$out" "4 forced runs: 0 failed, 0 deadlocked, 0 hung, 3 passed, 1 infeasible" "--all: summary"
 unlike "$out" "^200" "--all keeps the programs' stdout out of the table"
 
 mk "$TMP/s/s5.pb" 5 2
@@ -258,11 +296,18 @@ mk "$TMP/e/s1.pb" 1 1
 mk "$TMP/e/s2.pb" 2 11
 out=$(cbreplay --schedules "$TMP/e" --all -- "$P" 2>/dev/null)
 is $? 5 "--all with an error and no failure: exit 5"
-like "$out" "2 forced runs: 0 failed, 0 hung, 1 passed, 0 infeasible, 1 error" \
+like "$out" "2 forced runs: 0 failed, 0 deadlocked, 0 hung, 1 passed, 0 infeasible, 1 error" \
      "--all: errors counted apart"
 mk "$TMP/e/s3.pb" 3 2
 out=$(cbreplay --schedules "$TMP/e" --all -- "$P" 2>/dev/null)
 is $? 1 "--all with an error and a failure: exit 1"
+mkdir "$TMP/d"
+mk "$TMP/d/s1.pb" 1 1
+mk "$TMP/d/s2.pb" 2 14
+out=$(cbreplay --schedules "$TMP/d" --all -- "$P" 2>/dev/null)
+is $? 1 "--all with a deadlock: exit 1 (a bug)"
+like "$out" "2 forced runs: 0 failed, 1 deadlocked, 0 hung, 1 passed, 0 infeasible" \
+     "--all: the deadlock counted"
 
 # ---- tail variants: variant 0 (T2 first) passes, variant 1 (T1 first) fails.
 mk "$TMP/v.pb" 20 13 --tail-name "release after e2" --variant 1:1,2:1 \

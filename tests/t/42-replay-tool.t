@@ -2,8 +2,8 @@
 # cbreplay with the real tool, on schedules written by hand (no cbpredict):
 # the lost update of rww.c forced (fails, every time, with the same counted
 # events), the harmless order (passes), an infeasible plan (ends infeasible
-# within the stall limit), the deadlock of deadlock.c forced (hung, killed),
-# and --all over the lot.
+# within the stall limit), the deadlock of deadlock.c forced (the tool ends
+# it at once: deadlock), and --all over the lot.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -85,17 +85,26 @@ T2 write rww.c:29" "the sequence is the forced one"
 # A private copy (same bytes, same digest), so that the check below cannot
 # see another test's run of the same program.
 cp "$DL" "$TMP/dl-copy"
-out=$(cbreplay --timeout 3 --schedule "$TMP/dl.pb" -- "$TMP/dl-copy")
-is $? 4 "forced deadlock: hung, exit 4"
-like "$out" "BUG \(s1\): WWW .* hung: no end 3 s after the threads were released" \
+# --timeout 60: a run that took the timeout would be "hung", not this.
+out=$(cbreplay --timeout 60 --schedule "$TMP/dl.pb" -- "$TMP/dl-copy")
+is $? 6 "forced deadlock: the tool ends it at once, deadlock, exit 6"
+like "$out" "BUG \(s1\): WWW .* deadlocked: each of its threads waits for another" \
      "forced deadlock: bug report"
+l_b1=$(grep -n 'pthread_mutex_lock(&b);  *// cb: lock b' "$TOP/tests/programs/deadlock.c" | cut -d: -f1)
+is "$(echo $l_b1 | wc -w)" 2 "deadlock.c: b is locked on two lines"
+set -- $l_b1
+like "$out" "^    T2 waits for lock b at deadlock.c:$1, held by T3 \(taken at deadlock.c:$2\)$" \
+     "forced deadlock: T2 waits for b, which T3 took, with both lines"
+like "$out" "^    T3 waits for lock a at deadlock.c:[0-9]+, held by T2 \(taken at deadlock.c:[0-9]+\)$" \
+     "forced deadlock: T3 waits for a, which T2 took"
+like "$out" "^    T1 waits to join T2 at deadlock.c:[0-9]+$" "forced deadlock: main waits to join"
 sleep 0.3
 left=$(ps -eo stat=,args= | grep -v '^Z' | grep -c -- "$TMP/[d]l-copy")
 is "$left" 0 "the deadlocked program was killed"
 
 out=$(cbreplay --schedules "$TMP/s" --all -j 2 --stall-ms 500 -- "$RWW")
 is $? 1 "--all: a failure makes exit 1"
-like "$out" "3 forced runs: 1 failed, 0 hung, 1 passed, 1 infeasible" "--all: summary"
+like "$out" "3 forced runs: 1 failed, 0 deadlocked, 0 hung, 1 passed, 1 infeasible" "--all: summary"
 
 # A folder of schedules beside its trace belongs to that trace: recording
 # again without predicting again makes it stale, and cbreplay says so.

@@ -6,7 +6,7 @@
 #                    patterns (RWR|ORD: either) and that variable (- : any)
 #                    and names the program's e1, f, e2 lines;
 #   correct          --all exits 0: no forced run fails or hangs;
-#   hang             --all exits 1 with a hung run, and the test goes on.
+#   deadlock         --all exits 1 with a deadlocked run (the tool ends it).
 # Then one failing schedule of rww.c is replayed 10 times: 10 failures, one
 # sequence of counted events.
 . "$(dirname "$0")/../tap.sh"
@@ -103,10 +103,10 @@ for src in "$CB_PROGRAM_SRC"/*.c; do
       is "$RC" 0 "$name: every forced run passes (no false positive)"
       [ "$RC" = 0 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -30
       ;;
-   hang)
+   deadlock)
       predict_and_replay "$name"
       is "$RC" 1 "$name: cbreplay --all ends, and reports the bug"
-      like "$OUT" "^s[0-9]+ .* hung" "$name: a forced run ends as hung"
+      like "$OUT" "^s[0-9]+ .* deadlock " "$name: a forced run ends as a deadlock"
       ;;
    *)
       # crash programs always fail: replaying them tests nothing new.

@@ -40,8 +40,10 @@ ok "the program has at least two schedules ($n)" [ "$n" -ge 2 ]
 
 for sig in INT TERM HUP; do
     case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
-    # The last round's stderr must not be taken for this one's.
-    rm -rf "$TMP/slowmark" "$TMP/sleeping" "$TMP/tmp" "$TMP/err"; mkdir "$TMP/tmp"
+    # The last round's out and err go first: the background job truncates
+    # them only once it runs, and a stale "[1/" would end the wait below.
+    rm -rf "$TMP/slowmark" "$TMP/sleeping" "$TMP/tmp" "$TMP/out" "$TMP/err"
+    mkdir "$TMP/tmp"
     # A background job of a script starts with SIGINT ignored: undo that.
     TMPDIR="$TMP/tmp" SLOW="$TMP/slowmark" SLEEPING="$TMP/sleeping" \
         perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
@@ -63,7 +65,7 @@ for sig in INT TERM HUP; do
     like "$out" '^s1 .* passed' "SIG$sig: the table shows the finished s1"
     is "$(printf '%s\n' "$out" | grep -c '^s[0-9]')" "$k" \
         "SIG$sig: the table shows the $k finished schedules, not the interrupted one"
-    like "$out" "^$k forced runs?: 0 failed, 0 hung, " "SIG$sig: a summary of what finished"
+    like "$out" "^$k forced runs?: 0 failed, 0 deadlocked, 0 hung, " "SIG$sig: a summary of what finished"
     like "$err" "interrupted by SIG$sig" "SIG$sig: stderr says it was interrupted"
     is "$(ls -A "$TMP/tmp")" "" "SIG$sig: no temporary file left (no cbreplay.*, no vgdb-pipe-*)"
     # Killed processes may take a moment to be reaped on a busy machine.

@@ -66,6 +66,33 @@ static void test_status(void)
    ok(cbr_status_line(&st, "end signal") && st.end == CBR_END_SIGNAL,
       "end signal");
    ok(!cbr_status_line(&st, "end what"), "bad end line ignored");
+
+   /* A deadlock: the tool's "blocked" lines, then "end deadlock". */
+   cbr_status_init(&st);
+   ok(cbr_status_line(&st, "blocked 2 1 0x601040 dl.c:28 3 dl.c:38 0x0 b") &&
+         st.nblocked == 1 && st.blocked[0].tid == 2 &&
+         st.blocked[0].kind == CB_WAIT_LOCK &&
+         st.blocked[0].object == 0x601040 && st.blocked[0].holder == 3 &&
+         !strcmp(st.blocked[0].where, "dl.c:28") &&
+         !strcmp(st.blocked[0].holder_where, "dl.c:38") &&
+         !strcmp(st.blocked[0].name, "b"),
+      "blocked: thread, kind, object, where, holder, where it took it, name");
+   ok(!cbr_status_line(&st, "blocked 2 1 zz") && st.nblocked == 1,
+      "a bad blocked line is ignored");
+   for (int i = 0; i < 20; i++)
+      cbr_status_line(&st, "blocked 4 7 0x10 b.c:3 0 ? 0x200000003 bar");
+   ok(st.nblocked == 21 && st.blocked[CBR_MAX_BLOCKED - 1].value ==
+                              0x200000003ull,
+      "blocked: the first ones kept, every one counted");
+   ok(cbr_status_line(&st, "end deadlock") && st.end == CBR_END_DEADLOCK,
+      "end deadlock");
+   char text[256];
+   ok(!strcmp(cbr_blocked_text(&st.blocked[0], text, sizeof text),
+              "T2 waits for lock b at dl.c:28, held by T3 (taken at dl.c:38)"),
+      "a blocked line in words");
+   ok(!strcmp(cbr_blocked_text(&st.blocked[1], text, sizeof text),
+              "T4 waits at barrier bar at b.c:3, where 2 of 3 threads arrived"),
+      "a barrier in words");
 }
 
 static cb_schedule *sample(void)
@@ -526,6 +553,26 @@ static void test_judge(void)
       "passed without the violation after an infeasible turn: infeasible");
    ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 1, 1, -1, -1) == CBR_PASSED,
       "passed with the violation, then infeasible: passed (it was tested)");
+   ok(judged(0, EXITED(CB_DEADLOCK_EXIT), CBR_END_DEADLOCK, 0, 1, 0, -1,
+             CB_DEADLOCK_EXIT) == CBR_DEADLOCK,
+      "the tool ended a deadlock: deadlock, even after an infeasible turn, "
+      "whatever the recorded run's exit");
+   ok(judged(0, SIGKILL, CBR_END_DEADLOCK, 0, 0, 0, -1, -1) == CBR_ERROR,
+      "Valgrind killed after the tool ended a deadlock: error");
+   ok(judged(0, EXITED(0), CBR_END_DEADLOCK, 0, 0, 0, -1, -1) == CBR_ERROR,
+      "Valgrind exited otherwise than the tool does after a deadlock: error");
+   {
+      cbr_ending de = {0, EXITED(CB_DEADLOCK_EXIT), CB_DEADLOCK_EXIT};
+      cbr_status dst;
+      cbr_status_init(&dst);
+      dst.end = CBR_END_DEADLOCK;
+      ok(!cbr_exit_normal(&de, &dst),
+         "a deadlock is no exit of the program's own: --check does not run");
+   }
+   ok(cbr_verdict_exit(CBR_DEADLOCK) == 6 &&
+         !strcmp(cbr_verdict_name(CBR_DEADLOCK), "deadlock") &&
+         cbr_verdict_is_bug(CBR_DEADLOCK) && !cbr_verdict_is_bug(CBR_ERROR),
+      "deadlock: exit 6, named, a bug");
 
    cbr_result r;
    char buf[128];

@@ -155,7 +155,7 @@ static void test_round_trip(void)
       fails += cb_writer_event(w, &evs[i], &err) < 0;
    }
    ok(fails == 0, "writes %zu events", n);
-   cb_footer f = {1, 0, 3, 0, 1};
+   cb_footer f = {.present = 1, .exit_status = 3, .tool_ended = 1};
    ok(cb_writer_close(w, &f, &err) == 0, "writer closes");
    struct stat st;
    stat(p, &st);
@@ -233,7 +233,7 @@ static void test_compact(void)
       for (size_t k = 0; k < sizeof evs / sizeof *evs; k++, n++)
          cb_writer_event(w, &evs[k], &err);
    }
-   cb_footer f = {1, 0, 0, 0, 1};
+   cb_footer f = {.present = 1, .tool_ended = 1};
    cb_writer_close(w, &f, &err);
    struct stat st;
    stat(p, &st);
@@ -303,7 +303,7 @@ static uint8_t *small_trace(size_t *len, cb_event *evs, size_t *ends,
       }
       cb_writer_flush(w, &err);
    }
-   cb_footer f = {1, 0, 0, 0, 1};
+   cb_footer f = {.present = 1, .tool_ended = 1};
    cb_writer_close(w, &f, &err);
    uint8_t *b = slurp(p, len);
    /* Walk the frames: magic, then u32 length, u32 crc, payload. */
@@ -439,7 +439,7 @@ static void test_bad_files(void)
    if (r == 0)
       cb_trace_free(&t);
    w = cb_writer_open(path_of("hdrf.pb"), &h, &err);
-   cb_footer f = {1, 0, 0, 0, 1};
+   cb_footer f = {.present = 1, .tool_ended = 1};
    cb_writer_close(w, &f, &err);
    r = cb_trace_read(path_of("hdrf.pb"), &t, &err);
    ok(r == 0 && !t.truncated && t.nevents == 0 && t.footer.present,
@@ -448,7 +448,7 @@ static void test_bad_files(void)
       cb_trace_free(&t);
    /* A killed program: footer present, tool never ended. */
    w = cb_writer_open(path_of("killed.pb"), &h, &err);
-   cb_footer fk = {1, 0, 0, 9, 0};
+   cb_footer fk = {.present = 1, .exit_signal = 9};
    cb_writer_close(w, &fk, &err);
    r = cb_trace_read(path_of("killed.pb"), &t, &err);
    ok(r == 0 && t.truncated && strstr(t.truncation, "signal 9"),
@@ -997,7 +997,7 @@ static void test_hand_encoding(void)
          cb_writer_location(w, nlocs + 1, &(cb_location){1, "", "", "", 0},
                             &err);
    }
-   cb_footer f = {1, 0, 0, 0, 1};
+   cb_footer f = {.present = 1, .tool_ended = 1};
    cb_writer_close(w, &f, &err);
 
    size_t len;
@@ -1109,7 +1109,7 @@ static void test_wire_events(void)
       "counts: %llu events, %llu dropped, %llu undefined locations",
       (unsigned long long)counts.events, (unsigned long long)counts.dropped,
       (unsigned long long)counts.bad_loc);
-   cb_writer_close(w, &(cb_footer){1, 0, 0, 0, 1}, &err);
+   cb_writer_close(w, &(cb_footer){.present = 1, .tool_ended = 1}, &err);
    cb_trace t;
    int r = cb_trace_read(p, &t, &err);
    int same = r == 0 && t.nevents == nwant;
@@ -1121,6 +1121,82 @@ static void test_wire_events(void)
       cb_trace_free(&t);
    free(raw);
    free(want);
+}
+
+/* A deadlocked run's footer (trace.proto Blocked): kept, read back, said
+ * in words; and how each ending reads as the recorded exit status. */
+static void test_deadlock_footer(void)
+{
+   cb_error err;
+   cb_header h = test_header();
+   cb_writer *w = cb_writer_open(path_of("dl.pb"), &h, &err);
+   ok(w != NULL, "deadlock: writer opens");
+   if (!w)
+      return;
+   cb_location l1 = {0x401000, "/bin/dl", "forward", "dl.c", 28};
+   cb_location l2 = {0x401100, "/bin/dl", "backward", "dl.c", 38};
+   cb_location l3 = {0x401200, "/bin/dl", "main", "dl.c", 63};
+   cb_writer_location(w, 1, &l1, &err);
+   cb_writer_location(w, 2, &l2, &err);
+   cb_writer_location(w, 3, &l3, &err);
+   cb_symbol sb = {0x601040, 40, "b"}, sc = {0x601080, 48, "ready"};
+   cb_writer_symbol(w, &sb, &err);
+   cb_writer_symbol(w, &sc, &err);
+   cb_event e = {CB_EV_LOCK, CB_LOCK_MUTEX, 3, 2, 0x601040, 0};
+   cb_writer_event(w, &e, &err);
+   cb_blocked b[4] = {
+      {1, CB_WAIT_JOIN, 3, 0, 2, 0, 0},
+      {2, CB_WAIT_LOCK, 1, 0x601040, 3, 2, 0},
+      {3, CB_WAIT_COND, 2, 0x601080, 0, 0, 0x601000},
+      {4, CB_WAIT_BARRIER, 99, 0x601080, 0, 0, 2ull << 32 | 3}};
+   cb_footer f = {.present = 1, .event_count = 1, .tool_ended = 1,
+                  .blocked = b, .nblocked = 4};
+   ok(cb_writer_close(w, &f, &err) == 0, "deadlock: the footer is written");
+   cb_trace t;
+   int r = cb_trace_read(path_of("dl.pb"), &t, &err);
+   ok(r == 0 && !t.truncated && t.footer.nblocked == 4 &&
+         t.footer.blocked[1].tid == 2 && t.footer.blocked[1].kind ==
+         CB_WAIT_LOCK && t.footer.blocked[1].object == 0x601040 &&
+         t.footer.blocked[1].holder == 3 && t.footer.blocked[1].holder_loc == 2 &&
+         t.footer.blocked[2].value == 0x601000,
+      "deadlock: read back whole, field by field");
+   if (r != 0)
+      return;
+   ok(t.footer.blocked[3].loc == 0,
+      "deadlock: a location the trace does not define reads as unknown");
+   ok(cb_trace_exit_status(&t) == -1, "deadlock: no exit status of its own");
+   char buf[1024];
+   ok(!strcmp(cb_blocked_str(&t, &t.footer.blocked[1], buf, sizeof buf),
+              "T2 waits for lock b at dl.c:28, held by T3 (taken at dl.c:38)"),
+      "deadlock: a lock in words: %s", buf);
+   ok(!strcmp(cb_deadlock_str(&t, buf, sizeof buf),
+              "T1 waits to join T2 at dl.c:63; T2 waits for lock b at dl.c:28, "
+              "held by T3 (taken at dl.c:38); T3 waits for condition ready at "
+              "dl.c:38, with no signal on its way; T4 waits at barrier ready "
+              "at ?, where 2 of 3 threads arrived"),
+      "deadlock: every thread in one line: %s", buf);
+   cb_deadlock_str(&t, buf, 40);
+   ok(strlen(buf) < 40, "deadlock: the line is cut to fit");
+   cb_trace_free(&t);
+   cb_blocked_words ww = {2, CB_WAIT_RDLOCK, "rw", "x.c:5", 3, "x.c:9", 0};
+   ok(!strcmp(cb_blocked_describe(&ww, buf, sizeof buf),
+              "T2 waits for rwlock rw (to read) at x.c:5, held by T3 (taken "
+              "at x.c:9)"),
+      "deadlock: an rwlock in words");
+   ok(!strcmp(cb_wait_kind_name(CB_WAIT_SEM), "sem") &&
+         !strcmp(cb_wait_kind_name(0), "?") &&
+         !strcmp(cb_wait_kind_name(CB_WAIT_KIND_COUNT), "?"),
+      "wait kinds named");
+
+   cb_trace x;
+   memset(&x, 0, sizeof x);
+   x.footer = (cb_footer){.present = 1, .exit_status = 3, .tool_ended = 1};
+   ok(cb_trace_exit_status(&x) == 3, "an exit: its status");
+   x.footer.exit_signal = 9;
+   ok(cb_trace_exit_status(&x) == -1, "a signal: no exit status");
+   x.footer.present = 0;
+   x.footer.exit_signal = 0;
+   ok(cb_trace_exit_status(&x) == -1, "a trace cut short: none");
 }
 
 int main(int argc, char **argv)
@@ -1144,6 +1220,7 @@ int main(int argc, char **argv)
    test_wire_events();
    test_reader_checks();
    test_hostile_sizes();
+   test_deadlock_footer();
    printf("1..%d\n", n_test);
    return n_failed ? 1 : 0;
 }

@@ -2,7 +2,8 @@
  *
  * Exit codes of every subcommand (also in `cbtrace --help`):
  *   record: the program's own exit status (128 + N when signal N killed it);
- *           2 when cbtrace itself failed (bad usage, program missing or not
+ *           6 when the program deadlocked and the tool ended it; 2 when
+ *           cbtrace itself failed (bad usage, program missing or not
  *           executable, tool not built, trace not writable).
  *   dump, stats, encode: 0 a whole trace; 3 a truncated trace, printed as far
  *           as it is whole; 2 bad usage or an unreadable trace.
@@ -21,6 +22,7 @@
 #define CBTRACE_EXIT_OK 0
 #define CBTRACE_EXIT_USAGE 2
 #define CBTRACE_EXIT_TRUNCATED 3
+#define CBTRACE_EXIT_DEADLOCK 6
 
 int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

@@ -23,8 +23,10 @@ static const char usage[] =
     "\n"
     "Exit status:\n"
     "  record       the program's own exit status (128+N if signal N killed it);\n"
-    "               2 if cbtrace itself failed (usage, program missing or not\n"
-    "               executable, tool not built, trace not writable).\n"
+    "               6 if the program deadlocked (the tool ended it at once and\n"
+    "               cbtrace says who waits for what); 2 if cbtrace itself\n"
+    "               failed (usage, program missing or not executable, tool not\n"
+    "               built, trace not writable).\n"
     "  dump, stats  0 a whole trace; 3 a truncated trace, shown as far as it\n"
     "               is whole (a warning on stderr says why); 2 bad usage or an\n"
     "               unreadable trace (missing, empty, not a trace, bad header).\n";

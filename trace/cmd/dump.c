@@ -15,9 +15,10 @@ static const char help[] =
     "Prints every event, one a line:\n"
     "  INDEX T<tid> KIND [OPERANDS] [@ FILE:LINE] [in FUNCTION]\n"
     "e.g. \"42 T2 write counter size 4 = 7 @ rww.c:14 in deposit\".\n"
-    "  --header   first print the header, locations, symbols, footer and each\n"
-    "             thread's stable path (T3 = 1.2: main's second child) as\n"
-    "             lines starting with '#'\n"
+    "  --header   first print the header, locations, symbols, footer (and\n"
+    "             what each thread waited for, when the program deadlocked)\n"
+    "             and each thread's stable path (T3 = 1.2: main's second\n"
+    "             child) as lines starting with '#'\n"
     "Exit: 0 whole trace; 3 truncated (printed as far as whole, warning on\n"
     "stderr); 2 bad usage or unreadable trace.\n";
 
@@ -58,6 +59,10 @@ static void print_header(const cb_trace *t)
              t->footer.exit_signal, t->footer.tool_ended ? "yes" : "no");
    else
       printf("# footer: none\n");
+   char line[2048];
+   for (size_t i = 0; i < t->footer.nblocked; i++)
+      printf("# deadlock: %s\n",
+             cb_blocked_str(t, &t->footer.blocked[i], line, sizeof line));
    cb_thread_origin *o;
    cb_error err;
    if (cb_trace_thread_origins(t, &o, &err) == 0) {

@@ -38,9 +38,13 @@ static const char record_help[] =
     "SIGINT and SIGTERM sent to cbtrace are passed on to the program.  The\n"
     "trace stays readable when the program crashes or is killed: everything\n"
     "the tool reported before that is kept.\n"
+    "A program that deadlocks (every thread waits for a lock, a join, a\n"
+    "condition, a semaphore or a barrier that only another waiting thread\n"
+    "could give) is ended at once: cbtrace says which thread waits for what\n"
+    "and who holds it, and the trace keeps it (cbtrace dump --header).\n"
     "Exit: the program's own exit status (128+N if signal N killed it);\n"
-    "2 when cbtrace itself failed (usage, program missing or not executable,\n"
-    "tool not built, trace not writable).\n";
+    "6 when the program deadlocked; 2 when cbtrace itself failed (usage,\n"
+    "program missing or not executable, tool not built, trace not writable).\n";
 
 static const char encode_help[] =
     "usage: cbtrace encode [-o trace.pb] RAW\n"
@@ -138,6 +142,24 @@ static void drain_nonblocking(int fd, cb_wire_decoder *d, unsigned char *buf,
       else
          break;
    }
+}
+
+/* The deadlock the tool ended the run for, as the trace names things: its
+ * locks and locations are defined in the trace, so it is read back. */
+static void say_deadlock(const char *out, size_t nblocked)
+{
+   cb_trace t;
+   cb_error err;
+   static char line[16384];
+   if (cb_trace_read(out, &t, &err) == 0 && t.footer.nblocked) {
+      fprintf(stderr, "cbtrace: the program deadlocked: %s\n",
+              cb_deadlock_str(&t, line, sizeof line));
+      cb_trace_free(&t);
+      return;
+   }
+   fprintf(stderr, "cbtrace: the program deadlocked: %zu threads wait for "
+                   "each other (cbtrace dump --header %s says which)\n",
+           nblocked, out);
 }
 
 /* The command line of `record`: 0 with *first the program's index, 1 after
@@ -304,10 +326,15 @@ static int close_trace(cb_writer *w, const char *out, cb_wire_decoder *d,
    cb_error err;
    cb_footer f = {0};
    f.present = 1;
-   f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-   f.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
    f.tool_ended = d->end_seen && !d->broken;
-   int rc = cb_wait_status_code(status);
+   f.blocked = d->blocked;
+   f.nblocked = d->nblocked;
+   int rc = CBTRACE_EXIT_DEADLOCK;
+   if (!d->nblocked) { /* else the tool ended it: no status of the program's */
+      f.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+      f.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+      rc = cb_wait_status_code(status);
+   }
    if (d->write_failed) {
       cbt_error("record", "writing %s: %s", out, d->write_err.msg);
       cb_writer_close(w, NULL, &err);
@@ -320,6 +347,8 @@ static int close_trace(cb_writer *w, const char *out, cb_wire_decoder *d,
       cbt_error("record", "warning: the tool sent nothing: the trace has no "
                           "events (did Valgrind start the program?)");
    cbt_wire_report(d, "record");
+   if (d->nblocked && rc == CBTRACE_EXIT_DEADLOCK)
+      say_deadlock(out, d->nblocked);
    return rc;
 }
 
@@ -449,7 +478,8 @@ int cmd_encode(int argc, char **argv)
    if (fd)
       close(fd);
    cb_wire_finish(&d);
-   cb_footer f = {1, 0, 0, 0, d.end_seen && !d.broken};
+   cb_footer f = {.present = 1, .tool_ended = d.end_seen && !d.broken,
+                  .blocked = d.blocked, .nblocked = d.nblocked};
    if (d.write_failed) {
       cbt_error("encode", "writing %s: %s", out, d.write_err.msg);
       cb_writer_close(w, NULL, &err);

@@ -19,7 +19,9 @@ static const char help[] =
     "  by two or more threads), variables (distinct addresses read or\n"
     "  written), locks (distinct lock objects), context switches (changes of\n"
     "  thread between consecutive events), trace bytes, bytes per event,\n"
-    "  truncated (no, or the reason), and `kind NAME: N` for every kind.\n"
+    "  truncated (no, or the reason), deadlocked (no, or what each thread\n"
+    "  waited for when the tool ended the run), and `kind NAME: N` for every\n"
+    "  kind.\n"
     "Exit: 0 whole trace; 3 truncated (counted as far as whole); 2 bad usage\n"
     "or unreadable trace.\n";
 
@@ -158,6 +160,12 @@ int cmd_stats(int argc, char **argv)
       printf("bytes per event: 0\n");
    printf("locations: %zu\n", t.nlocs ? t.nlocs - 1 : 0);
    printf("truncated: %s\n", t.truncated ? t.truncation : "no");
+   if (t.footer.nblocked) {
+      static char line[16384];
+      printf("deadlocked: %s\n", cb_deadlock_str(&t, line, sizeof line));
+   } else {
+      printf("deadlocked: no\n");
+   }
    for (unsigned k = 1; k < CB_EV_KIND_COUNT; k++)
       printf("kind %s: %" PRIu64 "\n", cb_event_kind_name(k), per_kind[k]);
    /* Synchronising calls the tool saw but does not model: a prediction
