@@ -251,6 +251,48 @@ int cb_schedule_variant(const struct Cbtools__Schedule *s, size_t k,
                         struct Cbtools__TailStep *const **tail, size_t *ntail,
                         const char **name);
 
+/* What a schedule forces, as a digest (ordering.c): its prefix and every
+ * tail variant, normalised as replay follows them, so that two schedules
+ * that force the same orderings have the same digest.  A step's count is
+ * CB_ORDER_RUN_OUT for a run-out step. */
+#define CB_ORDER_RUN_OUT UINT64_MAX
+typedef struct {
+   uint32_t tid;
+   uint64_t count;
+} cb_order_step;
+uint64_t cb_ordering_digest(const uint64_t *prefix, size_t nprefix,
+                            const cb_order_step *const *tails,
+                            const size_t *ntails, size_t nvariants);
+uint64_t cb_schedule_digest(const struct Cbtools__Schedule *s);
+
+/* ---- The tool's raw record stream (cb_wire.h) into a trace writer ------------
+ * (wire_read.c): what `cbtrace record` runs while the program runs, and what
+ * `cbreplay --record` runs on a forced run's stream. */
+typedef struct {
+   cb_writer *w;
+   unsigned char *buf; /* bytes of a record not yet complete */
+   size_t len, cap;
+   int hello_seen, end_seen;
+   int broken;         /* a protocol error: the rest is ignored */
+   char why[256];
+   int write_failed;   /* the writer failed: the rest is ignored */
+   cb_error write_err;
+   uint32_t max_loc;
+   uint32_t nlocdefs;  /* LOCDEF records taken */
+   uint64_t events, dropped, bad_loc, after_end;
+} cb_wire_decoder;
+
+void cb_wire_init(cb_wire_decoder *d, cb_writer *w);
+/* Feeds bytes as they arrive; records may be split anywhere. */
+void cb_wire_feed(cb_wire_decoder *d, const void *data, size_t n);
+/* At the end of the stream: notes an incomplete last record. */
+void cb_wire_finish(cb_wire_decoder *d);
+/* Prints what went wrong, if anything, as warnings on stderr, each line
+ * starting "WHO: warning: " (who: "cbtrace: record", "cbreplay"). */
+void cb_wire_report(const cb_wire_decoder *d, const char *who);
+void cb_wire_free(cb_wire_decoder *d);
+
+
 /* ---- Small shared helpers -------------------------------------------------- */
 
 /* Appends s to the string in buf (after a space when buf is not empty),

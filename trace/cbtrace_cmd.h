@@ -33,28 +33,4 @@ void cbt_error(const char *sub, const char *fmt, ...)
  * on a truncated trace prints the warning. */
 int cbt_read_trace(const char *sub, const char *path, cb_trace *t);
 
-/* ---- wire_read.c: the tool's raw record stream into a trace writer ------ */
-typedef struct {
-   cb_writer *w;
-   unsigned char *buf; /* bytes of a record not yet complete */
-   size_t len, cap;
-   int hello_seen, end_seen;
-   int broken;         /* a protocol error: the rest is ignored */
-   char why[256];
-   int write_failed;   /* the writer failed: the rest is ignored */
-   cb_error write_err;
-   uint32_t max_loc;
-   uint32_t nlocdefs;  /* LOCDEF records taken */
-   uint64_t events, dropped, bad_loc, after_end;
-} cb_wire_decoder;
-
-void cb_wire_init(cb_wire_decoder *d, cb_writer *w);
-/* Feeds bytes as they arrive; records may be split anywhere. */
-void cb_wire_feed(cb_wire_decoder *d, const void *data, size_t n);
-/* At the end of the stream: notes an incomplete last record. */
-void cb_wire_finish(cb_wire_decoder *d);
-/* Prints what went wrong, if anything, as warnings. */
-void cb_wire_report(const cb_wire_decoder *d, const char *sub);
-void cb_wire_free(cb_wire_decoder *d);
-
 #endif /* CBTRACE_CMD_H */

@@ -3,7 +3,7 @@
 # with `$(LIBCBTRACE) $(HOST_LDLIBS)` (or the -san pair under sanitizers).
 
 CBTRACE_CMD_SRCS := trace/cbtrace_main.c trace/record.c trace/dump.c \
-                    trace/stats.c trace/wire_read.c
+                    trace/stats.c
 LIBCBTRACE_SRCS  := $(filter-out $(CBTRACE_CMD_SRCS),$(wildcard trace/*.c))
 LIBCBTRACE_OBJS  := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/host/%.o) \
                     $(BUILD)/host/proto/trace.pb-c.o

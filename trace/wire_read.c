@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cbtrace_cmd.h"
 #include "trace_internal.h"
 
 _Static_assert(sizeof(cb_wire_event) == 32, "wire records are 32 bytes");
@@ -275,22 +274,22 @@ void cb_wire_finish(cb_wire_decoder *d)
       broken(d, "the stream ends inside a record (%zu bytes)", d->len);
 }
 
-void cb_wire_report(const cb_wire_decoder *d, const char *sub)
+void cb_wire_report(const cb_wire_decoder *d, const char *who)
 {
    if (d->broken)
-      cbt_error(sub, "warning: tool stream: %s; events after it are lost",
-                d->why);
+      fprintf(stderr, "%s: warning: tool stream: %s; events after it are "
+                      "lost\n", who, d->why);
    if (d->dropped)
-      cbt_error(sub, "warning: tool stream: %llu events without a thread id "
-                     "were dropped",
-                (unsigned long long)d->dropped);
+      fprintf(stderr, "%s: warning: tool stream: %llu events without a "
+                      "thread id were dropped\n",
+              who, (unsigned long long)d->dropped);
    if (d->bad_loc)
-      cbt_error(sub, "warning: tool stream: %llu events named an undefined "
-                     "location (kept, location unknown)",
-                (unsigned long long)d->bad_loc);
+      fprintf(stderr, "%s: warning: tool stream: %llu events named an "
+                      "undefined location (kept, location unknown)\n",
+              who, (unsigned long long)d->bad_loc);
    if (d->after_end)
-      cbt_error(sub, "warning: tool stream: %llu records after END ignored",
-                (unsigned long long)d->after_end);
+      fprintf(stderr, "%s: warning: tool stream: %llu records after END "
+                      "ignored\n", who, (unsigned long long)d->after_end);
 }
 
 void cb_wire_free(cb_wire_decoder *d)

@@ -21,7 +21,6 @@ FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 FUZZ_LIB_OBJS := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/fuzz/%.o) \
                  $(BUILD)/fuzz/proto/trace.pb-c.o
-FUZZ_EXTRA_wire       := $(BUILD)/fuzz/trace/wire_read.o
 FUZZ_EXTRA_tests_file := $(BUILD)/fuzz/reschedule/cbtest_suite.o
 
 $(BUILD)/fuzz/%.o: %.c | deps $(PROTO_GEN_H)
@@ -33,10 +32,9 @@ $(BUILD)/fuzz/proto/trace.pb-c.o: $(PROTO_GEN_C) $(PROTO_GEN_H)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 # Kept between runs (make would delete them as intermediates).
-.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_EXTRA_wire) $(FUZZ_EXTRA_tests_file)
+.SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_EXTRA_tests_file)
 
 # Each harness links the instrumented library and what else it tests.
-$(BUILD)/fuzz/fuzz_wire: $(FUZZ_EXTRA_wire)
 $(BUILD)/fuzz/fuzz_tests_file: $(FUZZ_EXTRA_tests_file)
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS)
 	@mkdir -p $(dir $@)
