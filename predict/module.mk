@@ -3,7 +3,8 @@
 PREDICT_SRCS := predict/util.c predict/escape.c predict/lockset.c \
                 predict/vclock.c predict/transactions.c predict/cutpoints.c predict/deadlocks.c predict/orders.c predict/readsfrom.c predict/symmetric.c \
                 predict/synthesis.c predict/analyze.c predict/schedule_out.c \
-                predict/report.c predict/plan_check.c
+                predict/report.c predict/plan_check.c predict/explore.c \
+                predict/explore_report.c
 PREDICT_OBJS := $(PREDICT_SRCS:%.c=$(BUILD)/host/%.o)
 PREDICT_SAN_OBJS := $(PREDICT_SRCS:%.c=$(BUILD)/san/%.o)
 

@@ -294,6 +294,9 @@ const char *cbr_event_where(const Cbtools__PatternEvent *e, int shortname,
                             char *buf, size_t len);
 const char *cbr_variable_of(const Cbtools__Schedule *s, char *buf, size_t len);
 const char *cbr_pattern_of(const Cbtools__Schedule *s);
+/* A delay schedule of cbpredict --delays (pattern "explore"): its e1, f,
+ * e2 are its first, second and last delay point, not a violation. */
+int cbr_is_explore(const Cbtools__Schedule *s);
 int cbr_shows_value(const Cbtools__PatternEvent *e);
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
 

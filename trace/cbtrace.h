@@ -264,6 +264,11 @@ uint64_t cb_ordering_digest(const uint64_t *prefix, size_t nprefix,
                             const cb_order_step *const *tails,
                             const size_t *ntails, size_t nvariants);
 uint64_t cb_schedule_digest(const struct Cbtools__Schedule *s);
+/* A file of digests, one a line as 16 hex digits ('#' starts a comment):
+ * the orderings already forced (cbpredict --seen, written by cbtest).
+ * Caller frees *out. */
+int cb_ordering_read(const char *path, uint64_t **out, size_t *n,
+                     cb_error *err);
 
 /* ---- The tool's raw record stream (cb_wire.h) into a trace writer ------------
  * (wire_read.c): what `cbtrace record` runs while the program runs, and what

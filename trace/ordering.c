@@ -12,6 +12,8 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,4 +123,48 @@ uint64_t cb_schedule_digest(const Cbtools__Schedule *s)
    free(tails);
    free(ntails);
    return h;
+}
+
+int cb_ordering_read(const char *path, uint64_t **out, size_t *n, cb_error *err)
+{
+   *out = NULL;
+   *n = 0;
+   FILE *f = fopen(path, "r");
+   if (!f)
+      return cb_fail(err, "%s: %s", path, strerror(errno));
+   char line[256];
+   size_t cap = 0, lineno = 0;
+   int rc = 0;
+   while (fgets(line, sizeof line, f)) {
+      lineno++;
+      char *p = line + strspn(line, " \t");
+      if (*p == '#' || *p == '\n' || !*p)
+         continue;
+      char *end;
+      errno = 0;
+      unsigned long long v = strtoull(p, &end, 16);
+      end += strspn(end, " \t\r\n");
+      if (errno || end == p || *end) {
+         rc = cb_fail(err, "%s: line %zu: not a digest (16 hex digits)", path,
+                      lineno);
+         break;
+      }
+      if (*n == cap) {
+         cap = cap ? 2 * cap : 64;
+         uint64_t *more = realloc(*out, cap * sizeof *more);
+         if (!more) {
+            rc = cb_fail(err, "out of memory");
+            break;
+         }
+         *out = more;
+      }
+      (*out)[(*n)++] = v;
+   }
+   fclose(f);
+   if (rc) {
+      free(*out);
+      *out = NULL;
+      *n = 0;
+   }
+   return rc;
 }
