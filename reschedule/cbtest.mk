@@ -8,7 +8,8 @@ CBTEST_SRCS := reschedule/cbtest_options.c reschedule/cbtest_suite.c \
                reschedule/cbtest_json.c reschedule/cbtest_report.c \
                reschedule/cbtest_state.c reschedule/cbtest_wrap.c \
                reschedule/cbtest_merge.c reschedule/cbtest_bugs.c \
-               reschedule/cbtest_flow.c reschedule/cbtest_html.c
+               reschedule/cbtest_flow.c reschedule/cbtest_html.c \
+               reschedule/cbtest_explore.c reschedule/cbtest_compose.c
 CBTEST_OBJS := $(CBTEST_SRCS:%.c=$(BUILD)/host/%.o)
 
 $(BIN)/cbtest: $(BUILD)/host/reschedule/cbtest_main.o $(CBTEST_OBJS) \

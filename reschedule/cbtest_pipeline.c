@@ -33,6 +33,7 @@ typedef struct {
    char **heap_argv;      /* for a test with many arguments */
    char out[PATH_MAX], err[PATH_MAX];
    char num[32];
+   char rec[PATH_MAX];    /* cbreplay --record FILE (--explore) */
 } job_ref;
 
 volatile sig_atomic_t cbt_interrupted;
@@ -164,6 +165,12 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
       cbt_fmt(j->err, sizeof j->err, "%s/record.err", t->dir);
       break;
    case JOB_PREDICT:
+      if (t->explore) { /* an exploration round (cbtest_explore.c) */
+         argv[0] = (char *)s->cbpredict;
+         k = 1 + cbt_explore_predict_args(s, t, argv + 1, j->out, j->err,
+                                          sizeof j->out);
+         break;
+      }
       argv[k++] = (char *)s->cbpredict;
       argv[k++] = "-o";
       argv[k++] = (char *)t->schedules;
@@ -180,6 +187,10 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
       argv[k++] = t->runs[ri].path;
       argv[k++] = "--timeout";
       argv[k++] = j->num;
+      if (cbt_explore_record_path(t, ri, j->rec, sizeof j->rec)) {
+         argv[k++] = "--record";
+         argv[k++] = j->rec;
+      }
       argv[k++] = "--";
       k = put_test_command(argv, k, t);
       cbt_fmt(j->out, sizeof j->out, "%s", t->runs[ri].out_path);
@@ -293,35 +304,41 @@ int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
    }
    t->nruns = n;
    for (size_t i = 0; i < n; i++) {
-      cbt_run *r = &t->runs[i];
-      r->variant = -1;
-      cbt_fmt(r->name, sizeof r->name, "s%d", nums[i]);
-      cbt_fmt(r->path, sizeof r->path, "%s/%s.pb", t->schedules, r->name);
-      cbt_fmt(r->out_path, sizeof r->out_path, "%s/replay-%s.out", t->dir,
-               r->name);
-      cbt_fmt(r->err_path, sizeof r->err_path, "%s/replay-%s.err", t->dir,
-               r->name);
-      Cbtools__Schedule *sch = NULL;
-      cb_error err;
-      if (cb_schedule_read(r->path, &sch, &err) != 0) {
-         /* cbreplay will refuse it too; say why here already. */
-         cbt_fmt(r->note, sizeof r->note, "unreadable schedule: %s",
-                  err.msg);
-         continue;
-      }
-      r->readable = 1;
-      cbt_fmt(r->pattern, sizeof r->pattern, "%s",
-               sch->pattern ? sch->pattern : "?");
-      cbt_fmt(r->variable, sizeof r->variable, "%s",
-               sch->variable_name && *sch->variable_name ? sch->variable_name
-                                                         : "?");
-      copy_event(&r->e1, sch->e1);
-      copy_event(&r->f, sch->f);
-      copy_event(&r->e2, sch->e2);
-      cbtools__schedule__free_unpacked(sch, NULL);
+      char name[32];
+      cbt_fmt(name, sizeof name, "s%d", nums[i]);
+      cbt_fill_run(t, &t->runs[i], name);
    }
    free(nums);
    return 0;
+}
+
+void cbt_fill_run(const cbt_test *t, cbt_run *r, const char *name)
+{
+   memset(r, 0, sizeof *r);
+   r->variant = -1;
+   cbt_fmt(r->name, sizeof r->name, "%s", name);
+   cbt_fmt(r->path, sizeof r->path, "%s/%s.pb", t->schedules, r->name);
+   cbt_fmt(r->out_path, sizeof r->out_path, "%s/replay-%s.out", t->dir,
+           r->name);
+   cbt_fmt(r->err_path, sizeof r->err_path, "%s/replay-%s.err", t->dir,
+           r->name);
+   Cbtools__Schedule *sch = NULL;
+   cb_error err;
+   if (cb_schedule_read(r->path, &sch, &err) != 0) {
+      /* cbreplay will refuse it too; say why here already. */
+      cbt_fmt(r->note, sizeof r->note, "unreadable schedule: %s", err.msg);
+      return;
+   }
+   r->readable = 1;
+   cbt_fmt(r->pattern, sizeof r->pattern, "%s",
+           sch->pattern ? sch->pattern : "?");
+   cbt_fmt(r->variable, sizeof r->variable, "%s",
+           sch->variable_name && *sch->variable_name ? sch->variable_name
+                                                     : "?");
+   copy_event(&r->e1, sch->e1);
+   copy_event(&r->f, sch->f);
+   copy_event(&r->e2, sch->e2);
+   cbtools__schedule__free_unpacked(sch, NULL);
 }
 
 /* ---- What happens when a job ends ------------------------------------------ */
@@ -329,6 +346,8 @@ int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
 static void test_finished(cbt_suite *s, size_t ti)
 {
    cbt_test *t = &s->tests[ti];
+   if (cbt_explore_continue(s, ti))
+      return; /* --explore: another round */
    t->state = CBT_T_DONE;
    t->seconds = cbt_now() - t->started;
    if (t->outcome == CBT_O_NONE && !t->jobs_emitted) {
@@ -394,6 +413,14 @@ static void predict_ended(cbt_suite *s, size_t ti, const cbt_job_end *e,
 {
    cbt_test *t = &s->tests[ti];
    char line[512];
+   if (t->explore) { /* an exploration round: never the test's error */
+      last_line(j->err, line, sizeof line);
+      if (cbt_explore_adopt(s, ti, e->code == 0 && !e->timed_out, line))
+         t->state = CBT_T_REPLAYING;
+      else
+         test_finished(s, ti);
+      return;
+   }
    if (e->code != 0 || e->timed_out) {
       last_line(j->err, line, sizeof line);
       char what[64];
