@@ -30,7 +30,13 @@ $(BUILD)/tests/predict_unit_san: $(BUILD)/san/tests/unit/predict_unit.o $(PREDIC
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
+# Delay schedules and their dedup (predict/explore.c, trace/ordering.c).
+$(BUILD)/tests/predict_explore: $(BUILD)/host/tests/unit/predict_explore.o $(PREDICT_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
 $(BUILD)/host/predict/%.o $(BUILD)/san/predict/%.o $(BUILD)/host/tests/unit/predict_%.o $(BUILD)/san/tests/unit/predict_%.o: HOST_CFLAGS += -Ipredict
 
 CHECK_DEPS += $(BIN)/cbpredict $(BUILD)/tests/predict_unit $(BUILD)/tests/predict_unit_san \
+              $(BUILD)/tests/predict_explore \
               $(BUILD)/tools/cb-gen-trace

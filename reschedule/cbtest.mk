@@ -18,8 +18,15 @@ $(BIN)/cbtest: $(BUILD)/host/reschedule/cbtest_main.o $(CBTEST_OBJS) \
 	$(CC) $(HOST_CFLAGS) -o $@ $< $(CBTEST_OBJS) $(LIBCBTRACE) \
 	   $(HOST_LDLIBS) -lm
 
+# Unit test of the composition of explored schedules.
+$(BUILD)/tests/cbtest_compose: tests/unit/cbtest_compose.c \
+                               $(BUILD)/host/reschedule/cbtest_compose.o $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Ireschedule -o $@ $< $(BUILD)/host/reschedule/cbtest_compose.o \
+	   $(LIBCBTRACE) $(HOST_LDLIBS)
+
 all: $(BIN)/cbtest
 # tests/t/60-cbtest.t drives the real stages on build/programs/ and
 # stand-ins made with replay_mkschedule.
 CHECK_DEPS += $(BIN)/cbtest $(BIN)/cbtrace $(BIN)/cbpredict $(BIN)/cbreplay \
-              $(BUILD)/tests/replay_mkschedule
+              $(BUILD)/tests/replay_mkschedule $(BUILD)/tests/cbtest_compose

@@ -16,7 +16,9 @@
  * free number, so reports, --merge and the reproduce commands treat it as
  * any other; one whose ordering (cb_schedule_digest) was forced before is
  * not, and cbpredict is told them all (--seen DIR/explore/seen) so that it
- * spends --max on new ones.  It ends at the first confirmed bug (unless
+ * spends --max on new ones.  A round takes at most half of the forced runs
+ * still allowed, so that later rounds, from other interleavings, get their
+ * share.  It ends at the first confirmed bug (unless
  * --all-bugs), when --max-runs forced runs of the test are spent (without
  * it, CBT_DEFAULT_EXPLORE_RUNS after the predicted ones), or when no trace
  * is left to predict from.
@@ -35,6 +37,7 @@
 
 typedef struct cbt_explore {
    size_t budget;           /* forced runs it may still add */
+   size_t round_cap;        /* of which this round may take */
    size_t first_run;        /* runs before it are the predicted ones */
    size_t queued_upto;      /* runs whose traces were queued */
    char **queue;            /* traces to predict from, in order */
@@ -227,7 +230,10 @@ int cbt_explore_continue(cbt_suite *s, size_t ti)
    cbt_fmt(x->dir, sizeof x->dir, "%s/explore/round-%u", t->dir, x->rounds);
    cbt_fmt(x->delays, sizeof x->delays, "%u", s->o->delays);
    cbt_fmt(x->seed, sizeof x->seed, "%llu", s->o->seed + x->rounds - 1);
-   cbt_fmt(x->max, sizeof x->max, "%zu", x->budget);
+   /* Half of what is left: later rounds, from other interleavings, get
+    * their share. */
+   x->round_cap = (x->budget + 1) / 2;
+   cbt_fmt(x->max, sizeof x->max, "%zu", x->round_cap);
    char why[PATH_MAX + 256];
    if (cbt_write_atomic(x->seen_path, write_seen, x, why, sizeof why) != 0)
       fprintf(stderr, "cbtest: %s\n", why);
@@ -313,8 +319,8 @@ size_t cbt_explore_adopt(cbt_suite *s, size_t ti, int ok, const char *why)
    }
    size_t n;
    int *nums = list_schedules(x->dir, &n);
-   if (n > x->budget)
-      n = x->budget;
+   if (n > x->round_cap)
+      n = x->round_cap;
    cbt_run *more = n ? realloc(t->runs, (t->nruns + n) * sizeof *more) : NULL;
    if (!more) {
       free(nums);

@@ -60,6 +60,7 @@ static const char usage_text[] =
 "                      and delays again from the trace of each forced run\n"
 "                      that passed (every explored run is recorded too,\n"
 "                      cbreplay --record), never forcing one ordering twice;\n"
+"                      a round takes at most half the runs still allowed;\n"
 "                      until a bug is confirmed (unless --all-bugs), no new\n"
 "                      trace is left, or the test's forced runs reach\n"
 "                      --max-runs (default: the predicted ones and 40 more)\n"

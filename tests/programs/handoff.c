@@ -14,7 +14,7 @@
  * before its last unlock while the other writer runs loses one every time
  * (cbtest --explore).  handoff_fixed.c is the same log written correctly.
  *
- * cbtools-expect: explore queued
+ * cbtools-expect: explore explore log_lock
  * cbtools-threads: 3
  * cbtools-blocks: log_line writer
  * cbtools-exit: 0
@@ -27,7 +27,7 @@
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
-static int queue[WRITERS * LINES];
+static int queue[WRITERS * LINES];     /* the lines left, for the holder */
 static int queued;                      /* lines waiting in queue[] */
 static int written;                     /* lines the log holds */
 
@@ -57,7 +57,7 @@ static __attribute__((noinline)) void log_line(int line)
    }
    written++;                           // cb: write written
    drain();
-   pthread_mutex_unlock(&log_lock);     // cb: unlock log_lock
+   pthread_mutex_unlock(&log_lock);     // cb: unlock log_lock [d1]
 }
 
 static void *writer(void *arg)
