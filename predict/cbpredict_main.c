@@ -209,6 +209,22 @@ static int parse_patterns(const char *arg, unsigned *skip, int *explore) {
    return 0;
 }
 
+/* --delays: delay schedules after the predicted ones, numbered on from
+ * them, with what is left of --max (explore.c).  0, or 1 when one could not
+ * be written. */
+static int write_delays(const cb_trace *t, cbp_analysis *a, cbp_explore_options *eo,
+                        const char *dir, size_t limit, uint64_t *written,
+                        cbp_explore_result *xr) {
+   cb_error err;
+   eo->max = limit == (size_t)-1 ? CBP_EXPLORE_DEFAULT_MAX
+             : limit > *written  ? limit - *written : 0;
+   int rc = cbp_explore_write(t, a, eo, dir, (uint32_t)*written + 1, xr, &err);
+   if (rc)
+      fprintf(stderr, "cbpredict: cannot write a delay schedule in %s: %s\n", dir, err.msg);
+   *written += xr->written;
+   return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
    static const struct option opts[] = {
       {"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
@@ -381,19 +397,9 @@ int main(int argc, char **argv) {
       }
       written++;
    }
-   /* --delays: what is left of --max after the predicted ones (explore.c). */
    cbp_explore_result xr;
    memset(&xr, 0, sizeof xr);
-   if (eo.delays && rc == 0) {
-      eo.max = limit == (size_t)-1 ? CBP_EXPLORE_DEFAULT_MAX
-               : limit > written   ? limit - written : 0;
-      if (cbp_explore_write(&t, &a, &eo, dir, (uint32_t)written + 1, &xr, &err)) {
-         fprintf(stderr, "cbpredict: cannot write a delay schedule in %s: %s\n", dir,
-                 err.msg);
-         rc = 1;
-      }
-      written += xr.written;
-   }
+   if (eo.delays && rc == 0) rc = write_delays(&t, &a, &eo, dir, limit, &written, &xr);
    cbp_report_info info = {path, dir, now() - t0, written, NULL, z3 ? &z3s : NULL,
                            eo.delays ? &xr : NULL};
    char note[256];

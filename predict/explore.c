@@ -274,7 +274,9 @@ static int try_chain(explorer *X, const point *ch, unsigned d, cb_error *err) {
 
 /* ---- Which chains ---------------------------------------------------------- */
 
-/* Every single delay, in an order the seed shuffles. */
+/* Every single delay, in an order the seed shuffles; on a large trace at
+ * most DRAWS_PER_WANTED tries a schedule wanted (each check reads the
+ * trace up to its point). */
 static int single_delays(explorer *X, cb_error *err) {
    size_t *order = cbp_xcalloc(X->npts, sizeof *order);
    for (size_t i = 0; i < X->npts; i++) order[i] = i;
@@ -284,7 +286,9 @@ static int single_delays(explorer *X, cb_error *err) {
       order[j] = tmp;
    }
    int rc = 0;
-   for (size_t i = 0; i < X->npts && X->res->written < X->o->max && rc >= 0; i++)
+   size_t tries = X->o->max * DRAWS_PER_WANTED;
+   for (size_t i = 0; i < X->npts && i < tries && X->res->written < X->o->max && rc >= 0;
+        i++)
       rc = try_chain(X, &X->pts[order[i]], 1, err);
    free(order);
    return rc < 0 ? -1 : 0;
