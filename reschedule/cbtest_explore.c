@@ -357,10 +357,11 @@ void cbt_explore_summary(FILE *out, const cbt_test *t)
    const cbt_explore *x = t->explore;
    if (!x)
       return;
+   size_t forced = t->nruns > x->first_run ? t->nruns - x->first_run : 0;
    fprintf(out, "   explored in %u round%s (%u from traces of forced runs): "
-                "%zu new schedule%s forced, %zu skipped as forced before",
+                "%zu new schedule%s, %zu forced; %zu skipped as forced before",
            x->rounds, x->rounds == 1 ? "" : "s", x->from_runs, x->taken,
-           x->taken == 1 ? "" : "s", x->skipped);
+           x->taken == 1 ? "" : "s", forced, x->skipped);
    if (x->why_ended[0])
       fprintf(out, "; ended: %s", x->why_ended);
    fputc('\n', out);
@@ -375,6 +376,7 @@ void cbt_explore_json(cbt_json *j, const cbt_test *t)
    cbt_json_uint(j, "rounds", x->rounds);
    cbt_json_uint(j, "rounds_from_forced_runs", x->from_runs);
    cbt_json_uint(j, "schedules", x->taken);
+   cbt_json_uint(j, "forced", t->nruns > x->first_run ? t->nruns - x->first_run : 0);
    cbt_json_uint(j, "skipped_forced_before", x->skipped);
    cbt_json_uint(j, "first_run", x->first_run);
    cbt_json_string(j, "ended", x->why_ended[0] ? x->why_ended : NULL);
