@@ -30,7 +30,8 @@
 #define E_STATES_PER_PAIR 8   /* distinct lock states tried as e per pair */
 #define E_RUNS_SCANNED 512    /* lock-state runs scanned per pair */
 
-const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW", "DLK", "ORD"};
+const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW", "DLK", "ORD",
+                                                "explore"};
 
 /* A point of a block where T1 may be cut as e: where its lock state or
  * clock segment changed, or just after it was the source of a

@@ -40,8 +40,9 @@ ok "the program has at least two schedules ($n)" [ "$n" -ge 2 ]
 
 for sig in INT TERM HUP; do
     case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
-    # The last round's stderr must not be taken for this one's.
-    rm -rf "$TMP/slowmark" "$TMP/sleeping" "$TMP/tmp" "$TMP/err"; mkdir "$TMP/tmp"
+    # The last round's err would satisfy the wait below before this one starts.
+    rm -rf "$TMP/slowmark" "$TMP/sleeping" "$TMP/tmp" "$TMP/out" "$TMP/err"
+    mkdir "$TMP/tmp"
     # A background job of a script starts with SIGINT ignored: undo that.
     TMPDIR="$TMP/tmp" SLOW="$TMP/slowmark" SLEEPING="$TMP/sleeping" \
         perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
