@@ -15,7 +15,7 @@
 
 static const char usage[] =
    "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--patterns=LIST]\n"
-   "                 [--partial]\n"
+   "                 [--partial] [--delays N [--seed S] [--seen FILE]]\n"
    "                 [--z3 [--z3-timeout MS] [--z3-window N]] TRACE\n"
    "\n"
    "Finds every way two threads and one variable can break the atomicity of a\n"
@@ -45,6 +45,22 @@ static const char usage[] =
    "                     Blocks are every function activation and each\n"
    "                     thread's whole run (its start routine or main)\n"
    "  --partial          predict from the readable part of a truncated trace\n"
+   "  --delays N         also explore, for when prediction finds nothing that\n"
+   "                     fails: schedules (pattern explore) that follow the\n"
+   "                     recorded run to a delay point, a thread's conflicting\n"
+   "                     access (a variable two threads touch, one writing) or\n"
+   "                     synchronisation call, and hold that thread back; up to\n"
+   "                     N points a schedule (1..7): the thread of the next point\n"
+   "                     runs alone to it and is held in turn; after the last,\n"
+   "                     every other thread runs out alone, then all are free.\n"
+   "                     Every single delay first, then chains drawn at random;\n"
+   "                     no ordering twice.  At most --max schedules in all\n"
+   "                     (default: the predicted ones and 100 of these).\n"
+   "                     --patterns=explore writes only these\n"
+   "  --seed S           the order and the draws of --delays (default 1): the\n"
+   "                     same seed, the same schedules\n"
+   "  --seen FILE        orderings not to write again (digests, one a line, as\n"
+   "                     cbtest --explore keeps them for the schedules it forced)\n"
    "  --z3               prove each atomicity candidate possible before writing\n"
    "                     its schedule: Z3 looks for an execution consistent with\n"
    "                     the recorded one (same locks, creates and joins, every\n"
@@ -133,6 +149,9 @@ static const char *value_wanted(int opt) {
    case 'P': return "a list of atomicity, deadlock, order";
    case 'T': return "milliseconds";
    case 'W': return "a number of events";
+   case 'D': return "a number of delays";
+   case 'S': return "a number";
+   case 'F': return "a file";
    default: return "a value";
    }
 }
@@ -166,11 +185,12 @@ static void z3_progress_end(void) {
    z3_line = 0;
 }
 
-/* "atomicity,order" -> the families to skip (the complement). */
-static int parse_patterns(const char *arg, unsigned *skip) {
+/* "atomicity,order" -> the families to skip (the complement); "explore"
+ * asks for delay schedules (*explore). */
+static int parse_patterns(const char *arg, unsigned *skip, int *explore) {
    static const struct { const char *name; unsigned fam; } fams[] = {
       {"atomicity", CBP_FAM_ATOMICITY}, {"deadlock", CBP_FAM_DEADLOCK},
-      {"order", CBP_FAM_ORDER}};
+      {"order", CBP_FAM_ORDER}, {"explore", 8u}};
    unsigned want = 0;
    const char *p = arg;
    while (*p) {
@@ -184,8 +204,25 @@ static int parse_patterns(const char *arg, unsigned *skip) {
       if (*p == ',') p++;
    }
    if (!want) return -1;
+   *explore = (want & 8u) != 0;
    *skip = (CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK | CBP_FAM_ORDER) & ~want;
    return 0;
+}
+
+/* --delays: delay schedules after the predicted ones, numbered on from
+ * them, with what is left of --max (explore.c).  0, or 1 when one could not
+ * be written. */
+static int write_delays(const cb_trace *t, cbp_analysis *a, cbp_explore_options *eo,
+                        const char *dir, size_t limit, uint64_t *written,
+                        cbp_explore_result *xr) {
+   cb_error err;
+   eo->max = limit == (size_t)-1 ? CBP_EXPLORE_DEFAULT_MAX
+             : limit > *written  ? limit - *written : 0;
+   int rc = cbp_explore_write(t, a, eo, dir, (uint32_t)*written + 1, xr, &err);
+   if (rc)
+      fprintf(stderr, "cbpredict: cannot write a delay schedule in %s: %s\n", dir, err.msg);
+   *written += xr->written;
+   return rc ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -195,6 +232,8 @@ int main(int argc, char **argv) {
       {"partial", no_argument, 0, 'p'},      {"help", no_argument, 0, 'h'},
       {"z3", no_argument, 0, 'z'},           {"z3-timeout", required_argument, 0, 'T'},
       {"z3-window", required_argument, 0, 'W'}, {"patterns", required_argument, 0, 'P'},
+      {"delays", required_argument, 0, 'D'},   {"seed", required_argument, 0, 'S'},
+      {"seen", required_argument, 0, 'F'},
       {0, 0, 0, 0}};
    cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
    const char *dir = NULL;
@@ -204,6 +243,9 @@ int main(int argc, char **argv) {
    z3s.timeout_ms = 2000;
    z3s.window = 1000;
    size_t limit = (size_t)-1;
+   cbp_explore_options eo = {0, 1, 0, NULL, 0};
+   const char *seen_path = NULL;
+   int explore = 0;
    opterr = 0;
    while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
       switch (ch) {
@@ -232,9 +274,19 @@ int main(int argc, char **argv) {
          break;
       }
       case 'P':
-         if (parse_patterns(optarg, &o.skip))
-            return bad_usage("--patterns wants a list of atomicity, deadlock, order");
+         if (parse_patterns(optarg, &o.skip, &explore))
+            return bad_usage("--patterns wants a list of atomicity, deadlock, order, "
+                             "explore");
          break;
+      case 'D': case 'S': {
+         unsigned long long v;
+         if (parse_count(optarg, &v) || (ch == 'D' && (v < 1 || v > CBP_EXPLORE_MAX_DELAYS)))
+            return bad_usage(ch == 'D' ? "--delays wants a number of delays, 1 to 7"
+                                       : "--seed wants a number");
+         if (ch == 'D') eo.delays = (unsigned)v; else eo.seed = v;
+         break;
+      }
+      case 'F': seen_path = optarg; break;
       case 'b':
          if (!strcmp(optarg, "functions")) o.blocks = CBP_BLOCKS_FUNCTIONS;
          else if (!strcmp(optarg, "markup")) o.blocks = CBP_BLOCKS_MARKUP;
@@ -256,8 +308,20 @@ int main(int argc, char **argv) {
    }
    if (optind != argc - 1)
       return bad_usage(optind == argc ? "no trace given" : "one trace at a time");
+   if (explore && !eo.delays) eo.delays = 2;
+   if (seen_path && !eo.delays)
+      return bad_usage("--seen goes with --delays N");
    const char *path = argv[optind];
    double t0 = now();
+   uint64_t *seen = NULL;
+   if (seen_path) {
+      cb_error serr;
+      if (cb_ordering_read(seen_path, &seen, &eo.nseen, &serr)) {
+         fprintf(stderr, "cbpredict: cannot read --seen: %s\n", serr.msg);
+         return 2;
+      }
+      eo.seen = seen;
+   }
 
    cb_trace t;
    memset(&t, 0, sizeof t);
@@ -334,14 +398,18 @@ int main(int argc, char **argv) {
       }
       written++;
    }
-   cbp_report_info info = {path, dir, now() - t0, written, NULL, z3 ? &z3s : NULL};
+   cbp_explore_result xr;
+   memset(&xr, 0, sizeof xr);
+   if (eo.delays && rc == 0) rc = write_delays(&t, &a, &eo, dir, limit, &written, &xr);
+   cbp_report_info info = {path, dir, now() - t0, written, NULL, z3 ? &z3s : NULL,
+                           eo.delays ? &xr : NULL};
    char note[256];
    if (a.x.active_threads == 1) {
       snprintf(note, sizeof note,
                "cbpredict: only one thread ran, so no other thread can break a "
                "block's atomicity: nothing to predict");
       info.note = note;
-   } else if (!a.x.nshared && a.r.n == 0) {
+   } else if (!a.x.nshared && a.r.n == 0 && !xr.written) {
       snprintf(note, sizeof note,
                "cbpredict: no variable was touched by two threads and no locks were "
                "taken in opposite orders: nothing to predict");
@@ -349,6 +417,8 @@ int main(int argc, char **argv) {
    }
    if (json) cbp_report_json(stdout, &t, &a.x, &a.r, &info);
    else cbp_report_table(stdout, &t, &a.x, &a.r, &info);
+   cbp_explore_free(&xr);
+   free(seen);
    cbp_analysis_free(&a);
    cb_trace_free(&t);
    return rc;

@@ -22,7 +22,8 @@
 
 #include "cutpoints.h"
 
-const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW", "DLK", "ORD"};
+const char *const cbp_pattern_name[CBP_NPAT] = {"RWR", "RWW", "WRW", "WWR", "WWW", "DLK", "ORD",
+                                                "explore"};
 
 static void access(pass *p, uint32_t tid, size_t i, const cb_event *e,
                    uint64_t c, cbp_point le_before) {

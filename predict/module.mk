@@ -3,7 +3,8 @@
 PREDICT_SRCS := predict/util.c predict/escape.c predict/lockset.c \
                 predict/vclock.c predict/transactions.c predict/cutpoints.c predict/cut_blocks.c predict/cut_store.c predict/cut_decide.c predict/deadlocks.c predict/orders.c predict/readsfrom.c predict/rank.c predict/symmetric.c \
                 predict/synthesis.c predict/analyze.c predict/schedule_out.c \
-                predict/report.c predict/plan_check.c
+                predict/report.c predict/plan_check.c predict/explore.c \
+                predict/explore_report.c
 PREDICT_OBJS := $(PREDICT_SRCS:%.c=$(BUILD)/host/%.o)
 PREDICT_SAN_OBJS := $(PREDICT_SRCS:%.c=$(BUILD)/san/%.o)
 
@@ -37,8 +38,14 @@ $(BUILD)/tests/predict_rank_san: $(BUILD)/san/tests/unit/predict_rank.o $(PREDIC
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
+# Delay schedules and their dedup (predict/explore.c, trace/ordering.c).
+$(BUILD)/tests/predict_explore: $(BUILD)/host/tests/unit/predict_explore.o $(PREDICT_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
 $(BUILD)/host/predict/%.o $(BUILD)/san/predict/%.o $(BUILD)/host/tests/unit/predict_%.o $(BUILD)/san/tests/unit/predict_%.o: HOST_CFLAGS += -Ipredict
 
 CHECK_DEPS += $(BIN)/cbpredict $(BUILD)/tests/predict_unit $(BUILD)/tests/predict_unit_san \
               $(BUILD)/tests/predict_rank $(BUILD)/tests/predict_rank_san \
+              $(BUILD)/tests/predict_explore \
               $(BUILD)/tools/cb-gen-trace

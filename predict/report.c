@@ -65,6 +65,8 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                                                    v, sizeof v));
             if (l > vw) vw = l;
          }
+      if (info->explore && cbp_explore_name_width(t, info->explore) > vw)
+         vw = cbp_explore_name_width(t, info->explore);
       fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", "id", "pattern",
               vw, "variable", "e1", "f", "e2", "threads");
       for (size_t i = 0; i < r->n; i++) {
@@ -80,6 +82,7 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                  loc(t, c->e1, a, sizeof a), loc(t, c->f, b, sizeof b),
                  loc(t, c->e2, d, sizeof d), th);
       }
+      if (info->explore) cbp_explore_rows(out, t, info->explore, vw);
    }
    if (info->note) fprintf(out, "%s\n", info->note);
    fprintf(out,
@@ -91,6 +94,7 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks,
            (unsigned long long)r->orders, r->n,
            (unsigned long long)info->written, info->dir, info->seconds);
+   if (info->explore) cbp_explore_summary(out, info->explore);
    unhandled_line(out, t);
    if (r->cycles_capped)
       fprintf(out, "cbpredict: the lock-order graph is too large to search every cycle "
@@ -189,5 +193,7 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
                  (unsigned long long)c->tail[j].count);
       fputs("]}", out);
    }
-   fputs("]}\n", out);
+   fputc(']', out);
+   if (info->explore) cbp_explore_json(out, t, info->explore, info->dir);
+   fputs("}\n", out);
 }

@@ -51,23 +51,25 @@ void cbr_keeper_gone(void)
 /* The temporary files of the run in progress (run_one.c), removed when a
  * signal ends cbreplay or its worker: unlink and rmdir are safe in a
  * handler. */
-static const char *volatile g_files[3];
+static const char *volatile g_files[4];
 
-void cbr_remove_on_signal(const char *plan, const char *out, const char *dir)
+void cbr_remove_on_signal(const char *plan, const char *out,
+                          const char *events, const char *dir)
 {
    g_files[0] = plan;
    g_files[1] = out;
-   g_files[2] = dir;
+   g_files[2] = events;
+   g_files[3] = dir;
 }
 
 static void on_fatal_signal(int sig)
 {
    cbr_kill_run();
-   for (int i = 0; i < 2; i++)
+   for (int i = 0; i < 3; i++)
       if (g_files[i])
          unlink(g_files[i]);
-   if (g_files[2])
-      rmdir(g_files[2]);
+   if (g_files[3])
+      rmdir(g_files[3]);
    signal(sig, SIG_DFL);
    raise(sig);
 }

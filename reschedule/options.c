@@ -57,6 +57,10 @@ static const char usage_text[] =
 "  --events-out FILE   write the tool's raw counted-event stream (cb_wire.h)\n"
 "                      of the run to FILE (one schedule only; with tail\n"
 "                      variants, of the last variant forced)\n"
+"  --record FILE       also record the forced run: FILE is its trace, as\n"
+"                      `cbtrace record` writes one, which cbpredict can\n"
+"                      predict from again (one schedule only; with tail\n"
+"                      variants, of the last variant forced)\n"
 "  --json              print the results as one JSON document\n"
 "  -v, --verbose       echo the tool's status lines on stderr\n"
 "  -h, --help          this text\n"
@@ -140,7 +144,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 enum {
    OPT_SCHEDULE = 256, OPT_SCHEDULES, OPT_ALL, OPT_TRACE, OPT_TIMEOUT,
-   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT, OPT_VARIANT, OPT_STDIN
+   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT, OPT_VARIANT, OPT_STDIN,
+   OPT_RECORD
 };
 
 static int check_combinations(const cbr_options *o);
@@ -173,6 +178,11 @@ static int one_option(int c, char **argv, cbr_options *o)
       o->stall_ms = (unsigned)u;
       break;
    case OPT_EVENTS_OUT: o->events_out = optarg; break;
+   case OPT_RECORD:
+      if (!*optarg)
+         return usage_error("--record needs a file");
+      o->record = optarg;
+      break;
    case OPT_STDIN: o->stdin_path = optarg; break;
    case OPT_VARIANT:
       if (parse_uint(optarg, 65535, &u))
@@ -231,6 +241,7 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
       {"json", no_argument, NULL, OPT_JSON},
       {"stall-ms", required_argument, NULL, OPT_STALL},
       {"events-out", required_argument, NULL, OPT_EVENTS_OUT},
+      {"record", required_argument, NULL, OPT_RECORD},
       {"variant", required_argument, NULL, OPT_VARIANT},
       {"stdin", required_argument, NULL, OPT_STDIN},
       {"verbose", no_argument, NULL, 'v'},
@@ -277,6 +288,8 @@ static int check_combinations(const cbr_options *o)
       return usage_error("name a schedule (--schedule ID|PATH) or --all");
    if (o->all && o->events_out)
       return usage_error("--events-out works with one --schedule only");
+   if (o->all && o->record)
+      return usage_error("--record works with one --schedule only");
    if (o->all && o->variant >= 0)
       return usage_error("--variant works with one --schedule only");
    if (o->check && !*o->check)

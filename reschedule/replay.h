@@ -53,6 +53,7 @@ typedef struct {
    const char *trace;      /* --trace T */
    const char *check;      /* --check CMD */
    const char *events_out; /* --events-out FILE */
+   const char *record;     /* --record FILE: the run's trace */
    int all;                /* --all */
    int variant;            /* --variant N, -1: try them in turn */
    int jobs;               /* -j N */
@@ -261,9 +262,16 @@ void cbr_keeper_gone(void);
 /* While a run is in progress, SIGINT/SIGTERM/SIGHUP kill it first. */
 void cbr_catch_signals(void);
 void cbr_restore_signals(void);
-/* Files the signal handler removes (unlink the first two, rmdir the
- * third; NULL: none), the run's temporary files. */
-void cbr_remove_on_signal(const char *plan, const char *out, const char *dir);
+/* Files the signal handler removes (unlink the first three, rmdir the
+ * fourth; NULL: none), the run's temporary files. */
+void cbr_remove_on_signal(const char *plan, const char *out,
+                          const char *events, const char *dir);
+
+/* --record (record_run.c): encodes the raw stream the run wrote to `raw`
+ * into the trace o->record, its header naming the program as `cbtrace
+ * record` does and its footer how the run r ended.  -1 with err. */
+int cbr_record_trace(const cbr_options *o, const char *raw,
+                     const cbr_result *r, cb_error *err);
 
 /* Runs `sh -c CMD` with stdin from the file in_path; its stdout goes to
  * out_fd.  Returns its exit code (shell convention), 124 when it ran past
@@ -307,6 +315,9 @@ const char *cbr_event_where(const cb_sched_event *e, int shortname,
                             char *buf, size_t len);
 const char *cbr_variable_of(const cb_schedule *s, char *buf, size_t len);
 const char *cbr_pattern_of(const cb_schedule *s);
+/* A delay schedule of cbpredict --delays (pattern "explore"): its e1, f,
+ * e2 are its first, second and last delay point, not a violation. */
+int cbr_is_explore(const cb_schedule *s);
 int cbr_shows_value(const cb_sched_event *e);
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
 

@@ -82,6 +82,11 @@ const char *cbr_pattern_of(const cb_schedule *s)
    return s->pattern && *s->pattern ? s->pattern : "?";
 }
 
+int cbr_is_explore(const cb_schedule *s)
+{
+   return s->pattern && !strcmp(s->pattern, "explore");
+}
+
 static const char *signal_name(int sig, char *buf, size_t len)
 {
    const char *abbrev = sigabbrev_np(sig);
@@ -197,7 +202,7 @@ static void row_cells(const cbr_report *rep, size_t i, char cell[COLS][160])
    cbr_event_where(s->f, 1, cell[4], 160);
    cbr_event_where(s->e2, 1, cell[5], 160);
    verdict_text(r, cell[6], 160);
-   snprintf(cell[7], 160, "%s", violation_text(r));
+   snprintf(cell[7], 160, "%s", cbr_is_explore(s) ? "-" : violation_text(r));
    snprintf(cell[8], 160, "%.2fs", r->seconds);
    snprintf(cell[9], 160, "%u of %u", r->variant, r->nvariants);
 }
@@ -380,6 +385,37 @@ static size_t tail_threads(const cb_schedule *s)
    return n;
 }
 
+/* A delay schedule's points (e1 the first, f the second, e2 the last: as
+ * many as its tail has counted steps, plus one) and what was done there. */
+static void print_delays(FILE *out, const cb_schedule *s, const char *var,
+                         const cbr_status *st)
+{
+   unsigned d = 1;
+   for (size_t i = 0; i < s->n_tail; i++)
+      d += !(s->tail[i]->has_run_out && s->tail[i]->run_out);
+   char obj[256], name[16], a[PATH_MAX + 32];
+   const cb_sched_event *pt[3] = {s->e1, s->f, s->e2};
+   unsigned num[3] = {1, 2, d};
+   for (int k = 0; k < 3 && k < (int)d; k++) {
+      snprintf(name, sizeof name, "d%u", num[k]);
+      /* The plan names no pattern events for a delay schedule (plan.c):
+       * the tool reports no forced values for them, the recorded ones
+       * are shown. */
+      print_event(out, name, pt[k], object_of(s, pt[k], var, obj, sizeof obj),
+                  st, k);
+   }
+   if (!s->e1)
+      return;
+   fprintf(out, "  the recorded run was followed until T%u's %s at %s (d1); T%u "
+                "was held there", s->e1->tid, cb_event_kind_name(s->e1->kind),
+           cbr_event_where(s->e1, 1, a, sizeof a), s->e1->tid);
+   if (d > 1)
+      fprintf(out, " while %s ran alone to its own delay point and was held "
+                   "in turn", d > 2 ? "a chain of threads" : "another thread");
+   fprintf(out, "; then every other thread ran alone as far as it could, "
+                "and then all went on.\n");
+}
+
 static void print_stderr_tail(FILE *out, const char *what,
                               const cbr_result *r)
 {
@@ -450,13 +486,17 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
       c[PATH_MAX + 32], cmd[8192];
 
    char obj[3][256];
-   int dlk = is_deadlock(s), ord = is_order(s);
+   int dlk = is_deadlock(s), ord = is_order(s), exp = cbr_is_explore(s);
    cbr_variable_of(s, var, sizeof var);
    if (r->verdict == CBR_DEADLOCK)
       snprintf(vt, sizeof vt, "deadlocked");
    else
       verdict_text(r, vt, sizeof vt);
-   if (ord)
+   if (exp)
+      fprintf(out, "\nBUG (%s): explore: a delay schedule (no predicted "
+                   "violation) made the program fail; the forced run %s",
+              cs->name, vt);
+   else if (ord)
       fprintf(out, "\nBUG (%s): ORD order violation on %s; the forced run %s",
               cs->name, var, vt);
    else if (dlk)
@@ -474,14 +514,20 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
               cbr_variant_name(cs, r->variant),
               *cbr_variant_name(cs, r->variant) ? ")" : "", r->nvariants,
               r->variants_tried);
-   print_event(out, "e1", s->e1, object_of(s, s->e1, var, obj[0], sizeof obj[0]),
-               &r->status, 0);
-   print_event(out, "f", s->f, object_of(s, s->f, var, obj[1], sizeof obj[1]),
-               &r->status, 1);
-   print_event(out, "e2", s->e2, object_of(s, s->e2, var, obj[2], sizeof obj[2]),
-               &r->status, 2);
+   if (exp)
+      print_delays(out, s, var, &r->status);
+   else {
+      print_event(out, "e1", s->e1,
+                  object_of(s, s->e1, var, obj[0], sizeof obj[0]), &r->status, 0);
+      print_event(out, "f", s->f,
+                  object_of(s, s->f, var, obj[1], sizeof obj[1]), &r->status, 1);
+      print_event(out, "e2", s->e2,
+                  object_of(s, s->e2, var, obj[2], sizeof obj[2]), &r->status, 2);
+   }
    size_t cycle = dlk ? tail_threads(s) : 0;
-   if (dlk && cycle > 2)
+   if (exp)
+      ; /* said by print_delays */
+   else if (dlk && cycle > 2)
       fprintf(out, "  %zu threads each take one lock and then ask for the next one's "
                    "(T%u took %s at %s and asked for %s at %s, which T%u took at %s, "
                    "...): a cycle in which each waits for the next forever.\n",
@@ -517,7 +563,7 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
     * in order; the deadlock or hang itself is the evidence, said above. */
    if (dlk && r->verdict == CBR_DEADLOCK)
       fprintf(out, "  the deadlock happened in this run: yes\n");
-   else if (!(dlk && r->status.pattern < 0))
+   else if (!exp && !(dlk && r->status.pattern < 0))
       fprintf(out, "  the %s happened in this run: %s\n",
               dlk ? "deadlock" : "violation",
               r->status.pattern == 1 ? "yes"

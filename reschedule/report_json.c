@@ -138,7 +138,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",
               r->exit_code, r->signal, r->check_code);
       fprintf(out, ", \"violation\": %s",
-              r->status.pattern == 1 ? "true"
+              cbr_is_explore(s) ? "null"
+              : r->status.pattern == 1 ? "true"
               : r->status.pattern == 0 ? "false" : "null");
       fprintf(out, ", \"released\": %s, \"seconds\": %.3f",
               r->status.released ? "true" : "false", r->seconds);

@@ -186,6 +186,15 @@ static int watch_run(watch *w, pid_t kid, int fds[2], int *ks)
    }
 }
 
+/* --record: a run that cannot be recorded still has its verdict. */
+static void record(const cbr_options *o, const char *raw, const cbr_result *r)
+{
+   cb_error err;
+   if (cbr_record_trace(o, raw, r, &err) != 0)
+      fprintf(stderr, "cbreplay: cannot record the run in %s: %s\n",
+              o->record, err.msg);
+}
+
 /* ---- One run ---------------------------------------------------------------- */
 
 static int open_out(const char *path)
@@ -203,6 +212,7 @@ static void close_fd(int *fd)
 /* The output files of a run and the pipes; -1 when not open. */
 typedef struct {
    char dir[PATH_MAX], plan[PATH_MAX + 16], outp[PATH_MAX + 16];
+   char events[PATH_MAX + 16]; /* --record without --events-out */
    int statusp[2], errp[2], in_fd, out_fd, events_fd;
 } run_files;
 
@@ -244,6 +254,16 @@ static int open_files(const cbr_options *o, const cbr_io *io,
                o->events_out, strerror(errno));
       return -1;
    }
+   /* --record: the raw stream goes to a file, encoded after the run. */
+   if (o->record && !o->events_out) {
+      snprintf(f->events, sizeof f->events, "%s/events", f->dir);
+      if ((f->events_fd = open_out(f->events)) < 0) {
+         snprintf(r->error, sizeof r->error, "cannot create %.300s: %s",
+                  f->events, strerror(errno));
+         f->events[0] = 0;
+         return -1;
+      }
+   }
    if (pipe2(f->statusp, O_CLOEXEC) != 0 || pipe2(f->errp, O_CLOEXEC) != 0) {
       snprintf(r->error, sizeof r->error, "pipe: %s", strerror(errno));
       return -1;
@@ -263,6 +283,8 @@ static void close_files(run_files *f)
    if (f->dir[0]) {
       unlink(f->plan);
       unlink(f->outp);
+      if (f->events[0])
+         unlink(f->events);
       rmdir(f->dir);
    }
 }
@@ -302,7 +324,7 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    /* From before its temporary folder exists to after it is gone, a
     * signal that ends cbreplay kills the run and removes the folder. */
    cbr_catch_signals();
-   cbr_remove_on_signal(f.plan, f.outp, f.dir);
+   cbr_remove_on_signal(f.plan, f.outp, f.events, f.dir);
    if (open_files(o, io, cs, variant, &f, r) != 0)
       goto out;
    pid_t kid = cbr_start_keeper(o, f.plan, f.statusp[1], f.in_fd, f.out_fd,
@@ -354,10 +376,12 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    if (r->status.unexpected)
       cbr_describe_divergence(cs->s, variant, &r->status);
    cbr_judge(o, &e, r);
+   if (o->record)
+      record(o, f.events[0] ? f.events : o->events_out, r);
 
 out:
    close_files(&f);
-   cbr_remove_on_signal(NULL, NULL, NULL);
+   cbr_remove_on_signal(NULL, NULL, NULL, NULL);
    cbr_restore_signals();
    if (r->seconds == 0)
       r->seconds = cb_now() - start;

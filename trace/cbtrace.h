@@ -386,6 +386,25 @@ int cb_schedule_variant(const cb_schedule *s, size_t k,
                         cb_sched_step *const **tail, size_t *ntail,
                         const char **name);
 
+/* What a schedule forces, as a digest (ordering.c): its prefix and every
+ * tail variant, normalised as replay follows them, so that two schedules
+ * that force the same orderings have the same digest.  A step's count is
+ * CB_ORDER_RUN_OUT for a run-out step. */
+#define CB_ORDER_RUN_OUT UINT64_MAX
+typedef struct {
+   uint32_t tid;
+   uint64_t count;
+} cb_order_step;
+uint64_t cb_ordering_digest(const uint64_t *prefix, size_t nprefix,
+                            const cb_order_step *const *tails,
+                            const size_t *ntails, size_t nvariants);
+uint64_t cb_schedule_digest(const cb_schedule *s);
+/* A file of digests, one a line as 16 hex digits ('#' starts a comment):
+ * the orderings already forced (cbpredict --seen, written by cbtest).
+ * Caller frees *out. */
+int cb_ordering_read(const char *path, uint64_t **out, size_t *n,
+                     cb_error *err);
+
 /* ---- Small shared helpers -------------------------------------------------- */
 
 /* Appends s to the string in buf (after a space when buf is not empty),

@@ -8,10 +8,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launch.h"
+#include "trace_internal.h"
 
 #define TOOL_FILE "cbtools-amd64-linux"
 
@@ -179,4 +182,34 @@ const char *cb_instrument_option(const char *words, char *buf, size_t len)
    memcpy(buf, words, n);
    buf[n] = 0;
    return buf;
+}
+
+uint64_t cb_random_id(void)
+{
+   uint64_t id = 0;
+   if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      id = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^
+           ((uint64_t)getpid() << 32);
+   }
+   return id;
+}
+
+int cb_run_header(cb_header *h, const char *resolved, char *const prog_argv[],
+                  int prog_argc, const char *words, cb_error *err)
+{
+   memset(h, 0, sizeof *h);
+   h->format_version = CB_TRACE_FORMAT_VERSION;
+   h->program = prog_argv[0];
+   h->argc = prog_argc;
+   h->argv = (const char **)prog_argv;
+   h->tool_version = "cbtools " CB_TOOLS_VERSION " (wire version 1)";
+   h->instrumented = words;
+   h->trace_id = cb_random_id();
+   h->start_time_unix = (uint64_t)time(NULL);
+   cb_error why;
+   if (cb_file_digest(resolved, &h->program_digest, &why) < 0)
+      return cb_fail(err, "%s: %s", prog_argv[0], why.msg);
+   return 0;
 }

@@ -55,4 +55,15 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[],
 const char *cb_instrument_words(const char *what);
 const char *cb_instrument_option(const char *words, char *buf, size_t len);
 
+/* A random trace id (the clock and the pid when the kernel has no
+ * randomness to give). */
+uint64_t cb_random_id(void);
+
+/* The header of a trace of prog_argv run under the tool (what `cbtrace
+ * record` writes, and `cbreplay --record`): resolved is the program's file
+ * (its digest), words the instrumentation in cb_instrument_words' words;
+ * strings point into the arguments.  -1 when the program cannot be read. */
+int cb_run_header(cb_header *h, const char *resolved, char *const prog_argv[],
+                  int prog_argc, const char *words, cb_error *err);
+
 #endif /* CB_LAUNCH_H */

@@ -41,6 +41,12 @@ $(BUILD)/tests/trace_unit-san: tests/unit/trace_unit.c $(LIBCBTRACE_SAN)
 	$(CC) $(HOST_CFLAGS) $(PROTO_CFLAGS) $(SAN_CFLAGS) -o $@ $< \
 	   $(LIBCBTRACE_SAN) $(HOST_LDLIBS)
 
+# The ordering digest of schedule files, for the shell tests.
+$(BUILD)/tests/schedule_digest: tests/unit/schedule_digest.c $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(LIBCBTRACE) $(HOST_LDLIBS)
+
 all: $(LIBCBTRACE) $(BIN)/cbtrace
 CHECK_DEPS += $(LIBCBTRACE) $(LIBCBTRACE_SAN) $(BIN)/cbtrace \
-              $(BUILD)/tests/trace_unit $(BUILD)/tests/trace_unit-san
+              $(BUILD)/tests/trace_unit $(BUILD)/tests/trace_unit-san \
+              $(BUILD)/tests/schedule_digest

@@ -333,6 +333,28 @@ void cb_wire_finish(cb_wire_decoder *d)
       broken(d, "the stream ends inside a record (%zu bytes)", d->len);
 }
 
+size_t cb_wire_troubles(const cb_wire_decoder *d,
+                        char out[CB_WIRE_NTROUBLES][CB_WIRE_TROUBLE_LEN])
+{
+   size_t n = 0;
+   if (d->broken)
+      snprintf(out[n++], CB_WIRE_TROUBLE_LEN,
+               "%s; events after it are lost", d->why);
+   if (d->dropped)
+      snprintf(out[n++], CB_WIRE_TROUBLE_LEN,
+               "%llu events without a thread id were dropped",
+               (unsigned long long)d->dropped);
+   if (d->bad_loc)
+      snprintf(out[n++], CB_WIRE_TROUBLE_LEN,
+               "%llu events named an undefined location (kept, location "
+               "unknown)",
+               (unsigned long long)d->bad_loc);
+   if (d->after_end)
+      snprintf(out[n++], CB_WIRE_TROUBLE_LEN, "%llu records after END ignored",
+               (unsigned long long)d->after_end);
+   return n;
+}
+
 void cb_wire_free(cb_wire_decoder *d)
 {
    free(d->buf);

@@ -1,8 +1,9 @@
 /* wire_read.h: the tool's raw record stream (proto/cb_wire.h: HELLO,
  * LOCDEF, SYMDEF, VARDEF, events, END) decoded into a trace writer as it
  * arrives.  `cbtrace record` feeds it the pipe from the tool, `cbtrace
- * encode` a file; tests/fuzz/fuzz_wire.c fuzzes it.  Nothing here prints:
- * the decoder keeps what went wrong for its caller to report.
+ * encode` a file, `cbreplay --record` the stream of a forced run;
+ * tests/fuzz/fuzz_wire.c fuzzes it.  Nothing here prints: the decoder keeps
+ * what went wrong for its caller to report (cb_wire_troubles).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -35,6 +36,12 @@ void cb_wire_init(cb_wire_decoder *d, cb_writer *w);
 void cb_wire_feed(cb_wire_decoder *d, const void *data, size_t n);
 /* At the end of the stream: notes an incomplete last record. */
 void cb_wire_finish(cb_wire_decoder *d);
+/* What went wrong, if anything, as phrases for the caller's warnings
+ * ("tool stream: PHRASE"), at most CB_WIRE_NTROUBLES; how many. */
+#define CB_WIRE_NTROUBLES 4
+#define CB_WIRE_TROUBLE_LEN 320
+size_t cb_wire_troubles(const cb_wire_decoder *d,
+                        char out[CB_WIRE_NTROUBLES][CB_WIRE_TROUBLE_LEN]);
 void cb_wire_free(cb_wire_decoder *d);
 
 #endif /* CB_WIRE_READ_H */

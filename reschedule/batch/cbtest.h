@@ -22,6 +22,12 @@
  *   cbtest_flow.c      the forced interleaving of a run, from its schedule and
  *                      the recorded trace (SARIF thread flows, report.html)
  *   cbtest_html.c      report.html
+ *   cbtest_runs.c      a test's schedule folder as runs to force
+ *   cbtest_explore.c   --explore: rounds of delay schedules and of
+ *                      prediction from forced runs, when prediction finds
+ *                      no bug
+ *   cbtest_compose.c   a schedule predicted from a forced run's trace, made
+ *                      to reach its cut as that run did (--explore)
  *   cbtest_main.c      puts them together, exit status
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -71,6 +77,8 @@ typedef struct {
    int out_dir_given;        /* -o or --report-dir was given */
    const char *source_dir;   /* --source-dir: where report.html looks for
                                 the source files */
+   unsigned delays;          /* --explore / --delays N: 0 no exploration */
+   unsigned long long seed;  /* --seed: of the first exploration round */
 } cbt_options;
 
 /* Returns 0 to go on, 1 when --help was printed (exit 0), or CBT_EXIT_USAGE
@@ -208,6 +216,8 @@ typedef struct {
    size_t not_forced;     /* schedules left unforced: --max-runs, or the
                              test's first bug (without --all-bugs) */
    double started, seconds;
+   struct cbt_explore *explore; /* --explore: the test's exploration, once
+                                   started (cbtest_explore.c) */
 } cbt_test;
 
 /* Counts over all tests, for the summary, the reports and the progress. */
@@ -261,8 +271,14 @@ void cbt_judge_replay(cbt_run *r, const cb_job_end *e);
  * NULL), its program made absolute; -1 only when its folder cannot be
  * made. */
 int cbt_setup_test(cbt_suite *s, size_t i, cbt_command cmd, const char *dir);
+/* cbtest_runs.c: the N of every sN.pb in dir, in order (*nums: caller
+ * frees; NULL when none); -1 with why when dir cannot be read. */
+int cbt_list_schedules(const char *dir, int **nums, size_t *n, char *why,
+                       size_t whylen);
 /* Fills t->runs from the test's schedule folder; -1 with why. */
 int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen);
+/* Fills r as a run waiting to force the test's schedule NAME ("s17"). */
+void cbt_fill_run(const cbt_test *t, cbt_run *r, const char *name);
 int cbt_mkdir_p(const char *path);
 /* Writes the reports into s->out_dir and prints where; 0, or -1 when one
  * could not be written. */
@@ -372,5 +388,45 @@ int cbt_json_finish(cbt_json *j);
 const char *cbt_pattern_description(const char *pattern);
 const char *cbt_pattern_short(const char *pattern);
 
+/* ---- Exploration (cbtest_explore.c) ---------------------------------------------
+ * With --explore, a test whose predicted schedules confirm no bug goes on in
+ * rounds: cbpredict --delays on its trace, then on the traces of forced runs
+ * that passed (cbreplay --record), forcing each new schedule, never one
+ * ordering twice, until a bug is confirmed or --max-runs forced runs (by
+ * default the predicted ones and CBT_DEFAULT_EXPLORE_RUNS more) are spent. */
+#define CBT_DEFAULT_DELAYS 2
+#define CBT_DEFAULT_EXPLORE_RUNS 40
+/* From test_finished: 1 when the test goes on exploring (its next round's
+ * prediction is ready to start: state CBT_T_RECORDED), 0 when it is done. */
+int cbt_explore_continue(cbt_suite *s, size_t ti);
+/* The arguments of a round's cbpredict after argv[0] (at most 16 words,
+ * pointing into the test's exploration), and where its output goes. */
+size_t cbt_explore_predict_args(const cbt_suite *s, const cbt_test *t,
+                                char **argv, char *out, char *err, size_t len);
+/* After a round's cbpredict ended (ok: exit 0): its new schedules become
+ * runs of the test.  Returns how many (0: the round gave nothing new). */
+size_t cbt_explore_adopt(cbt_suite *s, size_t ti, int ok, const char *why);
+/* Where forced run ri of t is recorded (cbreplay --record), or NULL when
+ * it is not (before exploration). */
+const char *cbt_explore_record_path(const cbt_test *t, size_t ri, char *buf,
+                                    size_t len);
+void cbt_explore_summary(FILE *out, const cbt_test *t);
+void cbt_explore_json(cbt_json *j, const cbt_test *t);
+void cbt_explore_free(cbt_test *t);
+/* cbtest_compose.c: child, predicted from tr (the trace of a forced run),
+ * made to reach its cut as that run did: no free prefix, but tr's recorded
+ * order up to the cut's last event as counted steps before every tail
+ * variant.  1 when changed, 0 when left as it is (more than max_steps
+ * switches, a pattern event would run early, out of memory).  What it made
+ * (the new steps, every variant's new list) is *own's: the child points
+ * into it until cbt_composed_free. */
+#define CBT_COMPOSE_MAX_STEPS 20000
+typedef struct {
+   cb_sched_step *steps;  /* the forced run's order, shared by the variants */
+   cb_sched_step **lists; /* every variant's new tail, one after another */
+} cbt_composed;
+int cbt_compose(cb_schedule *child, const cb_trace *tr, size_t max_steps,
+                cbt_composed *own);
+void cbt_composed_free(cbt_composed *own);
 
 #endif /* CB_CBTEST_H */

@@ -8,7 +8,10 @@ CBTEST_SRCS := reschedule/batch/cbtest_options.c reschedule/batch/cbtest_suite.c
                reschedule/batch/cbtest_json.c reschedule/batch/cbtest_report.c \
                reschedule/batch/cbtest_state.c reschedule/batch/cbtest_wrap.c \
                reschedule/batch/cbtest_merge.c reschedule/batch/cbtest_bugs.c \
-               reschedule/batch/cbtest_flow.c reschedule/batch/cbtest_html.c
+               reschedule/batch/cbtest_flow.c reschedule/batch/cbtest_html.c \
+               reschedule/batch/cbtest_runs.c \
+               reschedule/batch/cbtest_explore.c \
+               reschedule/batch/cbtest_compose.c
 CBTEST_OBJS := $(CBTEST_SRCS:%.c=$(BUILD)/host/%.o)
 
 $(BIN)/cbtest: $(BUILD)/host/reschedule/batch/cbtest_main.o $(CBTEST_OBJS) \
@@ -17,8 +20,17 @@ $(BIN)/cbtest: $(BUILD)/host/reschedule/batch/cbtest_main.o $(CBTEST_OBJS) \
 	$(CC) $(HOST_CFLAGS) -o $@ $< $(CBTEST_OBJS) $(LIBCBTRACE) \
 	   $(HOST_LDLIBS) -lm
 
+# Unit test of the composition of explored schedules.
+$(BUILD)/tests/cbtest_compose: tests/unit/cbtest_compose.c \
+                               $(BUILD)/host/reschedule/batch/cbtest_compose.o \
+                               $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Ireschedule/batch -o $@ $< \
+	   $(BUILD)/host/reschedule/batch/cbtest_compose.o $(LIBCBTRACE) \
+	   $(HOST_LDLIBS)
+
 all: $(BIN)/cbtest
 # tests/t/60-cbtest.t drives the real stages on build/programs/ and
 # stand-ins made with replay_mkschedule.
 CHECK_DEPS += $(BIN)/cbtest $(BIN)/cbtrace $(BIN)/cbpredict $(BIN)/cbreplay \
-              $(BUILD)/tests/replay_mkschedule
+              $(BUILD)/tests/replay_mkschedule $(BUILD)/tests/cbtest_compose

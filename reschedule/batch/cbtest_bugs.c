@@ -257,6 +257,7 @@ void cbt_free_suite(cbt_suite *s)
    for (size_t i = 0; i < s->ntests; i++) {
       cbt_free_words(s->tests[i].cmd.argv);
       free(s->tests[i].runs);
+      cbt_explore_free(&s->tests[i]);
    }
    free(s->tests);
    free(s->bugs);

@@ -52,6 +52,22 @@ static const char usage_text[] =
 "                      bug (cbpredict numbers the likeliest first)\n"
 "  --max-runs N        force at most N schedules per test (default: all);\n"
 "                      the summary counts the ones left unforced\n"
+"  --explore           when a test's predicted schedules confirm no bug,\n"
+"                      go on exploring, in rounds: delay schedules on its\n"
+"                      trace (cbpredict --delays: a thread held back before\n"
+"                      a conflicting access or a synchronisation call while\n"
+"                      the others run, up to N such delays), then prediction\n"
+"                      and delays again from the trace of each forced run\n"
+"                      that passed (every explored run is recorded too,\n"
+"                      cbreplay --record), never forcing one ordering twice;\n"
+"                      a round takes at most half the runs still allowed;\n"
+"                      until a bug is confirmed (unless --all-bugs), no new\n"
+"                      trace is left, or the test's forced runs reach\n"
+"                      --max-runs (default: the predicted ones and 40 more)\n"
+"  --delays N          --explore with up to N delays a schedule (1 to 7;\n"
+"                      --explore alone: 2)\n"
+"  --seed S            the draws of the first exploration round (default 1;\n"
+"                      round R uses S+R-1): the same seed, the same runs\n"
 "  --source-dir DIR    where report.html finds the source files it quotes\n"
 "                      (else: as named, the folder the test ran in, the\n"
 "                      program's folder and the one above it)\n"
@@ -134,7 +150,7 @@ static int default_jobs(void)
 
 enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS, OPT_ALL_BUGS,
        OPT_MAX_RUNS, OPT_WRAP, OPT_REPORT_DIR, OPT_MERGE, OPT_EMIT_JOBS,
-       OPT_RUN_JOB, OPT_SOURCE_DIR };
+       OPT_RUN_JOB, OPT_SOURCE_DIR, OPT_EXPLORE, OPT_DELAYS, OPT_SEED };
 
 static int check_modes(cbt_options *o);
 
@@ -153,8 +169,37 @@ static const struct option longopts[] = {
    {"emit-jobs", required_argument, 0, OPT_EMIT_JOBS},
    {"run-job", required_argument, 0, OPT_RUN_JOB},
    {"source-dir", required_argument, 0, OPT_SOURCE_DIR},
+   {"explore", no_argument, 0, OPT_EXPLORE},
+   {"delays", required_argument, 0, OPT_DELAYS},
+   {"seed", required_argument, 0, OPT_SEED},
    {"help", no_argument, 0, 'h'},
    {0, 0, 0, 0}};
+
+/* --explore, --delays N, --seed S (cbtest_explore.c). */
+static int explore_option(int c, cbt_options *o)
+{
+   char *end;
+   errno = 0;
+   unsigned long long n = c == OPT_EXPLORE ? 0 : strtoull(optarg, &end, 10);
+   switch (c) {
+   case OPT_EXPLORE:
+      if (!o->delays)
+         o->delays = CBT_DEFAULT_DELAYS;
+      break;
+   case OPT_DELAYS:
+      if (end == optarg || *end || errno || optarg[0] == '-' || n < 1 || n > 7)
+         return usage_error("--delays wants a number of delays from 1 to 7, "
+                            "not '%s'", optarg);
+      o->delays = (unsigned)n;
+      break;
+   case OPT_SEED:
+      if (end == optarg || *end || errno || optarg[0] == '-')
+         return usage_error("--seed wants a number, not '%s'", optarg);
+      o->seed = n;
+      break;
+   }
+   return 0;
+}
 
 /* The options of --wrap, --merge and the jobs (cbtest_wrap.c,
  * cbtest_merge.c). */
@@ -182,6 +227,7 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
    o->out_dir = CBT_DEFAULT_OUT;
    o->timeout_s = CBT_DEFAULT_TIMEOUT_S;
    o->record_timeout_s = CBT_DEFAULT_RECORD_TIMEOUT_S;
+   o->seed = 1;
 
    opterr = 0;
    optind = 1;
@@ -211,6 +257,10 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
       case OPT_WRAP: case OPT_MERGE: case OPT_EMIT_JOBS: case OPT_SOURCE_DIR:
       case OPT_RUN_JOB:
          if (mode_option(c, o) != 0)
+            return CBT_EXIT_USAGE;
+         break;
+      case OPT_EXPLORE: case OPT_DELAYS: case OPT_SEED:
+         if (explore_option(c, o) != 0)
             return CBT_EXIT_USAGE;
          break;
       case OPT_TIMEOUT:
@@ -273,6 +323,10 @@ static int check_modes(cbt_options *o)
       o->run_job_name = o->prog_argv[0];
       return 0;
    }
+   if (o->delays && (o->emit_jobs || o->merge))
+      return usage_error("--explore decides each round from the forced runs "
+                         "before it: it cannot go with %s",
+                         o->merge ? "--merge" : "--emit-jobs");
    if (o->merge) {
       if (!o->prog_argv || o->tests_file)
          return usage_error("--merge wants the folders to merge: --merge "

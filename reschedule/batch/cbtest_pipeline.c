@@ -13,7 +13,6 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@ typedef struct {
    char **heap_argv;      /* for a test with many arguments */
    char out[PATH_MAX], err[PATH_MAX];
    char num[32];
+   char rec[PATH_MAX];    /* cbreplay --record FILE (--explore) */
 } job_ref;
 
 volatile sig_atomic_t cbt_interrupted;
@@ -163,6 +163,12 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
       cbt_fmt(j->err, sizeof j->err, "%s/record.err", t->dir);
       break;
    case JOB_PREDICT:
+      if (t->explore) { /* an exploration round (cbtest_explore.c) */
+         argv[0] = (char *)s->cbpredict;
+         k = 1 + cbt_explore_predict_args(s, t, argv + 1, j->out, j->err,
+                                          sizeof j->out);
+         break;
+      }
       argv[k++] = (char *)s->cbpredict;
       argv[k++] = "-o";
       argv[k++] = (char *)t->schedules;
@@ -179,6 +185,10 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
       argv[k++] = t->runs[ri].path;
       argv[k++] = "--timeout";
       argv[k++] = j->num;
+      if (cbt_explore_record_path(t, ri, j->rec, sizeof j->rec)) {
+         argv[k++] = "--record";
+         argv[k++] = j->rec;
+      }
       argv[k++] = "--";
       k = put_test_command(argv, k, t);
       cbt_fmt(j->out, sizeof j->out, "%s", t->runs[ri].out_path);
@@ -210,124 +220,13 @@ static double job_limit(const cbt_suite *s, enum job_kind kind)
    return 600.0;
 }
 
-/* ---- Schedules -> runs ----------------------------------------------------- */
-
-static void copy_event(cbt_event *out, const cb_sched_event *e)
-{
-   memset(out, 0, sizeof *out);
-   if (!e)
-      return;
-   out->tid = e->tid;
-   out->index = e->index;
-   if (e->variable_name)
-      cbt_fmt(out->variable, sizeof out->variable, "%s", e->variable_name);
-   cbt_fmt(out->kind, sizeof out->kind, "%s",
-            e->has_kind ? cb_event_kind_name(e->kind) : "?");
-   if (e->location) {
-      if (e->location->file)
-         cbt_fmt(out->file, sizeof out->file, "%s", e->location->file);
-      out->line = e->location->line;
-      if (e->location->function)
-         cbt_fmt(out->function, sizeof out->function, "%s",
-                  e->location->function);
-   }
-}
-
-static int schedule_number(const char *name)
-{
-   /* "s17.pb" -> 17; anything else -> -1 */
-   if (name[0] != 's' || name[1] < '0' || name[1] > '9')
-      return -1;
-   char *end;
-   long n = strtol(name + 1, &end, 10);
-   if (strcmp(end, ".pb") != 0 || n <= 0 || n > 100000000)
-      return -1;
-   return (int)n;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-   int x = *(const int *)a, y = *(const int *)b;
-   return (x > y) - (x < y);
-}
-
-/* Every sN.pb cbpredict wrote, in order of N, as runs waiting to be forced. */
-int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
-{
-   DIR *d = opendir(t->schedules);
-   if (!d) {
-      cbt_fmt(why, whylen, "cannot read the schedule folder %s: %s",
-               t->schedules, strerror(errno));
-      return -1;
-   }
-   int *nums = NULL;
-   size_t n = 0;
-   struct dirent *de;
-   while ((de = readdir(d))) {
-      int k = schedule_number(de->d_name);
-      if (k < 0)
-         continue;
-      int *more = realloc(nums, (n + 1) * sizeof *nums);
-      if (!more) {
-         free(nums);
-         closedir(d);
-         cbt_fmt(why, whylen, "out of memory");
-         return -1;
-      }
-      nums = more;
-      nums[n++] = k;
-   }
-   closedir(d);
-   if (n)
-      qsort(nums, n, sizeof *nums, cmp_int);
-   if (max_runs && n > max_runs) { /* the first N: cbpredict's likeliest */
-      t->not_forced += n - max_runs;
-      n = max_runs;
-   }
-   t->runs = n ? calloc(n, sizeof *t->runs) : NULL;
-   if (n && !t->runs) {
-      free(nums);
-      cbt_fmt(why, whylen, "out of memory");
-      return -1;
-   }
-   t->nruns = n;
-   for (size_t i = 0; i < n; i++) {
-      cbt_run *r = &t->runs[i];
-      r->variant = -1;
-      cbt_fmt(r->name, sizeof r->name, "s%d", nums[i]);
-      cbt_fmt(r->path, sizeof r->path, "%s/%s.pb", t->schedules, r->name);
-      cbt_fmt(r->out_path, sizeof r->out_path, "%s/replay-%s.out", t->dir,
-               r->name);
-      cbt_fmt(r->err_path, sizeof r->err_path, "%s/replay-%s.err", t->dir,
-               r->name);
-      cb_schedule *sch = NULL;
-      cb_error err;
-      if (cb_schedule_read(r->path, &sch, &err) != 0) {
-         /* cbreplay will refuse it too; say why here already. */
-         cbt_fmt(r->note, sizeof r->note, "unreadable schedule: %s",
-                  err.msg);
-         continue;
-      }
-      r->readable = 1;
-      cbt_fmt(r->pattern, sizeof r->pattern, "%s",
-               sch->pattern ? sch->pattern : "?");
-      cbt_fmt(r->variable, sizeof r->variable, "%s",
-               sch->variable_name && *sch->variable_name ? sch->variable_name
-                                                         : "?");
-      copy_event(&r->e1, sch->e1);
-      copy_event(&r->f, sch->f);
-      copy_event(&r->e2, sch->e2);
-      cb_schedule_free(sch);
-   }
-   free(nums);
-   return 0;
-}
-
 /* ---- What happens when a job ends ------------------------------------------ */
 
 static void test_finished(cbt_suite *s, size_t ti)
 {
    cbt_test *t = &s->tests[ti];
+   if (cbt_explore_continue(s, ti))
+      return; /* --explore: another round */
    t->state = CBT_T_DONE;
    t->seconds = cb_now() - t->started;
    if (t->outcome == CBT_O_NONE && !t->jobs_emitted) {
@@ -393,6 +292,14 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
 {
    cbt_test *t = &s->tests[ti];
    char line[512];
+   if (t->explore) { /* an exploration round: never the test's error */
+      last_line(j->err, line, sizeof line);
+      if (cbt_explore_adopt(s, ti, e->code == 0 && !e->timed_out, line))
+         t->state = CBT_T_REPLAYING;
+      else
+         test_finished(s, ti);
+      return;
+   }
    if (e->code != 0 || e->timed_out) {
       last_line(j->err, line, sizeof line);
       char what[64];

@@ -14,8 +14,8 @@
 #include "cbtrace.h"
 
 static const char *const patterns[] = {"RWR", "RWW", "WRW", "WWR", "WWW",
-                                       "ORD", "DLK"};
-enum { NPATTERNS = 7 };
+                                       "ORD", "DLK", "explore"};
+enum { NPATTERNS = 8 };
 
 typedef void (*writer_fn)(cbt_json *j, const cbt_suite *s);
 
@@ -55,6 +55,7 @@ static const char *cbt_shape_name(const char *pattern)
 {
    if (!strcmp(pattern, "ORD")) return "order violation";
    if (!strcmp(pattern, "DLK")) return "lock-order inversion";
+   if (!strcmp(pattern, "explore")) return "explored schedule";
    return "atomicity violation";
 }
 
@@ -217,6 +218,7 @@ static void write_json(cbt_json *j, const cbt_suite *s)
       cbt_json_double(j, "seconds", t->seconds);
       cbt_json_uint(j, "schedules_predicted", t->nruns);
       json_counts(j, t);
+      cbt_explore_json(j, t);
       cbt_json_array(j, "schedules");
       for (size_t r = 0; r < t->nruns; r++)
          json_run(j, &t->runs[r]);
@@ -442,6 +444,8 @@ static void write_sarif(cbt_json *j, const cbt_suite *s)
          snprintf(name, sizeof name, "OrderViolation");
       else if (!strcmp(patterns[i], "DLK"))
          snprintf(name, sizeof name, "LockOrderInversion");
+      else if (!strcmp(patterns[i], "explore"))
+         snprintf(name, sizeof name, "ExploredSchedule");
       else
          snprintf(name, sizeof name, "AtomicityViolation%s", patterns[i]);
       const char *brief = cbt_pattern_short(patterns[i]);

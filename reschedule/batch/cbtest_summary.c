@@ -36,6 +36,11 @@ const char *cbt_pattern_description(const char *p)
    if (!strcmp(p, "DLK"))
       return "Lock-order inversion: two threads take two locks in opposite "
              "orders, and forced so, each waits for the other's";
+   if (!strcmp(p, "explore"))
+      return "Explored schedule (--explore): no predicted violation, but a "
+             "thread held back at d1, before a conflicting access or a "
+             "synchronisation call, while the others ran (and a chain of "
+             "threads each held at its own point), made the program fail";
    return "Atomicity violation";
 }
 
@@ -55,6 +60,8 @@ const char *cbt_pattern_short(const char *p)
       return "Two unordered accesses forced the other way round";
    if (!strcmp(p, "DLK"))
       return "Two locks taken in opposite orders: a deadlock";
+   if (!strcmp(p, "explore"))
+      return "A thread held back at a delay point made the program fail";
    return "Atomicity violation";
 }
 
@@ -104,10 +111,11 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       k[t->runs[r].verdict]++;
    size_t predicted = t->nruns + t->not_forced;
    fprintf(out,
-           "   %zu schedule%s predicted: %zu passed, %zu failed, "
+           "   %zu schedule%s %s: %zu passed, %zu failed, "
            "%zu infeasible, %zu hung",
-           predicted, predicted == 1 ? "" : "s", k[CBT_PASSED], k[CBT_FAILED],
-           k[CBT_INFEASIBLE], k[CBT_HUNG]);
+           predicted, predicted == 1 ? "" : "s",
+           t->explore ? "predicted and explored" : "predicted", k[CBT_PASSED],
+           k[CBT_FAILED], k[CBT_INFEASIBLE], k[CBT_HUNG]);
    if (t->not_forced)
       fprintf(out, ", %zu not forced (%s)", t->not_forced,
               k[CBT_FAILED] || k[CBT_HUNG] ? "the test's bug was confirmed; "
@@ -118,6 +126,7 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
    if (k[CBT_PENDING])
       fprintf(out, ", %zu not run", k[CBT_PENDING]);
    fputc('\n', out);
+   cbt_explore_summary(out, t);
    for (size_t r = 0; r < t->nruns; r++)
       if (t->runs[r].verdict == CBT_ERROR)
          fprintf(out, "   %s could not run: %s\n", t->runs[r].name,
@@ -134,9 +143,15 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       fputc('\n', out);
       fprintf(out, "      rank %d of %zu, score %.2f\n", bug->rank, s->nbugs,
               bug->score);
-      print_event(out, "e1", &r->e1);
-      print_event(out, "f", &r->f);
-      print_event(out, "e2", &r->e2);
+      if (!strcmp(r->pattern, "explore")) { /* its delay points */
+         print_event(out, "d1", &r->e1);
+         if (r->f.tid != r->e1.tid || r->f.index != r->e1.index)
+            print_event(out, "d2", &r->f);
+      } else {
+         print_event(out, "e1", &r->e1);
+         print_event(out, "f", &r->f);
+         print_event(out, "e2", &r->e2);
+      }
       fprintf(out, "      details:   %s\n", r->out_path);
       fprintf(out, "      reproduce: %s\n", bug->reproduce);
    }

@@ -198,8 +198,8 @@ is "$(jget "$S" '$d->{version}')" 2.1.0 "report.sarif parses, version 2.1.0"
 is "$(jget "$S" '$d->{q{$schema}}')" "https://json.schemastore.org/sarif-2.1.0.json" "report.sarif: \$schema"
 is "$(jget "$S" '$d->{runs}[0]{tool}{driver}{name}')" cbtools "report.sarif: driver cbtools"
 is "$(jget "$S" 'join ",", map { $_->{id} } @{$d->{runs}[0]{tool}{driver}{rules}}')" \
-   "RWR,RWW,WRW,WWR,WWW,ORD,DLK" "report.sarif: a rule per pattern"
-is "$(jget "$S" 'scalar grep { $_->{shortDescription}{text} } @{$d->{runs}[0]{tool}{driver}{rules}}')" 7 \
+   "RWR,RWW,WRW,WWR,WWW,ORD,DLK,explore" "report.sarif: a rule per pattern"
+is "$(jget "$S" 'scalar grep { $_->{shortDescription}{text} } @{$d->{runs}[0]{tool}{driver}{rules}}')" 8 \
    "report.sarif: every rule has a short description"
 is "$(jget "$S" 'scalar @{$d->{runs}[0]{results}}')" 2 "report.sarif: one result per bug"
 is "$(jget "$S" 'my $r = $d->{runs}[0]{results}[0]; join ",", $r->{ruleId}, $r->{level}, $r->{locations}[0]{physicalLocation}{artifactLocation}{uri}, $r->{locations}[0]{physicalLocation}{region}{startLine}')" \

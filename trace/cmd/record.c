@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,18 +53,6 @@ static const char encode_help[] =
     "Exit: 0 the stream was whole (HELLO ... END); 3 it was cut short or\n"
     "broken (the trace holds what came before); 2 bad usage, unreadable\n"
     "input or unwritable output.\n";
-
-static uint64_t random_id(void)
-{
-   uint64_t id = 0;
-   if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id) {
-      struct timespec ts;
-      clock_gettime(CLOCK_REALTIME, &ts);
-      id = ((uint64_t)ts.tv_sec * 1000000007ull) ^ (uint64_t)ts.tv_nsec ^
-           ((uint64_t)getpid() << 32);
-   }
-   return id;
-}
 
 /* ---- Signals: SIGCHLD wakes the loop; SIGINT/SIGTERM go to the child ---- */
 static volatile sig_atomic_t child_pid;
@@ -227,19 +214,12 @@ static cb_writer *open_trace(const char *out, const char *instrument,
       cbt_error("record", "%s", err.msg);
       return NULL;
    }
-   cb_header h = {0};
-   h.format_version = CB_TRACE_FORMAT_VERSION;
-   h.program = prog_argv[0];
-   h.argc = prog_argc;
-   h.argv = (const char **)prog_argv;
-   h.tool_version = "cbtools " CB_TOOLS_VERSION " (wire version 1)";
-   h.instrumented = cb_instrument_words(instrument);
-   h.trace_id = random_id();
-   if (cb_file_digest(resolved, &h.program_digest, &err) < 0) {
-      cbt_error("record", "%s: %s", prog_argv[0], err.msg);
+   cb_header h;
+   if (cb_run_header(&h, resolved, prog_argv, prog_argc,
+                     cb_instrument_words(instrument), &err) < 0) {
+      cbt_error("record", "%s", err.msg);
       return NULL;
    }
-   h.start_time_unix = (uint64_t)time(NULL);
    cb_writer *w = cb_writer_open(out, &h, &err);
    if (!w)
       cbt_error("record", "cannot write %s: %s", out, err.msg);
@@ -448,7 +428,7 @@ int cmd_encode(int argc, char **argv)
    h.program = "";
    h.tool_version = "cbtools " CB_TOOLS_VERSION " (encoded from raw records)";
    h.instrumented = "";
-   h.trace_id = random_id();
+   h.trace_id = cb_random_id();
    h.start_time_unix = (uint64_t)time(NULL);
    cb_error err;
    cb_writer *w = cb_writer_open(out, &h, &err);

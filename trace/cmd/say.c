@@ -35,18 +35,8 @@ int cbt_read_trace(const char *sub, const char *path, cb_trace *t)
 
 void cbt_wire_report(const cb_wire_decoder *d, const char *sub)
 {
-   if (d->broken)
-      cbt_error(sub, "warning: tool stream: %s; events after it are lost",
-                d->why);
-   if (d->dropped)
-      cbt_error(sub, "warning: tool stream: %llu events without a thread id "
-                     "were dropped",
-                (unsigned long long)d->dropped);
-   if (d->bad_loc)
-      cbt_error(sub, "warning: tool stream: %llu events named an undefined "
-                     "location (kept, location unknown)",
-                (unsigned long long)d->bad_loc);
-   if (d->after_end)
-      cbt_error(sub, "warning: tool stream: %llu records after END ignored",
-                (unsigned long long)d->after_end);
+   char why[CB_WIRE_NTROUBLES][CB_WIRE_TROUBLE_LEN];
+   size_t n = cb_wire_troubles(d, why);
+   for (size_t i = 0; i < n; i++)
+      cbt_error(sub, "warning: tool stream: %s", why[i]);
 }

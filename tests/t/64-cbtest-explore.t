@@ -1,0 +1,173 @@
+#!/bin/sh
+# Exploration when prediction runs dry: cbpredict --delays, cbreplay
+# --record and cbtest --explore on the programs whose header says
+# `cbtools-expect: explore PATTERNS VAR` (a bug prediction alone does not
+# confirm) and on their correct twins (NAME_fixed.c):
+#  - prediction alone confirms no bug (cbtest without --explore exits 0);
+#  - cbtest --explore confirms it within 20 forced runs; with --all-bugs,
+#    one of the confirmed schedules is of one of PATTERNS on VAR, its first
+#    delay point the [d1] line, and its reproduce command fails 10 times out
+#    of 10;
+#  - the twin gets no BUG, its exploration goes on in rounds from the
+#    traces of its forced runs, and no ordering is forced twice;
+#  - cbpredict --delays writes the same schedules for the same seed, none
+#    of an ordering given as --seen; cbreplay --record leaves a trace that
+#    cbpredict predicts from and cbreplay replays.
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/lib/programs.sh"
+
+DIG=$TOP/build/tests/schedule_digest
+TIMEOUT=20
+
+# jget FILE PERL-EXPR: EXPR on the parsed JSON document $d.
+jget() {
+   perl -MJSON::PP -e '
+      local $/; open my $f, "<", $ARGV[0] or do { print "PARSE-ERROR\n"; exit };
+      my $d = eval { JSON::PP->new->utf8->decode(<$f>) };
+      if (!$d) { print "PARSE-ERROR\n"; exit }
+      my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n";' "$1" "$2"
+}
+
+# ---- Command lines -------------------------------------------------------------
+OUT=$(cbtest --help); like "$OUT" "--explore" "cbtest --help names --explore"
+like "$OUT" "--delays N" "cbtest --help names --delays N"
+OUT=$(cbpredict --help); like "$OUT" "--delays N" "cbpredict --help names --delays N"
+OUT=$(cbreplay --help); like "$OUT" "--record FILE" "cbreplay --help names --record FILE"
+OUT=$(cbtest --delays 0 -- /bin/true 2>&1); RC=$?
+is "$RC" 2 "cbtest --delays 0: exit 2"
+like "$OUT" "^cbtest: --delays wants" "cbtest --delays 0: says what it wants"
+OUT=$(cbtest --explore --emit-jobs "$TMP/jobs" -- /bin/true 2>&1); RC=$?
+is "$RC" 2 "cbtest --explore --emit-jobs: exit 2 (rounds need the runs' results)"
+OUT=$(cbpredict --delays 8 "$TMP/none.pb" 2>&1); RC=$?
+is "$RC" 2 "cbpredict --delays 8: exit 2"
+OUT=$(cbpredict --seen "$TMP/none" "$TMP/none.pb" 2>&1); RC=$?
+is "$RC" 2 "cbpredict --seen without --delays: exit 2"
+OUT=$(cbreplay --all --record "$TMP/r.pb" -- /bin/true 2>&1); RC=$?
+is "$RC" 2 "cbreplay --all --record: exit 2"
+
+# ---- The programs ----------------------------------------------------------------
+nexplore=0
+for src in "$CB_PROGRAM_SRC"/*.c; do
+   name=$(basename "$src" .c)
+   expect=$(cb_marker "$src" expect)
+   case $expect in explore*) ;; *) continue ;; esac
+   nexplore=$((nexplore + 1))
+   set -- $expect
+   pats=$2 var=$3
+   prog=$CB_PROGRAM_BIN/$name
+   [ -x "$prog" ] || { ok "$name: built" false; continue; }
+
+   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$TMP/$name.plain" -- "$prog" 2>&1); RC=$?
+   is "$RC" 0 "$name: prediction alone confirms no bug"
+   unlike "$OUT" "BUG" "$name: no BUG without --explore"
+
+   d=$TMP/$name.x
+   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$d" --explore --max-runs 20 -- "$prog" 2>&1); RC=$?
+   is "$RC" 1 "$name: cbtest --explore confirms the bug (exit 1)"
+   runs=$(jget "$d/report.json" 'my $n = 0; $n += $_->{verdict} ne "pending" for @{$d->{tests}[0]{schedules}}; $n')
+   ok "$name: confirmed within 20 forced runs ($runs)" test "$runs" -le 20 -a "$runs" -ge 1
+   is "$(jget "$d/report.json" '$d->{tests}[0]{explore}{ended}')" "a bug was confirmed" \
+      "$name: report.json says why exploring ended"
+
+   # Which delay schedule fails first depends on the seed's order, and some
+   # expose the bug only when the released threads race their way (in
+   # handoff.c, T2 held before its drain's unlock of queue_lock): --all-bugs
+   # forces the round's other schedules too, among them the one of the
+   # marker, which must fail every time.
+   d=$TMP/$name.all
+   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$d" --explore --all-bugs --max-runs 20 -- \
+         "$prog" 2>&1); RC=$?
+   is "$RC" 1 "$name: --explore --all-bugs: exit 1"
+   want=$(cb_role_lines "$src" d1 | tr '\n' ' ')
+   # Each BUG block as "PATTERN VAR D1-LINE REPRODUCE", one a line.
+   blocks=$(printf '%s\n' "$OUT" | awk '
+      /^   BUG / { pat = $2; var = $4; sub(/:$/, "", var); d1 = "" }
+      /^ *d1 / && d1 == "" { n = split($3, w, ":"); d1 = w[n] }
+      /^ *reproduce: / { sub(/^ *reproduce: /, ""); print pat, var, d1, $0 }')
+   repro=
+   while read -r pat bvar line cmd; do
+      cb_expect_matches "$pats" "$var" "$pat" "$bvar" || continue
+      if [ -n "$want" ]; then
+         case " $want " in *" $line "*) ;; *) continue ;; esac
+      fi
+      repro=$cmd
+      break
+   done <<BLOCKS
+$blocks
+BLOCKS
+   ok "$name: a confirmed schedule is $pats on $var, its first delay point the [d1] line ($want)" \
+      test -n "$repro"
+   fails=0
+   for i in 1 2 3 4 5 6 7 8 9 10; do
+      [ -n "$repro" ] || break
+      sh -c "$repro" >/dev/null 2>&1
+      [ $? = 1 ] && fails=$((fails + 1))
+   done
+   is "$fails" 10 "$name: its reproduce command fails 10 times out of 10"
+
+   # The correct twin.
+   twin=${name}_fixed
+   [ -x "$CB_PROGRAM_BIN/$twin" ] || { ok "$twin: built" false; continue; }
+   d=$TMP/$twin.x
+   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$d" --explore --max-runs 16 -- \
+         "$CB_PROGRAM_BIN/$twin" 2>&1); RC=$?
+   is "$RC" 0 "$twin: no bug with --explore"
+   unlike "$OUT" "BUG" "$twin: no BUG line"
+   rounds=$(jget "$d/report.json" '$d->{tests}[0]{explore}{rounds_from_forced_runs}')
+   ok "$twin: rounds predicted from forced runs' traces ($rounds)" test "$rounds" -ge 1
+   ntraces=$(ls "$d"/tests/*/explore/*.trace.pb 2>/dev/null | wc -l)
+   ok "$twin: every explored run was recorded ($ntraces traces)" test "$ntraces" -ge 2
+   forced=$(jget "$d/report.json" 'join " ", map { $_->{schedule} } grep { $_->{verdict} ne "pending" } @{$d->{tests}[0]{schedules}}')
+   n=$(echo $forced | wc -w)
+   nd=$("$DIG" $forced | awk '{ print $1 }' | sort -u | wc -l)
+   ok "$twin: $n forced runs, 16 at most" test "$n" -le 16 -a "$n" -ge 2
+   is "$nd" "$n" "$twin: no ordering forced twice"
+done
+ok "there are programs only exploration finds ($nexplore)" test "$nexplore" -ge 1
+
+# ---- cbpredict --delays and cbreplay --record on one of them ---------------------
+for src in "$CB_PROGRAM_SRC"/*.c; do
+   case $(cb_marker "$src" expect) in explore*) break ;; esac
+done
+name=$(basename "$src" .c)
+cb_record "$name" "$TMP/t.pb"
+cbpredict --patterns=explore --delays 2 --seed 5 -o "$TMP/a" "$TMP/t.pb" >"$TMP/a.out"
+RC=$?
+is "$RC" 0 "cbpredict --patterns=explore --delays 2 exits 0"
+rows=$(grep -c '^s[0-9]* *explore ' "$TMP/a.out")
+nfiles=$(ls "$TMP/a" | grep -c '^s[0-9]*\.pb$')
+ok "one schedule file per explore row ($rows)" test "$rows" -ge 1 -a "$rows" = "$nfiles"
+unlike "$(grep '^s[0-9]' "$TMP/a.out")" '^s[0-9]+ +(RWR|RWW|WRW|WWR|WWW|ORD|DLK) ' \
+   "--patterns=explore: delay schedules only"
+like "$(cat "$TMP/a.out")" "explore: [0-9]+ delay points" "the summary counts the delay points"
+cbpredict --patterns=explore --delays 2 --seed 5 -o "$TMP/b" "$TMP/t.pb" >/dev/null
+same=1
+for f in "$TMP"/a/s*.pb; do cmp -s "$f" "$TMP/b/$(basename "$f")" || same=0; done
+is "$same" 1 "the same seed writes the same schedules"
+"$DIG" "$TMP"/a/s*.pb | awk '{ print $1 }' >"$TMP/seen"
+nd=$(sort -u "$TMP/seen" | wc -l)
+is "$nd" "$nfiles" "no ordering written twice"
+OUT=$(cbpredict --patterns=explore --delays 1 --seed 9 --seen "$TMP/seen" -o "$TMP/c" "$TMP/t.pb")
+n1=$(ls "$TMP/c" | grep -c '^s[0-9]*\.pb$')
+new=$("$DIG" "$TMP"/c/s*.pb 2>/dev/null | awk '{ print $1 }' | grep -cxFf "$TMP/seen")
+is "$new" 0 "--seen: none of those orderings again ($n1 others)"
+OUT=$(cbpredict --json --delays 1 -o "$TMP/j" "$TMP/t.pb" >"$TMP/j.json")
+is "$(jget "$TMP/j.json" '$d->{explore}{delays}')" 1 "--json has the explore object"
+is "$(jget "$TMP/j.json" 'scalar @{$d->{explore}{rows}} == $d->{explore}{schedules} ? 1 : 0')" 1 \
+   "--json lists every delay schedule"
+
+s=$(ls "$TMP/a" | head -1)
+cbreplay --schedule "$TMP/a/$s" --timeout $TIMEOUT --record "$TMP/r.pb" -- \
+   "$CB_PROGRAM_BIN/$name" >/dev/null 2>&1
+ok "cbreplay --record writes a readable trace" cbtrace stats "$TMP/r.pb"
+cbpredict -o "$TMP/r" "$TMP/r.pb" >/dev/null 2>&1
+RC=$?
+is "$RC" 0 "cbpredict predicts from a forced run's trace"
+s=$(ls "$TMP/r" | head -1)
+if [ -n "$s" ]; then
+   cbreplay --schedule "$TMP/r/$s" --timeout $TIMEOUT -- "$CB_PROGRAM_BIN/$name" >/dev/null 2>&1
+   RC=$?
+   ok "cbreplay accepts its schedules (exit $RC)" test "$RC" -le 4 -a "$RC" != 2
+fi
+
+done_testing
