@@ -12,7 +12,7 @@
  * held thread's place is taken by a chain: the thread of the second point
  * runs alone to it and is held there in turn, and so on; after the last
  * point every other thread runs out, one at a time (alone until it exits or
- * blocks), and then everyone is released, the held thread last to move.
+ * blocks), then the held thread, and then everyone is released.
  * Written as an ordinary schedule (pattern "explore"): prefix = the
  * recorded cut before the first point, tail = the chain's counted steps,
  * then the run-outs.  A chain replay cannot follow (cbp_plan_check: a step
@@ -188,6 +188,9 @@ static uint32_t chain_plan(explorer *X, const point *ch, unsigned d, uint32_t *c
          X->tail[ns++] = (cbp_step){u, CBP_RUN_OUT};
          outs++;
       }
+   /* Then the held thread alone: one order after the hold, not whichever
+    * the scheduler picks on release (a run that fails should fail again). */
+   X->tail[ns++] = (cbp_step){held, CBP_RUN_OUT};
    return outs ? ns : 0; /* nobody to run while the held thread waits */
 }
 

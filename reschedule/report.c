@@ -413,7 +413,7 @@ static void print_delays(FILE *out, const cb_schedule *s, const char *var,
       fprintf(out, " while %s ran alone to its own delay point and was held "
                    "in turn", d > 2 ? "a chain of threads" : "another thread");
    fprintf(out, "; then every other thread ran alone as far as it could, "
-                "and then all went on.\n");
+                "then the held one, and then all went on.\n");
 }
 
 static void print_stderr_tail(FILE *out, const char *what,
