@@ -13,7 +13,7 @@
  * auditor's look (e1 = e2), and every other thread on to its end before
  * the auditor goes on, makes the audit fail every time (exit 2).
  *
- * cbtools-expect: bug ORD deposited|charged
+ * cbtools-expect: bug ORD -
  * cbtools-threads: 4
  * cbtools-blocks: auditor
  * cbtools-exit: 0
