@@ -140,7 +140,6 @@ typedef struct {
                             events do not count, nothing reads it there */
    /* Replay: a split instruction's read ran early (cb_split.c). */
    Bool    split_held;   /* split_val is what it read at split_addr */
-   Bool    split_skip;   /* its read event is not counted again */
    Addr    split_addr;
    ULong   split_val;
    CbWait  wait;         /* cb_deadlock.c */
@@ -230,6 +229,7 @@ VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info);
 Bool cb_split_pair(IRTypeEnv *tyenv, const IRStmt *ld, const IRStmt *st);
 void cb_split_emit_load(IRSB *sb, const IRStmt *ld);
 VG_REGPARM(2) UWord cb_gate_split(Addr a, UWord info);
+extern Bool cb_split_skip;  /* the next read event was counted already */
 
 /* ---- client requests (cb_sync.c) ---- */
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);

@@ -41,9 +41,9 @@ static UInt cb_insn_has_ev;
 /* Replay mode's memory event (record mode: cb_emit_mem_inline). */
 VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
 {
-   if (UNLIKELY(cb_cur && cb_cur->split_skip)) {
+   if (UNLIKELY(cb_split_skip)) {
       /* the read of a split instruction, counted early (cb_split.c) */
-      cb_cur->split_skip = False;
+      cb_split_skip = False;
       cb_insn_has_ev = 1;
       return;
    }

@@ -77,6 +77,11 @@ void cb_split_emit_load(IRSB *sb, const IRStmt *ld)
 
 /* ---- run time (replay mode) ---- */
 
+/* The load just returned a kept value: the read event that follows it in
+ * the same instruction was counted at the gate.  One global, as Valgrind
+ * never switches threads inside an instruction. */
+Bool cb_split_skip;
+
 static ULong cb_split_read_mem(Addr a, UWord size)
 {
    switch (size) {
@@ -93,7 +98,7 @@ static VG_REGPARM(2) ULong cb_split_load(Addr a, UWord size)
    if (t && t->split_held) {
       t->split_held = False;
       if (t->split_addr == a) {
-         t->split_skip = True; /* its read event was counted at the gate */
+         cb_split_skip = True; /* its read event was counted at the gate */
          return t->split_val;
       }
    }

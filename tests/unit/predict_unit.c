@@ -8,17 +8,8 @@
 #include <unistd.h>
 
 #include "predict.h"
+#include "tap_ok.h"
 
-static int ntest, nfail;
-static void ok(int cond, const char *fmt, ...) {
-   va_list ap;
-   va_start(ap, fmt);
-   printf("%sok %d - ", cond ? "" : "not ", ++ntest);
-   vprintf(fmt, ap);
-   printf("\n");
-   va_end(ap);
-   if (!cond) nfail++;
-}
 
 static cb_trace T;
 static cbp_analysis A;
