@@ -17,6 +17,12 @@
  * (e1 = e2 = a).  Synthesis (synthesis.c) builds that tail unchanged: the
  * cut's counted index is ce + 1, so ce = cut - 1.
  *
+ * When a sits inside a critical section and T2 reaches b without taking
+ * any lock T1 holds there, a second candidate cuts T1 right before a,
+ * holding its locks: only a and b swap.  Moving the whole section would
+ * also move what T1 wrote before a in it (a flag published before the
+ * fields it guards), and T2 would then take another path (tight_ok).
+ *
  * One pass; per shared variable the last access of each recent (thread,
  * kind) pair is kept (ORD_RECENT of them), so that b meets the nearest
  * conflicting access of every other thread.  Candidates are deduplicated by
@@ -82,34 +88,69 @@ static int seen(opass *p, const sitekey *k) {
    return *cbp_map_probe(&p->seen, khash(k), keq, p, k) != 0;
 }
 
-/* Records the site pair k and adds the candidate: T1 (a's thread) cut at
- * its last empty-lockset point before a, T2 through f, then T1 through a.
- * f_uncounted: f is no counted event (a free), reached by running T2 up
- * to f's count. */
-static void add_ord(opass *p, const sitekey *k, const access_rec *a, const access_rec *f,
-                    uint32_t var, uint64_t addr, int f_uncounted) {
+/* Records the site pair k as seen. */
+static void mark_seen(opass *p, const sitekey *k) {
    uint32_t *s = cbp_map_probe(&p->seen, khash(k), keq, p, k);
    p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
    p->keys[p->nkeys] = *k;
    *s = (uint32_t)++p->nkeys;
    cbp_map_added(&p->seen, khash_i, p);
+}
+
+/* Adds the candidate: T1 (a's thread) cut at x1 (its last empty-lockset
+ * point before a, or just before a: tight, holding a's locks), T2 through
+ * f, then T1 through a.  f_uncounted: f is no counted event (a free),
+ * reached by running T2 up to f's count. */
+static void push_ord(opass *p, const access_rec *a, const access_rec *f, uint32_t var,
+                     uint64_t addr, int f_uncounted, int tight) {
    cbp_candidate c;
    memset(&c, 0, sizeof c);
    c.pattern = CBP_ORD;
    c.var = var; c.addr = addr;
    c.t1 = a->tid; c.t2 = f->tid;
    c.e1 = c.e2 = a->tidx; c.ce1 = c.ce2 = a->cidx;
-   c.e = a->le.tidx == NONE ? a->tidx : a->le.tidx;
-   c.ce = a->le.count - 1; /* wraps for a cut at 0: ce + 1 is the cut */
+   c.x1 = tight ? (cbp_point){a->cidx, a->tidx - 1} : a->le;
+   c.e = c.x1.tidx == NONE ? a->tidx : c.x1.tidx;
+   c.ce = c.x1.count - 1; /* wraps for a cut at 0: ce + 1 is the cut */
    c.f = f->tidx; c.cf = f->cidx;
-   c.ls_e = 0; c.ls_f = f->ls;
+   c.ls_e = tight ? a->ls : 0; c.ls_f = f->ls;
    c.seg_e = cbp_vc_seg_at(p->v, a->tid, a->cidx);
    c.seg_f = cbp_vc_seg_at(p->v, f->tid, f->cidx);
-   c.x1 = a->le; c.x2 = f->le;
+   c.x2 = f->le;
    c.f_uncounted = (uint8_t)f_uncounted;
    p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
    p->found[p->nfound++] = c;
    p->r->cutpoints++;
+}
+
+static void add_ord(opass *p, const sitekey *k, const access_rec *a, const access_rec *f,
+                    uint32_t var, uint64_t addr, int f_uncounted) {
+   mark_seen(p, k);
+   push_ord(p, a, f, var, addr, f_uncounted, 0);
+}
+
+/* Whether T1 may stop right before a holding its locks while T2 runs from
+ * its last empty-lockset cut to f: a is no rest of an instruction, T1
+ * holds a lock there (else the two cuts are one), and none of T2's
+ * acquisitions on the way is of a lock T1 holds.  Scans T2's events back
+ * from f, at most TIGHT_SCAN of them (beyond: not tried). */
+#define TIGHT_SCAN 4096
+static int tight_ok(opass *p, const access_rec *a, const access_rec *f) {
+   if (!a->ls || a->tidx == 0 || cbp_glued(&p->t->events[a->tidx])) return 0;
+   if (f->le.tidx != NONE && f->le.tidx >= f->tidx) return 0;
+   uint32_t nh = cbp_locks_nheld(p->L, a->ls);
+   size_t from = f->le.tidx == NONE ? 0 : (size_t)f->le.tidx + 1;
+   if (f->tidx - from > TIGHT_SCAN) return 0;
+   for (size_t i = from; i < f->tidx; i++) {
+      const cb_event *e = &p->t->events[i];
+      if (e->tid != f->tid || e->kind != CB_EV_LOCK) continue;
+      uint32_t l = cbp_lock_id(p->L, e->addr);
+      for (uint32_t j = 0; j < nh; j++) {
+         const uint32_t *ah; uint32_t nah;
+         if (cbp_locks_held(p->L, a->ls, j, &ah, &nah) == l) return 0;
+      }
+   }
+   return 1;
 }
 
 /* The decision for a (earlier, other thread) and b (this access).  1: the
@@ -118,18 +159,20 @@ static int conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
                     const cb_event *e, const othr *h, uint32_t var) {
    sitekey k = {a->loc, e->loc, a->kind, e->kind};
    if (seen(p, &k)) return 1;
-   /* b may not need T1 past the cut (b's clock), nor be half of an
-    * instruction (T2 stops just before it). */
+   /* b may not need T1 past the cut (b's clock), nor be the rest of an
+    * instruction (T2 stops just before it): the store of a split
+    * read-modify-write is fine, replay cuts those (cbp_glued). */
    if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx), a->tid) > a->le.count) {
       p->r->dropped_vc++;
       return 0;
    }
-   if (!cbp_cut_ok(p->x, i) || (e->size & CB_SIZE_SAME_INSN)) {
+   if (!cbp_cut_ok(p->x, i) || cbp_glued(e)) {
       p->r->dropped_insn++;
       return 0;
    }
    access_rec b = {tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
    add_ord(p, &k, a, &b, var, p->x->var_addr[var], 0);
+   if (tight_ok(p, a, &b)) push_ord(p, a, &b, var, p->x->var_addr[var], 0, 1);
    return 1;
 }
 

@@ -248,7 +248,7 @@ typedef struct {
 /* Alternate tails of a candidate, forced when the main tail's run passes
  * (issue: one interleaving per candidate loses bugs that need f's thread to
  * finish its block first, or e2's thread to run on alone). */
-enum { CBP_ALT_F_FIRST, CBP_ALT_E2_ON, CBP_ALT_OTHERS_FIRST, CBP_NALT };
+enum { CBP_ALT_F_FIRST, CBP_ALT_E2_ON, CBP_ALT_OTHERS_FIRST, CBP_ALT_F_ON, CBP_ALT_F_LAST, CBP_NALT };
 extern const char *const cbp_alt_name[CBP_NALT];
 extern const char *const cbp_main_tail_name;
 
@@ -330,6 +330,12 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
 void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
                     const cbp_vclock *v, cbp_locks *L, cbp_result *r);
 void cbp_result_free(cbp_result *r);
+/* The alternate tails of a built candidate (alternates.c), from the main
+ * tail's first through_f steps (f and T2's release of its locks). */
+struct cbp_rf;
+void cbp_alternates_build(const cb_trace *t, const cbp_escape *x, const struct cbp_rf *rf,
+                          cbp_candidate *c, uint32_t through_f);
+void cbp_alternates_clear(cbp_candidate *c);
 
 /* ---- All passes (analyze.c) ------------------------------------------------ */
 typedef struct cbp_analysis {
@@ -375,6 +381,10 @@ const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j);
 void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r);
 int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                       uint64_t from, uint64_t to);
+/* Whether one of thread j's reads among its counted events [from, to)
+ * read a write of thread w's counted events from wfrom on. */
+int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
+                      uint32_t w, uint64_t wfrom);
 /* The trace index of thread j's counted event number k (its index kept
  * there), or the trace's length when j has no such event. */
 uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k);

@@ -121,6 +121,25 @@ static int write_in_window(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
    return 0;
 }
 
+int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
+                      uint32_t w, uint64_t wfrom) {
+   if (j == 0 || j > rf->x->nthreads || w == 0 || w > rf->x->nthreads) return 0;
+   if (to > rf->x->counted[j]) to = rf->x->counted[j];
+   uint64_t wstart = cbp_rf_trace_index(rf, w, wfrom);
+   for (uint64_t c = from; c < to; c++) {
+      uint64_t i = rf->pos[j][c];
+      uint32_t v = rf->x->var_of[i];
+      if (rf->t->events[i].kind != CB_EV_READ || !v || !rf->x->var_shared[v]) continue;
+      size_t lo = rf->woff[v], hi = rf->woff[v + 1], base = lo;
+      while (lo < hi) { /* the first write after i */
+         size_t m = lo + (hi - lo) / 2;
+         if (rf->widx[m] <= i) lo = m + 1; else hi = m;
+      }
+      if (lo > base && rf->wtid[lo - 1] == w && rf->widx[lo - 1] >= wstart) return 1;
+   }
+   return 0;
+}
+
 int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                       uint64_t from, uint64_t to) {
    uint32_t n = rf->x->nthreads;

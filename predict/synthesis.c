@@ -37,16 +37,6 @@
 
 #define NONE UINT64_MAX
 
-/* Tail names say "f's thread" and "e1's thread", not T1/T2: reports print
- * them beside the real thread names. */
-const char *const cbp_main_tail_name =
-   "f's thread through f, then e1's thread through e2, then everyone";
-const char *const cbp_alt_name[CBP_NALT] = {
-   "f's thread through f and on alone, then e1's thread through e2, then everyone",
-   "f's thread through f, then e1's thread through e2 and on alone, then everyone",
-   "f's thread through f, then every other thread on alone, then e1's thread "
-   "through e2, then everyone"};
-
 static uint64_t pos_of(cbp_point p) { return p.tidx == NONE ? 0 : p.tidx + 1; }
 
 static void add_step(cbp_candidate *c, size_t *cap, uint32_t tid, uint64_t n) {
@@ -375,7 +365,7 @@ static const char *close_prefix(const cbp_escape *x, const cbp_vclock *v,
    return NULL;
 }
 
-typedef struct { uint64_t pos; size_t idx; } bypos;
+typedef struct { uint64_t pos; size_t idx; size_t late; } bypos; /* late: k + 1 */
 static int cmp_pos(const void *a, const void *b) {
    const bypos *x = a, *y = b;
    if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
@@ -393,68 +383,6 @@ typedef struct {
    cbp_rf *rf;
 } synth;
 
-static void clear_alternates(cbp_candidate *c) {
-   for (int k = 0; k < CBP_NALT; k++) { free(c->alt[k]); c->alt[k] = NULL; c->nalt[k] = 0; }
-}
-
-/* steps[0..n) followed by (tid, count); a run-out absorbs the count step of
- * the same thread before it. */
-static cbp_step *alt_of(const cbp_step *steps, uint32_t n, uint32_t tid, uint64_t count,
-                        uint32_t *nout) {
-   cbp_step *a = cbp_xcalloc(n + 1, sizeof *a);
-   memcpy(a, steps, n * sizeof *a);
-   if (n && a[n - 1].tid == tid && count == CBP_RUN_OUT) a[n - 1].count = CBP_RUN_OUT;
-   else a[n++] = (cbp_step){tid, count};
-   *nout = n;
-   return a;
-}
-
-/* At most this many other threads run out one after another before e1's
- * thread goes on (each ends when it exits or blocks). */
-#define ALT_OTHERS_MAX 8
-
-/* The main tail through f, then every other thread with events left runs
- * on alone, then T1 through e2: a checker that ran first in the recorded
- * run and must run last, after every thread it checks (an audit of two
- * accounts that both tellers must have updated).  NULL when no other
- * thread has events left. */
-static cbp_step *others_first(const synth *S, const cbp_candidate *c,
-                              uint32_t through_f, uint32_t *nout) {
-   uint32_t n = S->x->nthreads, cnt = 0;
-   cbp_step *a = cbp_xcalloc(through_f + ALT_OTHERS_MAX + 2, sizeof *a);
-   memcpy(a, c->tail, through_f * sizeof *a);
-   uint32_t k = through_f;
-   for (uint32_t j = 1; j <= n && cnt < ALT_OTHERS_MAX; j++) {
-      if (j == c->t1) continue;
-      uint64_t done = c->prefix[j - 1];
-      for (uint32_t s = 0; s < through_f; s++)
-         if (c->tail[s].tid == j)
-            done = c->tail[s].count == CBP_RUN_OUT ? S->x->counted[j] : done + c->tail[s].count;
-      if (done >= S->x->counted[j]) continue;
-      a[k++] = (cbp_step){j, CBP_RUN_OUT};
-      cnt++;
-   }
-   if (!cnt) { free(a); *nout = 0; return NULL; }
-   a[k++] = (cbp_step){c->t1, c->ce2 - c->ce};
-   *nout = k;
-   return a;
-}
-
-/* The alternates of a main tail whose first through_f steps end with f and
- * T2's release of its locks: T2 running on alone before e2, T1 running on
- * alone after it, and every other thread running before T1 goes on. */
-static void build_alternates(const synth *S, cbp_candidate *c, uint32_t through_f) {
-   clear_alternates(c);
-   uint32_t n;
-   cbp_step *a = alt_of(c->tail, through_f, c->t2, CBP_RUN_OUT, &n);
-   c->alt[CBP_ALT_F_FIRST] = alt_of(a, n, c->t1, c->ce2 - c->ce, &c->nalt[CBP_ALT_F_FIRST]);
-   free(a);
-   c->alt[CBP_ALT_E2_ON] = alt_of(c->tail, c->ntail, c->t1, CBP_RUN_OUT,
-                                  &c->nalt[CBP_ALT_E2_ON]);
-   c->alt[CBP_ALT_OTHERS_FIRST] = others_first(S, c, through_f,
-                                               &c->nalt[CBP_ALT_OTHERS_FIRST]);
-}
-
 /* The tail from the current prefix: regions II and III, f, T2 on until it
  * holds no lock, T1 on to e2.  A deadlock's tail is T1 through its
  * acquisition of A, then T2 through its acquisition of B, and ends there:
@@ -463,7 +391,7 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
    size_t cap = 0;
    c->ntail = 0;
    c->through_f = 0;
-   clear_alternates(c);
+   cbp_alternates_clear(c);
    if (c->pattern == CBP_DLK) {
       add_step(c, &cap, c->t1, c->ce1 + 1 - c->prefix[c->t1 - 1]);
       add_step(c, &cap, c->t2, c->cf + 1 - c->prefix[c->t2 - 1]);
@@ -527,7 +455,7 @@ static void drop(cbp_result *r, cbp_candidate *c, const char *why) {
 }
 
 /* One candidate's schedule from its region I prefix; NULL, or why not. */
-static const char *synth_one(synth *S, cbp_candidate *c, uint64_t *saved) {
+static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
    uint32_t n = S->x->nthreads;
    c->built = 1;
    if (!c->prefix) c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
@@ -573,31 +501,70 @@ static const char *synth_one(synth *S, cbp_candidate *c, uint64_t *saved) {
    return NULL;
 }
 
+/* Whether an order violation's other threads may run in the prefix up to
+ * f's side of the recorded run (late) rather than T1's: none of their
+ * events up to there read what T1 wrote from its cut on, which the
+ * schedule moves after f.  Keeping what ran before f there keeps f's
+ * context: the waiters a producer's signal wakes are waiting. */
+static int late_ok(synth *S, const cbp_candidate *c, const uint64_t *late) {
+   if (!S->rf) S->rf = cbp_rf_new(S->t, S->x);
+   for (uint32_t j = 1; j <= S->x->nthreads; j++)
+      if (j != c->t1 && late[j - 1] > c->prefix[j - 1] &&
+          cbp_rf_reads_from(S->rf, j, c->prefix[j - 1], late[j - 1], c->t1, c->x1.count))
+         return 0;
+   return 1;
+}
+
+/* The late prefix first when it may be used, else (or when its schedule
+ * cannot be built) the usual one. */
+static const char *synth_one(synth *S, cbp_candidate *c, uint64_t *saved, uint64_t *late) {
+   uint32_t n = S->x->nthreads;
+   if (late && late_ok(S, c, late)) {
+      uint64_t *early = c->prefix;
+      c->prefix = late; /* the caller's, which it frees */
+      const char *why = synth_from(S, c, saved);
+      c->prefix = early;
+      if (!why) { memcpy(early, late, n * sizeof *late); return NULL; }
+   }
+   return synth_from(S, c, saved);
+}
+
 void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
                          const cbp_vclock *v, cbp_locks *L, cbp_result *r,
                          const size_t *which, size_t nwhich) {
    uint32_t n = x->nthreads;
    if (!nwhich) return;
-   bypos *order = cbp_xcalloc(nwhich, sizeof *order);
+   /* An order violation also gets the cut at f's side (late_ok). */
+   bypos *order = cbp_xcalloc(2 * nwhich, sizeof *order);
+   uint64_t **late = cbp_xcalloc(nwhich, sizeof *late);
+   size_t norder = 0;
    for (size_t k = 0; k < nwhich; k++) {
       const cbp_candidate *c = &r->c[which[k]];
       uint64_t a = pos_of(c->x1), b = pos_of(c->x2);
-      order[k] = (bypos){a < b ? a : b, which[k]};
+      order[norder++] = (bypos){a < b ? a : b, which[k], 0};
+      if (c->pattern == CBP_ORD && b > a) {
+         late[k] = cbp_xcalloc(n ? n : 1, sizeof **late);
+         order[norder++] = (bypos){b, which[k], k + 1};
+      }
    }
-   qsort(order, nwhich, sizeof *order, cmp_pos);
+   qsort(order, norder, sizeof *order, cmp_pos);
    /* Sweep: per thread, its last empty-lockset cut so far. */
    cbp_held *held = cbp_xcalloc(n + 1, sizeof *held);
    uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt), *le = cbp_xcalloc(n + 1, sizeof *le);
    uint64_t *prev = cbp_xcalloc(n + 1, sizeof *prev); /* index + 1 */
    size_t next = 0;
-   for (size_t i = 0; i <= t->nevents && next < nwhich; i++) {
-      while (next < nwhich && order[next].pos <= i) {
-         cbp_candidate *c = &r->c[order[next++].idx];
-         free(c->prefix);
-         c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
+   for (size_t i = 0; i <= t->nevents && next < norder; i++) {
+      while (next < norder && order[next].pos <= i) {
+         const bypos *o = &order[next++];
+         cbp_candidate *c = &r->c[o->idx];
+         uint64_t *pre = o->late ? late[o->late - 1] : NULL;
+         if (!pre) {
+            free(c->prefix);
+            pre = c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
+         }
          for (uint32_t j = 1; j <= n; j++) {
             int after_ok = held[j].n == 0 && (!prev[j] || cbp_cut_ok(x, prev[j] - 1));
-            c->prefix[j - 1] = after_ok ? cnt[j] : le[j];
+            pre[j - 1] = after_ok ? cnt[j] : le[j];
          }
       }
       if (i == t->nevents) break;
@@ -619,11 +586,15 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
    for (size_t k = 0; k < nwhich; k++) {
       cbp_candidate *c = &r->c[which[k]];
-      const char *why = synth_one(&S, c, saved);
+      const char *why = synth_one(&S, c, saved, late[k]);
+      free(late[k]);
       if (why) drop(r, c, why);
-      else if (c->pattern != CBP_DLK) build_alternates(&S, c, c->through_f);
+      else if (c->pattern != CBP_DLK) {
+         if (!S.rf) S.rf = cbp_rf_new(t, x);
+         cbp_alternates_build(t, x, S.rf, c, c->through_f);
+      }
    }
-   free(S.r3); free(S.need); free(S.end); free(saved);
+   free(S.r3); free(S.need); free(S.end); free(saved); free(late);
    cbp_rf_free(S.rf);
    bad_cuts_free(S.bad, n);
 }
