@@ -1,6 +1,7 @@
-/* predict_rank: cut-points inside a split read-modify-write instruction
- * and the order schedules are numbered in (rank.c), on text-form traces
- * (TAP).  Built plain and under ASan+UBSan.
+/* predict_rank: cut-points inside a split read-modify-write instruction,
+ * the order schedules are numbered in (rank.c), order violations inside a
+ * critical section (orders.c) and the tail variants (alternates.c), on
+ * text-form traces (TAP).  Built plain and under ASan+UBSan.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,9 +107,103 @@ static void test_rank(void) {
    ok(nf < nt, "ranked: the flag's ORD comes before the table's");
 }
 
+/* The candidate of pattern p whose f is at file:line fl, built; NULL. */
+static const cbp_candidate *built_at(enum cbp_pattern p, const char *fl, int tight) {
+   for (size_t i = 0; i < A.r.n; i++) {
+      const cbp_candidate *c = &A.r.c[i];
+      if (c->pattern != p || !c->built || c->dropped) continue;
+      const cb_location *l = &T.locs[T.events[c->f].loc];
+      char at[64];
+      snprintf(at, sizeof at, "%s:%u", l->file ? l->file : "", l->line);
+      if (strcmp(at, fl)) continue;
+      if (tight < 0 || (c->x1.count == c->ce1) == tight) return c;
+   }
+   return NULL;
+}
+
+/* Double-checked init that sets its flag before the port: T3 finds the
+ * flag set and reads the port.  The order violation on the port must also
+ * be tried with T2 stopped right before its write, holding the lock (T3
+ * takes no lock on its way): moving the whole critical section would make
+ * T3 find the flag clear. */
+static void test_tight(void) {
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+       "T2 start T1\nT2 begin get\nT2 read ready =0 @d.c:10\nT2 lock m\n"
+       "T2 read ready =0 @d.c:12\nT2 write ready =1 @d.c:14\n"
+       "T2 write port =8080 @d.c:15\nT2 unlock m\nT2 end get\nT2 exit\n"
+       "T3 start T1\nT3 begin get\nT3 read ready =1 @d.c:10\nT3 end get\n"
+       "T3 begin use\nT3 read port =8080 @d.c:20\nT3 end use\nT3 exit\n"
+       "T1 join T2\nT1 join T3\nT1 end main\n");
+   const cbp_candidate *c = built_at(CBP_ORD, "d.c:20", 1);
+   ok(c != NULL, "flag before fields: an ORD on the port cut right before T2's write");
+   ok(c && c->ls_e != 0, "tight: T2 holds its lock at the cut");
+   ok(built_at(CBP_ORD, "d.c:20", 0) != NULL, "the whole-section ORD is still there");
+}
+
+/* A spin lock built by hand: T2 tests the flag, T3 tests and sets it and
+ * walks in (writes `inside`), then T2 sets it.  Variant F_ON runs T3 on
+ * through its write of `inside` (which T2 uses after e2) before T2 goes
+ * on alone. */
+static void test_f_on(void) {
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+       "T2 start T1\nT2 begin work\nT2 read busy =0 @s.c:7\nT2 write busy =1 @s.c:8\n"
+       "T2 read inside =0 @s.c:14\nT2 write inside =1 @s.c:14\n"
+       "T2 write inside =0 @s.c:16\nT2 write busy =0 @s.c:20\nT2 end work\nT2 exit\n"
+       "T3 start T1\nT3 begin work\nT3 read busy =0 @s.c:7\nT3 write busy =1 @s.c:8\n"
+       "T3 read inside =0 @s.c:14\nT3 write inside =1 @s.c:14\n"
+       "T3 write inside =0 @s.c:16\nT3 write busy =0 @s.c:20\nT3 end work\nT3 exit\n"
+       "T1 join T2\nT1 join T3\nT1 end main\n");
+   int found = 0;
+   for (size_t i = 0; i < A.r.n && !found; i++) {
+      const cbp_candidate *c = &A.r.c[i];
+      if (c->pattern != CBP_RWW || !c->built || c->dropped || !c->nalt[CBP_ALT_F_ON]) continue;
+      const cbp_step *a = c->alt[CBP_ALT_F_ON];
+      uint32_t n = c->nalt[CBP_ALT_F_ON];
+      /* ends: T2 (f's thread) a count step, then T1 run out */
+      found = n >= 2 && a[n - 1].tid == c->t1 && a[n - 1].count == CBP_RUN_OUT &&
+              a[n - 2].tid == c->t2 && a[n - 2].count >= 3;
+   }
+   ok(found, "home-made spin lock: an RWW on the flag has the F_ON variant, f's thread "
+             "through its write of inside");
+}
+
+/* Two consumers wait (if, not while) before the producer adds a job and
+ * signals.  The ORD that forces T2's check after the add keeps T3 waiting
+ * in the prefix (it waited before the add in the recorded run) and has the
+ * F_LAST variant: T3, woken, runs before the producer adds the second. */
+static void test_f_last(void) {
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\nT1 create T4\n"
+       "T2 start T1\nT2 begin consume\nT2 lock m\nT2 read jobs =0 @j.c:12\nT2 unlock m\n"
+       "T3 start T1\nT3 begin consume\nT3 lock m\nT3 read jobs =0 @j.c:12\nT3 unlock m\n"
+       "T4 start T1\nT4 begin produce\nT4 lock m\nT4 read jobs =0 @j.c:24\n"
+       "T4 write jobs =1 @j.c:24\nT4 signal c\nT4 unlock m\nT4 lock m\n"
+       "T4 read jobs =1 @j.c:24\nT4 write jobs =2 @j.c:24\nT4 signal c\nT4 unlock m\n"
+       "T4 end produce\nT4 exit\n"
+       "T3 wait c m\nT3 lock m\nT3 read jobs =2 @j.c:14\nT3 write jobs =1 @j.c:14\n"
+       "T3 unlock m\nT3 end consume\nT3 exit\n"
+       "T2 wait c m\nT2 lock m\nT2 read jobs =1 @j.c:14\nT2 write jobs =0 @j.c:14\n"
+       "T2 unlock m\nT2 end consume\nT2 exit\n"
+       "T1 join T2\nT1 join T3\nT1 join T4\nT1 end main\n");
+   int found = 0;
+   for (size_t i = 0; i < A.r.n && !found; i++) {
+      const cbp_candidate *c = &A.r.c[i];
+      if (c->pattern != CBP_ORD || !c->built || c->dropped) continue;
+      uint32_t waiter = c->t1 == 2 ? 3 : 2;
+      if (c->t2 != 4 || c->prefix[waiter - 1] < 3 || !c->nalt[CBP_ALT_F_LAST]) continue;
+      const cbp_step *a = c->alt[CBP_ALT_F_LAST];
+      uint32_t n = c->nalt[CBP_ALT_F_LAST];
+      found = a[n - 1].tid == waiter && a[n - 1].count == CBP_RUN_OUT;
+   }
+   ok(found, "stolen wake-up: the ORD on jobs keeps the other consumer waiting and has "
+             "F_LAST, the waiter on before the producer");
+}
+
 int main(void) {
    test_split();
    test_rank();
+   test_tight();
+   test_f_on();
+   test_f_last();
    if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
    printf("1..%d\n", ntest);
    return nfail != 0;
