@@ -28,6 +28,10 @@ static const char usage_text[] =
 "  --all [DIR]         every sN.pb of the folder DIR, or of the schedule\n"
 "                      folder found as above, in parallel; a line on stderr\n"
 "                      for each as it ends\n"
+"  --confirm N         force a schedule whose run failed, deadlocked or hung\n"
+"                      N more times (default 1; 0: never): the report says\n"
+"                      how many of them failed again, and gives the command\n"
+"                      to reproduce it only when every one did\n"
 "  --variant N         force only tail variant N of the schedule (one\n"
 "                      schedule only).  Without it: variant 0, then, while\n"
 "                      a run passes or is infeasible, the next variant; the\n"
@@ -144,7 +148,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 enum {
    OPT_SCHEDULE = 256, OPT_SCHEDULES, OPT_ALL, OPT_TRACE, OPT_TIMEOUT,
-   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT, OPT_VARIANT, OPT_STDIN,
+   OPT_CHECK, OPT_JSON, OPT_STALL, OPT_EVENTS_OUT, OPT_VARIANT, OPT_CONFIRM, OPT_STDIN,
    OPT_RECORD
 };
 
@@ -189,6 +193,12 @@ static int one_option(int c, char **argv, cbr_options *o)
          return usage_error("bad --variant '%s': want a variant number, "
                             "0 to 65535", optarg);
       o->variant = (int)u;
+      break;
+   case OPT_CONFIRM:
+      if (parse_uint(optarg, 100, &u))
+         return usage_error("bad --confirm '%s': want a number of runs, 0 to 100",
+                            optarg);
+      o->confirm = (int)u;
       break;
    case 'v': o->verbose = 1; break;
    case ':':
@@ -243,6 +253,7 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
       {"events-out", required_argument, NULL, OPT_EVENTS_OUT},
       {"record", required_argument, NULL, OPT_RECORD},
       {"variant", required_argument, NULL, OPT_VARIANT},
+      {"confirm", required_argument, NULL, OPT_CONFIRM},
       {"stdin", required_argument, NULL, OPT_STDIN},
       {"verbose", no_argument, NULL, 'v'},
       {"help", no_argument, NULL, 'h'},
@@ -252,6 +263,7 @@ int cbr_parse_options(int argc, char **argv, cbr_options *o)
    o->timeout_s = CBR_DEFAULT_TIMEOUT_S;
    o->stall_ms = CBR_DEFAULT_STALL_MS;
    o->variant = -1;
+   o->confirm = 1;
    o->stdin_path = "/dev/null";
    long cores = sysconf(_SC_NPROCESSORS_ONLN);
    o->jobs = cores > 0 ? (int)cores : 1;

@@ -56,6 +56,7 @@ typedef struct {
    const char *record;     /* --record FILE: the run's trace */
    int all;                /* --all */
    int variant;            /* --variant N, -1: try them in turn */
+   int confirm;            /* --confirm N: forced again after a bug */
    int jobs;               /* -j N */
    int json;               /* --json */
    double timeout_s;       /* --timeout S */
@@ -191,7 +192,12 @@ typedef struct {
    char stderr_tail[1024]; /* last lines of the run's stderr (the program's
                               and Valgrind's) */
    int stderr_shown;  /* it also went to cbreplay's stderr as it came */
+   unsigned confirm_runs;  /* the bug's variant forced again (--confirm) */
+   unsigned confirm_bugs;  /* of which failed, deadlocked or hung again */
 } cbr_result;
+/* A bug that --confirm forced again and that did not come back every time:
+ * the schedule is no reproducer. */
+int cbr_not_reproduced(const cbr_result *r);
 
 /* How one run sends its program's output (its input: o->stdin_path). */
 typedef struct {

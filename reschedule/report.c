@@ -576,8 +576,15 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
                  : "unknown (the tool did not say)");
    if (r->stderr_tail[0] && !r->stderr_shown)
       print_stderr_tail(out, "the program's stderr ended with", r);
-   fprintf(out, "  reproduce: %s\n", cbr_reproduce_command(rep, i, cmd,
-                                                          sizeof cmd));
+   if (cbr_not_reproduced(r))
+      fprintf(out, "  not reproduced: forced again %u time%s, it failed %u: the "
+                   "failure does not come from this schedule alone, so it is not kept "
+                   "as a reproducer\n  run again: %s\n",
+              r->confirm_runs, r->confirm_runs == 1 ? "" : "s", r->confirm_bugs,
+              cbr_reproduce_command(rep, i, cmd, sizeof cmd));
+   else
+      fprintf(out, "  reproduce: %s%s\n", cbr_reproduce_command(rep, i, cmd, sizeof cmd),
+              r->confirm_runs ? "" : " (not forced again: --confirm 0)");
 }
 
 /* A run where Valgrind or the tool failed: no bug, but what it said. */

@@ -160,8 +160,14 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       fputs(", \"stderr_tail\": ", out);
       cb_json_write_string(out, !r->stderr_shown || r->verdict == CBR_ERROR
                                    ? r->stderr_tail : "");
-      fputs(",\n   \"reproduce\": ", out);
-      cb_json_write_string(out, cbr_reproduce_command(rep, i, buf, sizeof buf));
+      fprintf(out, ",\n   \"confirm_runs\": %u, \"confirm_failed\": %u, \"reproduced\": %s",
+              r->confirm_runs, r->confirm_bugs,
+              !cbr_verdict_is_bug(r->verdict) || !r->confirm_runs ? "null"
+              : cbr_not_reproduced(r)                              ? "false"
+                                                                   : "true");
+      fputs(", \"reproduce\": ", out);
+      cb_json_write_string(out, cbr_not_reproduced(r) ? ""
+                                : cbr_reproduce_command(rep, i, buf, sizeof buf));
       fputc('}', out);
    }
    fprintf(out, "],\n \"summary\": {\"runs\": %zu, \"passed\": %zu, "

@@ -12,6 +12,10 @@
  * infeasible.  A schedule without variants is forced exactly once, as
  * before variants existed.
  *
+ * A bug is then forced again, --confirm times, with the same variant: a
+ * schedule is kept as the reproducer only when its failure comes back
+ * every time (a test that fails now and then on its own is no proof).
+ *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <string.h>
@@ -23,11 +27,41 @@ static int decides(enum cbr_verdict v)
    return cbr_verdict_is_bug(v) || v == CBR_ERROR;
 }
 
+int cbr_not_reproduced(const cbr_result *r)
+{
+   return r->confirm_runs && r->confirm_bugs < r->confirm_runs;
+}
+
+/* Forces r's variant again o->confirm times when r is a bug; counts the
+ * runs that were bugs again.  Those runs write no --events-out or --record
+ * file: the first run's are the ones kept. */
+static void confirm(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
+                    cbr_result *r)
+{
+   if (!cbr_verdict_is_bug(r->verdict) || o->confirm <= 0)
+      return;
+   cbr_options again = *o;
+   again.events_out = again.record = NULL;
+   cbr_io quiet = *io;
+   quiet.capture_stderr = 1; /* the program's stderr was shown once */
+   for (int k = 0; k < o->confirm; k++) {
+      cbr_result run;
+      cbr_run_one(&again, &quiet, cs, r->variant, &run);
+      r->seconds += run.seconds;
+      r->confirm_runs++;
+      r->confirm_bugs += cbr_verdict_is_bug(run.verdict);
+      if (o->verbose)
+         fprintf(stderr, "cbreplay: %s variant %u forced again: %s\n", cs->name,
+                 r->variant, cbr_verdict_name(run.verdict));
+   }
+}
+
 void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
                       const cbr_schedule *cs, cbr_result *r)
 {
    if (o->variant >= 0) {
       cbr_run_one(o, io, cs, (unsigned)o->variant, r);
+      confirm(o, io, cs, r);
       return;
    }
    unsigned nv = (unsigned)cb_schedule_nvariants(cs->s);
@@ -51,4 +85,5 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
                  cs->name, k, cbr_verdict_name(run.verdict), k + 1);
    }
    r->seconds = seconds;
+   confirm(o, io, cs, r);
 }

@@ -11,7 +11,9 @@
 #     with variant 1, and `--variant 1` reproduces it 5 times in 5;
 #   - a run-out step whose thread exits, or blocks, moves the plan on;
 #   - a forced run ending with the recorded run's own non-zero exit passes;
-#   - a program that execs another one is judged by that one's exit.
+#   - a program that execs another one is judged by that one's exit;
+#   - a failure is forced again (--confirm): one that does not come back
+#     gets no reproduce command, one that does is said to reproduce.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -243,5 +245,43 @@ wait $bg
 is $? 5 "Valgrind killed with SIGKILL from outside: error, exit 5"
 like "$(cat "$TMP/out")" "Valgrind was killed by SIGKILL before the tool reported the program's end \(killed from outside: out of memory\?\)" \
      "the report says Valgrind was killed"
+
+# ---- --confirm: flaky.c fails when the count in its file is odd, and
+# counts each run, so a failing run is followed by a passing one: the
+# failure does not come from the schedule.  tailabort's abort comes back.
+cat > "$TMP/flaky.c" <<'EOF'
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+   long n = 0;
+   FILE *f = fopen(argv[1], "r");
+   if (f) { if (fscanf(f, "%ld", &n) != 1) n = 0; fclose(f); }
+   f = fopen(argv[1], "w");
+   if (!f) return 2;
+   fprintf(f, "%ld\n", n + 1);
+   fclose(f);
+   return n % 2 ? 1 : 0;
+}
+EOF
+cc -O0 -g -o "$TMP/flaky" "$TMP/flaky.c" || exit 1
+"$MK" -o "$TMP/flaky.pb" --id 7 --program "$TMP/flaky"
+echo 1 > "$TMP/count"
+out=$(cbreplay --schedule "$TMP/flaky.pb" -- "$TMP/flaky" "$TMP/count" 2>/dev/null)
+is $? 1 "a run that failed once is still failed (exit 1)"
+like "$out" "not reproduced: forced again 1 time, it failed 0" \
+     "forced again, it passed: not reproduced"
+unlike "$out" "reproduce: " "no reproduce command for it"
+echo 1 > "$TMP/count"
+out=$(cbreplay --json --schedule "$TMP/flaky.pb" -- "$TMP/flaky" "$TMP/count" 2>/dev/null)
+like "$out" '"confirm_runs": 1, "confirm_failed": 0, "reproduced": false, "reproduce": ""' \
+     "--json: reproduced false, no reproduce command"
+echo 1 > "$TMP/count"
+out=$(cbreplay --confirm 0 --schedule "$TMP/flaky.pb" -- "$TMP/flaky" "$TMP/count" 2>/dev/null)
+like "$out" "reproduce: .*\(not forced again: --confirm 0\)" "--confirm 0: not forced again, and said so"
+out=$(cbreplay --json --confirm 2 --schedule "$TMP/abort.pb" -- "$TA" 2>/dev/null)
+like "$out" '"confirm_runs": 2, "confirm_failed": 2, "reproduced": true' \
+     "an abort the schedule causes comes back twice in two: reproduced"
+cbreplay --confirm 101 --schedule "$TMP/flaky.pb" -- "$TMP/flaky" "$TMP/count" >/dev/null 2>&1
+is $? 2 "--confirm 101: bad usage"
 
 done_testing
