@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "cbtrace.h"
+#include "hb.h"
 
 /* ---- Small open-addressing index map (u32 payloads, caller compares) ----
  * Each slot keeps 32 bits of its key's hash beside the payload, so that a
@@ -155,9 +156,10 @@ int cbp_held_release(cbp_held *h, uint32_t lock);
 void cbp_held_free(cbp_held *h);
 
 /* ---- Vector clocks (vclock.c) ------------------------------------------- */
-/* A thread's history is a list of segments: a new one starts when an
- * incoming edge (start, join, barrier leave, consumed signal) changes its
- * clock.  Components count counted events: vc[j] = n means the first n
+/* Clocks of the happens-before edges of hb.h, and of nothing else.  A
+ * thread's history is a list of segments: a new one starts when an
+ * incoming edge (the sink of a group: start, join, barrier leave, a woken
+ * wait, a semaphore wait, an acquire) changes its clock.  Components count counted events: vc[j] = n means the first n
  * counted events of thread j happen before.  Clocks are sparse and shared
  * (memory grows with the edges, not with threads squared): a thread keeps
  * only the components its own edges raised, as a history per component,
@@ -184,12 +186,15 @@ typedef struct {
    cbp_vc_priv *p;             /* histories, sync clocks, scratch */
 } cbp_vclock;
 
-void cbp_vc_init(cbp_vclock *v, uint32_t nthreads);
+/* hb must outlive v. */
+void cbp_vc_init(cbp_vclock *v, uint32_t nthreads, const cbp_hb *hb);
 void cbp_vc_free(cbp_vclock *v);
-/* Feeds one event of thread tid with counted index cidx (its count before
- * it).  empty_before: the thread's last empty-lockset cut count <= cidx. */
-void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
-                  uint64_t empty_before);
+/* Feeds event i of the trace, of thread tid with counted index cidx (its
+ * count before it), in trace order; every anchor event (cbp_hb_anchor)
+ * must be fed.  empty_before: the thread's last empty-lockset cut count
+ * <= cidx.  Returns 1 when the event is the source of an edge. */
+int cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t i, uint64_t cidx,
+                 uint64_t empty_before);
 /* Component j of segment seg's clock (j its own thread: its start). */
 uint64_t cbp_vc_get(const cbp_vclock *v, uint32_t seg, uint32_t j);
 /* The non-zero components of segment seg's clock other than its own
@@ -333,6 +338,7 @@ void cbp_result_free(cbp_result *r);
 
 /* ---- All passes (analyze.c) ------------------------------------------------ */
 typedef struct cbp_analysis {
+   cbp_hb hb;
    cbp_escape x;
    cbp_vclock v;
    cbp_locks *L;
