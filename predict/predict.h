@@ -284,9 +284,10 @@ typedef struct {
    int dropped;         /* dropped by the keep hook or synthesis (why) */
    const char *why;
    uint32_t id;         /* schedule number sN, 0 if not written */
-   /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" or
-    * "unknown" (kept candidates only), and whether the schedule written is
-    * the model's order rather than synthesis' own. */
+   /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" (the
+    * schedule written is the model's order: z3_order) or "unknown" (kept
+    * undecided, or satisfiable but replay could not follow the model's
+    * order, so the schedule written is synthesis' own). */
    const char *z3;
    int z3_order;
 } cbp_candidate;
@@ -353,7 +354,8 @@ void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysi
  * c->why first).  Only candidates that would otherwise be built are asked,
  * so with --max N the hook runs until N are kept.  A DLK candidate is no
  * atomicity pattern: its e2 never runs after f in the forced run (both
- * threads block), so an e1 < f < e2 encoding does not apply to it. */
+ * threads block), so an e1 < f < e2 encoding does not apply to it (the Z3
+ * check asks its own question of it, z3_predict.c). */
 typedef int (*cbp_keep_fn)(void *ctx, const cb_trace *t, cbp_analysis *a,
                            cbp_candidate *c);
 /* Pass C on the candidates in order, each first offered to keep (NULL:
@@ -407,7 +409,8 @@ typedef struct cbp_z3_summary {
    unsigned timeout_ms;
    size_t window;            /* max events of one query's window */
    uint64_t candidates;      /* found by the lockset pass (r.n) */
-   uint64_t asked;           /* atomicity candidates asked (DLK never are) */
+   uint64_t asked;           /* candidates asked (a shape the encoding does
+                                not take counts as undecided) */
    uint64_t sat, dropped, undecided;
    uint64_t model_orders;    /* SAT schedules written in the model's order */
    uint64_t model_rejected;  /* SAT models replay could not follow: the

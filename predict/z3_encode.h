@@ -1,4 +1,6 @@
-/* z3_encode.h: turns a z3w_window into Z3 assertions (internal to z3_*.c).
+/* z3_encode.h: turns a z3w_window into Z3 assertions (z3_encode.c), and a
+ * model back into the order of the events it runs (z3_model.c); internal
+ * to z3_*.c.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -32,5 +34,12 @@ int z3e_encode(z3e_terms *k, Z3_context ctx, Z3_solver s,
 double z3e_now_ms(void);
 /* Drops every reference taken for the query. */
 void z3e_release(z3e_terms *k);
+
+/* The trace indices of the counted events the model m runs (those it
+ * places before e2, and e2 unless a deadlock's request), in its order,
+ * into *order (grown as needed).  Their number, or -1 with why. */
+int z3m_read_order(const z3e_terms *k, const cb_trace *t, const z3w_window *w,
+                   Z3_model m, size_t **order, size_t *cap, char *why,
+                   size_t whylen);
 
 #endif /* Z3_ENCODE_H */
