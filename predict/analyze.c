@@ -21,7 +21,7 @@ void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysi
       a->r.blocks = cbp_blocks_resolve(t, o->blocks);
    }
    if (!(o->skip & CBP_FAM_DEADLOCK)) cbp_deadlocks(t, &a->x, &a->v, a->L, &a->r);
-   if (!(o->skip & CBP_FAM_ORDER)) cbp_orders(t, &a->x, &a->v, a->L, &a->r);
+   if (!(o->skip & CBP_FAM_ORDER)) cbp_orders(t, &a->hb, &a->x, &a->v, a->L, &a->r);
 }
 
 void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a) {

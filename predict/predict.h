@@ -325,8 +325,8 @@ void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                    cbp_locks *L, cbp_result *r);
 /* Pass B'': order violations (pattern ORD), appended to r, which is sorted
  * again.  Needs the vector clocks of pass B. */
-void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
-                cbp_locks *L, cbp_result *r);
+void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
+                const cbp_vclock *v, cbp_locks *L, cbp_result *r);
 /* Pass C: builds the schedules (prefix + tail) of the candidates
  * r->c[which[0..n-1]], or of every candidate not dropped; a candidate whose
  * schedule cannot be built is marked dropped with the reason. */

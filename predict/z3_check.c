@@ -148,12 +148,38 @@ fail:
    return NULL;
 }
 
+/* Solves, f's thread stopped after a read f first (z3e_terms.stop); *on
+ * set when only letting it go on satisfies the query. */
+static Z3_lbool solve(cb_z3 *z, Z3_solver s, double t0, int *on)
+{
+   *on = 0;
+   if (!z->terms.stop)
+      return Z3_solver_check(z->ctx, s);
+   Z3_lbool r = Z3_solver_check_assumptions(z->ctx, s, 1, &z->terms.stop);
+   if (r != Z3_L_FALSE || z->z3_failed)
+      return r;
+   if (z->timeout_ms) {
+      double left = t0 + z->timeout_ms - now_ms();
+      if (left < 1)
+         return Z3_L_UNDEF;
+      set_uint(z, s, "timeout", (unsigned)left);
+   }
+   r = Z3_solver_check(z->ctx, s);
+   *on = r == Z3_L_TRUE;
+   return r;
+}
+
 /* The verdict of a solved query; UNSAT only over a complete window. */
 static cb_z3_verdict verdict(cb_z3 *z, const cb_trace *t, const z3w_window *w,
-                             Z3_solver s, Z3_lbool r, cb_z3_result *res)
+                             Z3_solver s, Z3_lbool r, int on, cb_z3_result *res)
 {
    if (z->z3_failed) {
       snprintf(res->why, sizeof res->why, "%s", z->z3_error);
+      return CB_Z3_UNKNOWN;
+   }
+   if (on) {
+      snprintf(res->why, sizeof res->why, "sat only if f's thread goes on past the "
+                                          "value f read, on a path not proved");
       return CB_Z3_UNKNOWN;
    }
    if (r == Z3_L_FALSE && w->incomplete) {
@@ -228,9 +254,10 @@ cb_z3_verdict cb_z3_check(cb_z3 *z, const cb_trace *t, const cb_z3_query *q,
       Z3_solver s = make_solver(z, &w, t0, res);
       if (s) {
          double s0 = now_ms();
-         Z3_lbool r = Z3_solver_check(z->ctx, s);
+         int on;
+         Z3_lbool r = solve(z, s, t0, &on);
          res->solver_ms = now_ms() - s0;
-         v = verdict(z, t, &w, s, r, res);
+         v = verdict(z, t, &w, s, r, on, res);
          Z3_solver_dec_ref(z->ctx, s);
       }
       z3e_release(&z->terms);

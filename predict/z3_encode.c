@@ -15,7 +15,10 @@
  *   path up to the cut.  f's and e2's values are the violation itself.
  *   Events of f's thread after f may still run before e2 (to release a lock
  *   that e2's thread needs); their reads keep their recorded values, but the
- *   path after a read f is assumed, not proved (WRW).
+ *   path after a read f is assumed, not proved (WRW, an order violation's
+ *   read): so the query is first asked with f's thread stopped right after
+ *   a read f (z3e_terms.stop), and an answer that needs it to go on is
+ *   unknown, not sat.
  * - Two critical sections on one lock conflict only when both acquisitions
  *   run before e2; a section without its release in the window is open to
  *   the end, one held since before the window began at -infinity.
@@ -283,6 +286,24 @@ static int variables(z3e_terms *k, Z3_context ctx, const z3w_window *w)
    return 0;
 }
 
+/* f a read: the literal `stop` keeps f's thread from running past f (past
+ * f's instruction) before e2. */
+static void stop_after_f(z3e_terms *k, Z3_context ctx, Z3_solver s, const z3w_window *w)
+{
+   const z3w_event *f = &w->ev[w->pf];
+   k->stop = NULL;
+   if (w->kind == Z3W_DEADLOCK || w->pf_read == 0)
+      return;
+   size_t next = Z3W_NONE;
+   for (size_t p = w->pf + 1; p < w->nev && next == Z3W_NONE; p++)
+      if (w->ev[p].tid == f->tid && w->ev[p].var != f->var)
+         next = p;
+   if (next == Z3W_NONE)
+      return;
+   k->stop = keep(k, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, "stop"), Z3_mk_bool_sort(ctx)));
+   assert_(k, s, implies(k, k->stop, keep(k, Z3_mk_not(ctx, executed(k, w, next)))));
+}
+
 int z3e_encode(z3e_terms *k, Z3_context ctx, Z3_solver s,
                const z3w_window *w)
 {
@@ -303,6 +324,7 @@ int z3e_encode(z3e_terms *k, Z3_context ctx, Z3_solver s,
                                         k->vars[w->ev[p].var])));
    }
    violation(k, s, w);
+   stop_after_f(k, ctx, s, w);
    /* Happens-before (hb.h): always in that order. */
    for (size_t i = 0; i < w->nbefore; i++)
       assert_(k, s, before(k, w, w->before[i].a, w->before[i].b));

@@ -24,6 +24,11 @@ typedef struct {
    size_t nassert;
    double deadline_ms; /* CLOCK_MONOTONIC ms; 0 = none */
    int timed_out;
+   /* When f is a read (its value is the violation's, not the recorded
+    * one), a literal that stops f's thread right after f: what it would do
+    * next may depend on the value it read.  Checked as an assumption first
+    * (z3_check.c); NULL when f is no read. */
+   Z3_ast stop;
 } z3e_terms;
 
 /* Asserts the whole query into s.  Returns 0, or -1 when out of memory or

@@ -300,6 +300,7 @@ int z3w_build(z3w_window *w, const cb_trace *t, const z3w_query *q,
    s.t = t;
    s.q = q;
    w->kind = q->kind;
+   w->pf_read = t->events[q->f].kind == CB_EV_READ;
    w->cut = q->f > q->e2 ? q->f : q->e2;
    if (q->kind == Z3W_DEADLOCK && q->g > w->cut)
       w->cut = q->g;

@@ -86,6 +86,7 @@ typedef struct {
    size_t cut;       /* max(f, e2) */
    size_t pe1, pf, pe2; /* positions of e1, f, e2 */
    size_t pg;        /* deadlock: T2's request (never runs), else NONE */
+   int pf_read;      /* f is a read (its value is the violation's) */
    z3w_event *ev;    /* in trace order */
    size_t nev, nvars;
    z3w_section *sec; size_t nsec;
