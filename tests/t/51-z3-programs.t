@@ -5,9 +5,10 @@
 #   flag.c   the lockset pass predicts an RWR on `data` that the flag makes
 #            impossible: without --z3 its schedule exists and its replay ends
 #            infeasible (exit 3); with --z3 it is gone, counted as dropped.
-#   rwr.c    a value read twice (the price, as a string buffer's length is
-#            read once to size a copy and again to copy): Z3 proves the RWR
-#            possible and its schedule is the model's order.
+#   rwr.c, strbuf.c  a value read twice (the price; a string buffer's
+#            length, read once to make room for a copy and again to copy):
+#            Z3 proves the RWR possible and its schedule is the model's
+#            order.
 #   every program: the schedules --z3 keeps are a subset of the candidates
 #            (pattern, variable, e1/f/e2 lines, threads); every schedule
 #            (atomicity, order violation, deadlock: all are asked) says sat
@@ -31,7 +32,7 @@ rows() { awk '/^s[0-9]+ / { print $2, $3, $4, $5, $6, $7 }' "$1" | sort; }
 # impossible", "undecided", "candidates from the lockset pass").
 z3_count() { sed -n "s/^cbpredict: z3: .*[ ,]\([0-9][0-9]*\) $2.*/\1/p" "$1"; }
 for name in rww rwr wrw wwr www markup rww_locked rwr_locked wrw_locked \
-            wwr_locked www_locked condvar barrier nested flag; do
+            wwr_locked www_locked condvar barrier nested flag strbuf; do
    src=$CB_PROGRAM_SRC/$name.c
    if [ ! -x "$CB_PROGRAM_BIN/$name" ]; then
       ok "$name: built (make programs)" false
@@ -97,10 +98,10 @@ for name in rww rwr wrw wwr www markup rww_locked rwr_locked wrw_locked \
       ok "flag: counted as dropped by Z3 ($ndrop)" [ "${ndrop:-0}" -ge 1 ]
       like "$(cat "$d/z3.table")" " $ndrop by the check" "flag: and in the dropped line"
    fi
-   if [ "$name" = rwr ]; then
+   case $name in rwr|strbuf)
       like "$(cat "$d/verdicts")" '^s[0-9]+ RWR sat 1$' \
-         "rwr: the price read twice is proven possible, its schedule the model's order"
-   fi
+         "$name: the value read twice is proven possible, its schedule the model's order"
+   esac
 done
 
 done_testing

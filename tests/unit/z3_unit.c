@@ -325,7 +325,11 @@ static cb_z3_verdict query(const char *text, int strict, const char *name,
 {
    ttrace tt;
    parse(&tt, text);
-   cb_z3_query q = {.e1 = at(&tt, "e1"), .f = at(&tt, "f"), .e2 = at(&tt, "e2"), .window_begin = 0, .strict = strict};
+   cb_z3_query q = {.e1 = at(&tt, "e1"),
+                    .f = at(&tt, "f"),
+                    .e2 = at(&tt, "e2"),
+                    .window_begin = 0,
+                    .strict = strict};
    cb_z3_result r;
    cb_z3_verdict v = cb_z3_check(Z, &tt.t, &q, &r);
    ok(v == want, "%s: %s (got %s%s%s)", name, cb_z3_verdict_name(want),
@@ -609,7 +613,11 @@ static void test_schedule_form(void)
          "T2 read c =1\n"       /* 6 */
          "T2 write c =2 ! <f>\n"); /* 7 */
    cb_z3 *z = cb_z3_new(10000, 3);
-   cb_z3_query q = {.e1 = at(&tt, "e1"), .f = at(&tt, "f"), .e2 = at(&tt, "e2"), .window_begin = 0, .strict = 0};
+   cb_z3_query q = {.e1 = at(&tt, "e1"),
+                    .f = at(&tt, "f"),
+                    .e2 = at(&tt, "e2"),
+                    .window_begin = 0,
+                    .strict = 0};
    cb_z3_result r;
    cb_z3_verdict v = cb_z3_check(z, &tt.t, &q, &r);
    uint64_t prefix[2];
@@ -859,7 +867,11 @@ static void test_random(void)
                    ++tries < 1000);
             if (tries >= 1000)
                continue;
-            cb_z3_query q = {.e1 = e1, .f = f, .e2 = e2, .window_begin = 0, .strict = strict_mode[m]};
+            cb_z3_query q = {.e1 = e1,
+                             .f = f,
+                             .e2 = e2,
+                             .window_begin = 0,
+                             .strict = strict_mode[m]};
             cb_z3_result r;
             nq++;
             switch (cb_z3_check(Z, &tt.t, &q, &r)) {
