@@ -12,7 +12,8 @@
 void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysis *a) {
    memset(a, 0, sizeof *a);
    cbp_escape_run(t, &a->x);
-   cbp_vc_init(&a->v, a->x.nthreads);
+   cbp_hb_build(&a->hb, t);
+   cbp_vc_init(&a->v, a->x.nthreads, &a->hb);
    a->L = cbp_locks_new();
    cbp_cutpoints(t, &a->x, &a->v, a->L, cbp_blocks_resolve(t, o->blocks), &a->r);
    if (o->skip & CBP_FAM_ATOMICITY) { /* the pass also feeds the clocks */
@@ -20,7 +21,7 @@ void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysi
       a->r.blocks = cbp_blocks_resolve(t, o->blocks);
    }
    if (!(o->skip & CBP_FAM_DEADLOCK)) cbp_deadlocks(t, &a->x, &a->v, a->L, &a->r);
-   if (!(o->skip & CBP_FAM_ORDER)) cbp_orders(t, &a->x, &a->v, a->L, &a->r);
+   if (!(o->skip & CBP_FAM_ORDER)) cbp_orders(t, &a->hb, &a->x, &a->v, a->L, &a->r);
 }
 
 void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a) {
@@ -61,5 +62,6 @@ void cbp_analysis_free(cbp_analysis *a) {
    cbp_result_free(&a->r);
    cbp_locks_free(a->L);
    cbp_vc_free(&a->v);
+   cbp_hb_free(&a->hb);
    cbp_escape_free(&a->x);
 }

@@ -107,12 +107,10 @@ static void counted_event(pass *p, uint32_t tid, size_t i, const cb_event *e) {
    default:
       break;
    }
-   cbp_vc_event(v, e, c, ls0 == 0 ? c : le_before.count);
+   int hb_source = cbp_vc_event(v, e, i, c, ls0 == 0 ? c : le_before.count);
    h->cidx++;
    h->prev_tidx = i;
    h->prev_le = le_before;
-   int hb_source = e->kind == CB_EV_THREAD_CREATE || e->kind == CB_EV_COND_SIGNAL ||
-                   e->kind == CB_EV_SEM_POST || e->kind == CB_EV_RELEASE;
    h->epoch += hb_source;
    if (h->ls != ls0 || v->cur_seg[tid] != seg0 || hb_source)
       cut_log_push(h, v->cur_seg[tid], i, c, cbp_cut_ok(p->x, i), le_before);
@@ -143,9 +141,9 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
       block_events(&p, tid, i, e, blocks, &serial);
       if (CB_IS_COUNTED(e->kind)) {
          counted_event(&p, tid, i, e);
-      } else if (e->kind == CB_EV_THREAD_START) {
+      } else if (cbp_hb_anchor(e->kind)) { /* thread start and exit */
          uint32_t seg0 = v->cur_seg[tid];
-         cbp_vc_event(v, e, h->cidx, h->ls == 0 ? h->cidx : h->le.count);
+         cbp_vc_event(v, e, i, h->cidx, h->ls == 0 ? h->cidx : h->le.count);
          if (v->cur_seg[tid] != seg0)
             cut_log_push(h, v->cur_seg[tid], i, h->cidx, 0, h->le);
       }

@@ -16,7 +16,7 @@
 
 /* A point of a block where T1 may be cut as e: where its lock state or
  * clock segment changed, or just after it was the source of a
- * happens-before edge (a create, a signal, a post: epoch counts them),
+ * happens-before edge (hb.h: a create, a signal, a post; epoch counts them),
  * since f may need that edge and e cannot come before it. */
 typedef struct {
    uint32_t ls, seg, epoch;
@@ -67,7 +67,7 @@ typedef struct {
    cbp_txn txn;
    txnbuf fn, root;
    int exited;
-   uint32_t epoch; /* happens-before sources (create, signal) so far */
+   uint32_t epoch; /* happens-before sources (hb.h) so far */
 } thr;
 
 typedef struct { /* f witness */

@@ -3,7 +3,7 @@
  *
  * Two conflicting accesses (one a write) of two threads to one shared
  * variable, a before b in the recorded run, that no happens-before edge
- * orders (vector clocks: create, join, barrier, consumed signal), can run
+ * orders (hb.h, as the vector clocks hold it), can run
  * in the other order.  That is the shape of a use before an initialisation,
  * a flag read before it is set, a lazy initialiser that a second thread
  * enters before the first has published, and of two critical sections on
@@ -54,9 +54,6 @@ typedef struct {
    access_rec unlock; /* its last UNLOCK: a condition wait starts there */
 } othr;
 
-/* The last signal or broadcast on a condition variable. */
-typedef struct { uint64_t cv; access_rec sig; } cvrec;
-
 typedef struct { uint32_t la, lb; uint8_t ka, kb; } sitekey;
 
 typedef struct {
@@ -70,7 +67,9 @@ typedef struct {
                               pair with it is seen, 0: none known */
    cbp_map seen; sitekey *keys; size_t nkeys, capkeys;
    cbp_candidate *found; size_t nfound, capfound;
-   cbp_map cvmap; cvrec *cvs; size_t ncvs, capcvs;
+   const cbp_hb *hb;
+   access_rec *sigs; size_t nsigs, capsigs; /* signals that woke a wait (hb.h), in
+                                               trace order */
    access_rec *blast; /* per heap block: its last access by any thread */
 } opass;
 
@@ -184,40 +183,39 @@ static int conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
  * predicate does not wait then; one that does not waits forever (the run
  * hangs: a bug).  The candidate is an ORD on the condition variable with
  * e1 = e2 = the waiter's unlock and f = the signal. */
-static uint64_t cvhash(uint64_t a) { return cbp_mix(a); }
-static int cveq(const void *c, uint32_t i, const void *k) {
-   return ((const opass *)c)->cvs[i].cv == *(const uint64_t *)k;
-}
-static uint64_t cvhash_i(const void *c, uint32_t i) { return cvhash(((const opass *)c)->cvs[i].cv); }
-
-static cvrec *cv_of(opass *p, uint64_t cv) {
-   uint32_t *s = cbp_map_probe(&p->cvmap, cvhash(cv), cveq, p, &cv);
-   if (*s) return &p->cvs[*s - 1];
-   p->cvs = cbp_grow(p->cvs, &p->capcvs, p->ncvs, sizeof *p->cvs);
-   memset(&p->cvs[p->ncvs], 0, sizeof *p->cvs);
-   p->cvs[p->ncvs].cv = cv;
-   *s = (uint32_t)++p->ncvs;
-   cbp_map_added(&p->cvmap, cvhash_i, p);
-   return &p->cvs[*s - 1];
+/* The signal at trace index tidx, kept when it woke a wait. */
+static const access_rec *signal_at(const opass *p, uint64_t tidx) {
+   size_t lo = 0, hi = p->nsigs;
+   while (lo < hi) {
+      size_t m = (lo + hi) / 2;
+      if (p->sigs[m].tidx < tidx) lo = m + 1; else hi = m;
+   }
+   return lo < p->nsigs && p->sigs[lo].tidx == tidx ? &p->sigs[lo] : NULL;
 }
 
 static void cond_event(opass *p, uint32_t tid, size_t i, const cb_event *e, othr *h) {
-   cvrec *r = cv_of(p, e->addr);
+   const cbp_hb *hb = p->hb;
+   size_t k, n;
    if (e->kind == CB_EV_COND_SIGNAL) {
-      r->sig = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+      if (!cbp_hb_at(hb->out, hb->nout, i, &k)) return; /* woke no one */
+      p->sigs = cbp_grow(p->sigs, &p->capsigs, p->nsigs, sizeof *p->sigs);
+      p->sigs[p->nsigs++] = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
       return;
    }
-   /* COND_WAIT, recorded once woken: the signal that woke it came after
-    * the unlock that started the wait. */
-   const access_rec *s = &r->sig, *u = &h->unlock;
-   if (!s->used || !u->used || s->tid == tid || s->tidx < u->tidx) return;
-   sitekey k = {u->loc, s->loc, CB_EV_UNLOCK, CB_EV_COND_SIGNAL};
-   if (seen(p, &k)) return;
+   /* COND_WAIT, recorded once woken: the signal that woke it (hb.h) came
+    * after the unlock that started the wait. */
+   const access_rec *s = NULL, *u = &h->unlock;
+   for (n = cbp_hb_at(hb->in, hb->nin, i, &k); n--; k++)
+      if (hb->g[hb->in[k].group].kind == CBP_HB_COND)
+         s = signal_at(p, hb->ev[hb->g[hb->in[k].group].src]);
+   if (!s || !u->used || s->tid == tid || s->tidx < u->tidx) return;
+   sitekey key = {u->loc, s->loc, CB_EV_UNLOCK, CB_EV_COND_SIGNAL};
+   if (seen(p, &key)) return;
    if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, s->tid, s->cidx), tid) > u->le.count) {
       p->r->dropped_vc++;
       return;
    }
-   add_ord(p, &k, u, s, 0, e->addr, 0);
+   add_ord(p, &key, u, s, 0, e->addr, 0);
 }
 
 /* ---- Use after free ---------------------------------------------------
@@ -280,18 +278,17 @@ static void lock_event(opass *p, othr *h, const cb_event *e) {
       h->ls = cbp_locks_release(p->L, h->ls, l);
 }
 
-void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
-                cbp_locks *L, cbp_result *r) {
+void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
+                const cbp_vclock *v, cbp_locks *L, cbp_result *r) {
    opass p;
    memset(&p, 0, sizeof p);
-   p.t = t; p.x = x; p.v = v; p.L = L; p.r = r;
+   p.t = t; p.hb = hb; p.x = x; p.v = v; p.L = L; p.r = r;
    uint32_t n = x->nthreads;
    othr *th = cbp_xcalloc(n + 1, sizeof *th);
    for (uint32_t j = 0; j <= n; j++) th[j].le = (cbp_point){0, NONE};
    p.recent = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent);
    p.recent_seen = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent_seen);
    cbp_map_init(&p.seen, 256);
-   cbp_map_init(&p.cvmap, 16);
    p.blast = cbp_xcalloc((size_t)x->nblocks + 1, sizeof *p.blast);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
@@ -319,6 +316,6 @@ void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
    free(th); free(p.recent); free(p.recent_seen); free(p.keys); free(p.found);
    cbp_map_free(&p.seen);
-   cbp_map_free(&p.cvmap); free(p.cvs); free(p.blast);
+   free(p.sigs); free(p.blast);
    if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "cbtrace.h"
+#include "hb.h"
 
 /* ---- Small open-addressing index map (u32 payloads, caller compares) ----
  * Each slot keeps 32 bits of its key's hash beside the payload, so that a
@@ -155,9 +156,10 @@ int cbp_held_release(cbp_held *h, uint32_t lock);
 void cbp_held_free(cbp_held *h);
 
 /* ---- Vector clocks (vclock.c) ------------------------------------------- */
-/* A thread's history is a list of segments: a new one starts when an
- * incoming edge (start, join, barrier leave, consumed signal) changes its
- * clock.  Components count counted events: vc[j] = n means the first n
+/* Clocks of the happens-before edges of hb.h, and of nothing else.  A
+ * thread's history is a list of segments: a new one starts when an
+ * incoming edge (the sink of a group: start, join, barrier leave, a woken
+ * wait, a semaphore wait, an acquire) changes its clock.  Components count counted events: vc[j] = n means the first n
  * counted events of thread j happen before.  Clocks are sparse and shared
  * (memory grows with the edges, not with threads squared): a thread keeps
  * only the components its own edges raised, as a history per component,
@@ -184,12 +186,15 @@ typedef struct {
    cbp_vc_priv *p;             /* histories, sync clocks, scratch */
 } cbp_vclock;
 
-void cbp_vc_init(cbp_vclock *v, uint32_t nthreads);
+/* hb must outlive v. */
+void cbp_vc_init(cbp_vclock *v, uint32_t nthreads, const cbp_hb *hb);
 void cbp_vc_free(cbp_vclock *v);
-/* Feeds one event of thread tid with counted index cidx (its count before
- * it).  empty_before: the thread's last empty-lockset cut count <= cidx. */
-void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
-                  uint64_t empty_before);
+/* Feeds event i of the trace, of thread tid with counted index cidx (its
+ * count before it), in trace order; every anchor event (cbp_hb_anchor)
+ * must be fed.  empty_before: the thread's last empty-lockset cut count
+ * <= cidx.  Returns 1 when the event is the source of an edge. */
+int cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t i, uint64_t cidx,
+                 uint64_t empty_before);
 /* Component j of segment seg's clock (j its own thread: its start). */
 uint64_t cbp_vc_get(const cbp_vclock *v, uint32_t seg, uint32_t j);
 /* The non-zero components of segment seg's clock other than its own
@@ -279,9 +284,10 @@ typedef struct {
    int dropped;         /* dropped by the keep hook or synthesis (why) */
    const char *why;
    uint32_t id;         /* schedule number sN, 0 if not written */
-   /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" or
-    * "unknown" (kept candidates only), and whether the schedule written is
-    * the model's order rather than synthesis' own. */
+   /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" (the
+    * schedule written is the model's order: z3_order) or "unknown" (kept
+    * undecided, or satisfiable but replay could not follow the model's
+    * order, so the schedule written is synthesis' own). */
    const char *z3;
    int z3_order;
 } cbp_candidate;
@@ -319,8 +325,8 @@ void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                    cbp_locks *L, cbp_result *r);
 /* Pass B'': order violations (pattern ORD), appended to r, which is sorted
  * again.  Needs the vector clocks of pass B. */
-void cbp_orders(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
-                cbp_locks *L, cbp_result *r);
+void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
+                const cbp_vclock *v, cbp_locks *L, cbp_result *r);
 /* Pass C: builds the schedules (prefix + tail) of the candidates
  * r->c[which[0..n-1]], or of every candidate not dropped; a candidate whose
  * schedule cannot be built is marked dropped with the reason. */
@@ -339,6 +345,7 @@ void cbp_alternates_clear(cbp_candidate *c);
 
 /* ---- All passes (analyze.c) ------------------------------------------------ */
 typedef struct cbp_analysis {
+   cbp_hb hb;
    cbp_escape x;
    cbp_vclock v;
    cbp_locks *L;
@@ -353,7 +360,8 @@ void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysi
  * c->why first).  Only candidates that would otherwise be built are asked,
  * so with --max N the hook runs until N are kept.  A DLK candidate is no
  * atomicity pattern: its e2 never runs after f in the forced run (both
- * threads block), so an e1 < f < e2 encoding does not apply to it. */
+ * threads block), so an e1 < f < e2 encoding does not apply to it (the Z3
+ * check asks its own question of it, z3_predict.c). */
 typedef int (*cbp_keep_fn)(void *ctx, const cb_trace *t, cbp_analysis *a,
                            cbp_candidate *c);
 /* Pass C on the candidates in order, each first offered to keep (NULL:
@@ -411,7 +419,8 @@ typedef struct cbp_z3_summary {
    unsigned timeout_ms;
    size_t window;            /* max events of one query's window */
    uint64_t candidates;      /* found by the lockset pass (r.n) */
-   uint64_t asked;           /* atomicity candidates asked (DLK never are) */
+   uint64_t asked;           /* candidates asked (a shape the encoding does
+                                not take counts as undecided) */
    uint64_t sat, dropped, undecided;
    uint64_t model_orders;    /* SAT schedules written in the model's order */
    uint64_t model_rejected;  /* SAT models replay could not follow: the

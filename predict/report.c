@@ -17,7 +17,7 @@ static const char *blocks_name(enum cbp_blocks b) {
 static void z3_line(FILE *out, const cbp_result *r, const cbp_report_info *info) {
    const cbp_z3_summary *z = info->z3;
    fprintf(out, "cbpredict: z3: %llu candidates from the lockset pass, %llu asked "
-                "(deadlocks are not), %llu dropped as impossible, %llu undecided "
+                "(of every kind), %llu dropped as impossible, %llu undecided "
                 "(kept), %llu proven possible; %llu schedules kept (%llu in the "
                 "model's order); %.1f ms per query (limit %u ms, window %zu events)\n",
            (unsigned long long)z->candidates, (unsigned long long)z->asked,

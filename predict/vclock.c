@@ -1,10 +1,10 @@
-/* vclock.c: vector clocks from thread create and join, barriers,
- * condition signals that a wait observably consumed, semaphore posts to the
- * wait that took their token, and once-routines to every return of the
- * once call (RELEASE to later ACQUIREs of the object).  They drop cut-points
- * whose events are ordered (PENELOPE 4.2.1) and keep the synthesized prefix
- * a consistent cut.  A clock only changes at incoming edges, so each thread
- * keeps a short list of segments instead of a clock per event.
+/* vclock.c: vector clocks from the happens-before edges of hb.c (create,
+ * join, barrier rounds, the signal that woke a wait, the post a semaphore
+ * wait took, releases to later acquires), the one definition the Z3
+ * encoding takes too.  They drop cut-points whose events are ordered
+ * (PENELOPE 4.2.1) and keep the synthesized prefix a consistent cut.  A
+ * clock only changes at incoming edges, so each thread keeps a short list
+ * of segments instead of a clock per event.
  *
  * Memory is linear in the edges, not quadratic in the threads (a program
  * of 10,000 threads would need 10,000 x 10,000 dense components):
@@ -13,7 +13,7 @@
  *   - everything else it knows came from its creator at the create: it
  *     reads its creator's clock as of the create (a base segment), so a
  *     new thread costs nothing however much its creator knows;
- *   - synchronisation objects keep sparse clocks.
+ *   - edge groups keep sparse clocks, freed once read.
  * Reading component j walks the base chain (creation depth) with a binary
  * search per level.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
@@ -30,11 +30,12 @@ typedef struct {
    uint32_t n, cap;
    hist *h;              /* by seq, increasing */
 } slot;
-typedef struct {         /* a sync object's clock */
-   uint64_t key;
+typedef struct {         /* an edge group's clock */
    cbp_vc_ent *e;
    uint32_t n, cap;
-} sclock;
+   uint32_t refs;        /* sinks and a chained group still to read it */
+   uint8_t live;         /* a source has set it */
+} gclock;
 typedef struct {
    uint32_t base_seg;    /* creator's segment at the create, NONE32 none */
    uint32_t base_tid;    /* the creator */
@@ -54,8 +55,9 @@ struct cbp_vc_priv {
    size_t w;                      /* nthreads + 1 */
    slot *slots; size_t nslots, capslots;
    cbp_map slotmap;               /* (tid, j) -> slot */
-   sclock *sync; size_t nsync, capsync;
-   cbp_map syncmap;               /* key -> sync clock */
+   const cbp_hb *hb;
+   gclock *gc;                    /* per edge group */
+   size_t cin, cout;              /* next refs of hb->in, hb->out */
    /* Scratch for merging: dense by thread, valid where stamp == gen. */
    uint64_t *acc; uint32_t *stamp, gen;
    cbp_vc_ent *out; size_t capout;
@@ -71,12 +73,6 @@ static int eq_slot(const void *c, uint32_t i, const void *k) {
 static uint64_t hash_slot(const void *c, uint32_t i) {
    const slot *s = &((const cbp_vc_priv *)c)->slots[i];
    return cbp_mix(slot_key(s->tid, s->j));
-}
-static int eq_sync(const void *c, uint32_t i, const void *k) {
-   return ((const cbp_vc_priv *)c)->sync[i].key == *(const uint64_t *)k;
-}
-static uint64_t hash_sync(const void *c, uint32_t i) {
-   return cbp_mix(((const cbp_vc_priv *)c)->sync[i].key);
 }
 
 static slot *find_slot(cbp_vc_priv *p, uint32_t tid, uint32_t j, int create) {
@@ -127,7 +123,7 @@ static void new_segment(cbp_vclock *v, uint32_t tid, uint64_t start,
    v->thread_segs[tid][v->nthread_segs[tid]++] = id;
 }
 
-void cbp_vc_init(cbp_vclock *v, uint32_t nthreads) {
+void cbp_vc_init(cbp_vclock *v, uint32_t nthreads, const cbp_hb *hb) {
    memset(v, 0, sizeof *v);
    size_t w = (size_t)nthreads + 1;
    v->nthreads = nthreads;
@@ -139,7 +135,12 @@ void cbp_vc_init(cbp_vclock *v, uint32_t nthreads) {
    p->acc = cbp_xcalloc(w, sizeof *p->acc);
    p->stamp = cbp_xcalloc(w, sizeof *p->stamp);
    cbp_map_init(&p->slotmap, 64);
-   cbp_map_init(&p->syncmap, 64);
+   p->hb = hb;
+   p->gc = cbp_xcalloc(hb->ng, sizeof *p->gc);
+   for (size_t g = 0; g < hb->ng; g++) {
+      p->gc[g].refs += (uint32_t)hb->g[g].ndst;
+      if (hb->g[g].prev) p->gc[hb->g[g].prev - 1].refs++;
+   }
    v->cur_seg = cbp_xcalloc(w, sizeof *v->cur_seg);
    v->thread_segs = cbp_xcalloc(w, sizeof *v->thread_segs);
    v->nthread_segs = cbp_xcalloc(w, sizeof *v->nthread_segs);
@@ -152,9 +153,9 @@ void cbp_vc_free(cbp_vclock *v) {
    if (p) {
       for (size_t t = 0; t <= v->nthreads; t++) free(p->th[t].comps);
       for (size_t i = 0; i < p->nslots; i++) free(p->slots[i].h);
-      for (size_t i = 0; i < p->nsync; i++) free(p->sync[i].e);
-      free(p->th); free(p->slots); free(p->sync);
-      cbp_map_free(&p->slotmap); cbp_map_free(&p->syncmap);
+      for (size_t g = 0; g < p->hb->ng; g++) free(p->gc[g].e);
+      free(p->th); free(p->slots); free(p->gc);
+      cbp_map_free(&p->slotmap);
       free(p->acc); free(p->stamp); free(p->out); free(p->pend);
       free(p);
    }
@@ -279,75 +280,65 @@ static void receive(cbp_vclock *v, uint32_t tid, const cbp_vc_ent *src,
    }
 }
 
-/* The clock kept for a synchronisation object (barrier, condition). */
-static sclock *sync_clock(cbp_vclock *v, uint64_t addr, uint32_t kind, int create) {
-   cbp_vc_priv *p = v->p;
-   uint64_t key = addr ^ ((uint64_t)kind << 58);
-   uint32_t *s = cbp_map_probe(&p->syncmap, cbp_mix(key), eq_sync, p, &key);
-   if (*s) return &p->sync[*s - 1];
-   if (!create) return NULL;
-   p->sync = cbp_grow(p->sync, &p->capsync, p->nsync, sizeof *p->sync);
-   uint32_t id = (uint32_t)p->nsync++;
-   memset(&p->sync[id], 0, sizeof p->sync[id]);
-   p->sync[id].key = key;
-   *s = id + 1;
-   cbp_map_added(&p->syncmap, hash_sync, p);
-   return &p->sync[id];
-}
-
-/* The clock of post n of semaphore addr.  Each post has its own: a wait
- * is ordered after the one post whose token it took (cb_wire.h), not after
- * every post before it.  The key sets bit 63, which the keys of
- * sync_clock's other objects (an address below 2^48 with the kind in bits
- * 58-59) never do; the hash mixes the post number into the address. */
-static sclock *sem_post_clock(cbp_vclock *v, uint64_t addr, uint64_t n, int create) {
-   uint64_t key = cbp_mix(addr * 0x9e3779b97f4a7c15ull + n) | 1ull << 63;
-   return sync_clock(v, key, 0, create);
-}
-
-static void sync_set(sclock *c, const cbp_vc_ent *e, size_t n) {
+/* An edge group's clock (hb.h): the sources' clocks joined, read by its
+ * sinks; freed once every sink and the group chained after it read it. */
+static void gc_set(gclock *c, const cbp_vc_ent *e, size_t n) {
    if (n > c->cap) {
       c->cap = (uint32_t)n;
       c->e = cbp_xrealloc(c->e, n * sizeof *c->e);
    }
-   memcpy(c->e, e, n * sizeof *e);
+   if (n) memcpy(c->e, e, n * sizeof *e);
    c->n = (uint32_t)n;
 }
 
-/* c := max(c, thread tid's clock now). */
-static void sync_join(cbp_vclock *v, sclock *c, uint32_t tid) {
-   cbp_vc_priv *p = v->p;
-   size_t n = current(v, tid, NONE32);
-   for (uint32_t i = 0; i < c->n; i++) n = acc_add(p, n, c->e[i].tid, c->e[i].count);
-   sync_set(c, p->out, acc_end(p, n));
+static void gc_unref(cbp_vc_priv *p, uint32_t g) {
+   gclock *c = &p->gc[g];
+   if (c->refs && --c->refs == 0) {
+      free(c->e);
+      c->e = NULL;
+      c->n = c->cap = 0;
+   }
 }
 
-/* Copies a sync clock (it may be replaced by what receive triggers: no). */
-static void receive_sync(cbp_vclock *v, uint32_t tid, const sclock *c,
-                         uint64_t cidx, uint64_t empty_before) {
-   if (c) receive(v, tid, c->e, c->n, cidx, empty_before);
-}
-
-void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
-                  uint64_t empty_before) {
-   uint32_t tid = e->tid;
-   if (tid > v->nthreads) return;
+/* Event `tid` is a source of group g. */
+static void source(cbp_vclock *v, uint32_t tid, uint32_t g) {
    cbp_vc_priv *p = v->p;
-   thr *me = &p->th[tid];
-   /* Own component: events up to and including this one. */
-   me->own = CB_IS_COUNTED(e->kind) ? cidx + 1 : cidx;
-   switch (e->kind) {
-   case CB_EV_THREAD_CREATE:
-      if (e->value && e->value <= v->nthreads && e->value != tid) {
-         thr *c = &p->th[e->value];
+   const cbp_hb_group *G = &p->hb->g[g];
+   if (G->kind == CBP_HB_CREATE) {
+      /* The child reads its creator's clock as of now through its base. */
+      if (G->tid <= v->nthreads && G->tid != tid) {
+         thr *c = &p->th[G->tid];
          c->create_seg = v->cur_seg[tid];
-         c->create_own = me->own;
+         c->create_own = p->th[tid].own;
          c->create_tid = tid;
       }
-      break;
-   case CB_EV_THREAD_START:
-      /* Its parent's clock at the create, read through the base; cidx is
-       * 0 here. */
+      return;
+   }
+   /* JOIN: read at the join (the child makes no event in between). */
+   if (G->kind == CBP_HB_JOIN) return;
+   gclock *c = &p->gc[g];
+   if (!c->live) {
+      c->live = 1;
+      if (G->prev) { /* a release run starts from the runs before it */
+         const gclock *pc = &p->gc[G->prev - 1];
+         gc_set(c, pc->e, pc->n);
+         gc_unref(p, G->prev - 1);
+      }
+   }
+   /* c := max(c, the thread's clock now). */
+   size_t n = current(v, tid, NONE32);
+   for (uint32_t k = 0; k < c->n; k++) n = acc_add(p, n, c->e[k].tid, c->e[k].count);
+   gc_set(c, p->out, acc_end(p, n));
+}
+
+/* Event of `tid` with counted index cidx is a sink of group g. */
+static void sink(cbp_vclock *v, uint32_t tid, uint32_t g, uint64_t cidx,
+                 uint64_t empty_before) {
+   cbp_vc_priv *p = v->p;
+   const cbp_hb_group *G = &p->hb->g[g];
+   thr *me = &p->th[tid];
+   switch (G->kind) {
+   case CBP_HB_CREATE:
       if (me->create_seg != NONE32 && me->base_seg == NONE32) {
          new_segment(v, tid, cidx, empty_before);
          me->base_seg = me->create_seg;
@@ -356,46 +347,36 @@ void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
          me->base_seq = v->segs[v->cur_seg[tid]].seq;
       }
       break;
-   case CB_EV_THREAD_JOIN:
-      if (e->value && e->value <= v->nthreads && e->value != tid) {
-         size_t n = current(v, (uint32_t)e->value, tid);
+   case CBP_HB_JOIN:
+      if (G->tid <= v->nthreads && G->tid != tid) {
+         size_t n = current(v, G->tid, tid);
          receive(v, tid, p->out, n, cidx, empty_before);
       }
       break;
-   case CB_EV_BARRIER_ENTER:
-      sync_join(v, sync_clock(v, e->addr, 1, 1), tid);
-      break;
-   case CB_EV_BARRIER_LEAVE:
-      receive_sync(v, tid, sync_clock(v, e->addr, 1, 0), cidx, empty_before);
-      break;
-   case CB_EV_COND_SIGNAL: {
-      size_t n = current(v, tid, NONE32);
-      sync_set(sync_clock(v, e->addr, 2, 1), p->out, n);
-      break;
-   }
-   case CB_EV_COND_WAIT:
-      receive_sync(v, tid, sync_clock(v, e->addr, 2, 0), cidx, empty_before);
-      break;
-   case CB_EV_SEM_POST:
-      if (e->value) {
-         size_t n = current(v, tid, NONE32);
-         sync_set(sem_post_clock(v, e->addr, e->value, 1), p->out, n);
-      }
-      break;
-   case CB_EV_SEM_WAIT:
-      if (e->value)
-         receive_sync(v, tid, sem_post_clock(v, e->addr, e->value, 0), cidx,
-                      empty_before);
-      break;
-   case CB_EV_RELEASE:
-      sync_join(v, sync_clock(v, e->addr, 3, 1), tid);
-      break;
-   case CB_EV_ACQUIRE:
-      receive_sync(v, tid, sync_clock(v, e->addr, 3, 0), cidx, empty_before);
-      break;
    default:
+      if (p->gc[g].live) receive(v, tid, p->gc[g].e, p->gc[g].n, cidx, empty_before);
+      gc_unref(p, g);
       break;
    }
+}
+
+int cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t i, uint64_t cidx,
+                 uint64_t empty_before) {
+   uint32_t tid = e->tid;
+   if (tid > v->nthreads) return 0;
+   cbp_vc_priv *p = v->p;
+   const cbp_hb *hb = p->hb;
+   /* Own component: events up to and including this one. */
+   p->th[tid].own = CB_IS_COUNTED(e->kind) ? cidx + 1 : cidx;
+   /* Events come in trace order: the refs are walked once. */
+   while (p->cin < hb->nin && hb->in[p->cin].ev < i) p->cin++;
+   for (; p->cin < hb->nin && hb->in[p->cin].ev == i; p->cin++)
+      sink(v, tid, hb->in[p->cin].group, cidx, empty_before);
+   while (p->cout < hb->nout && hb->out[p->cout].ev < i) p->cout++;
+   int src = 0;
+   for (; p->cout < hb->nout && hb->out[p->cout].ev == i; p->cout++, src = 1)
+      source(v, tid, hb->out[p->cout].group);
+   return src;
 }
 
 uint32_t cbp_vc_seg_at(const cbp_vclock *v, uint32_t tid, uint64_t count) {
@@ -411,7 +392,7 @@ uint32_t cbp_vc_seg_at(const cbp_vclock *v, uint32_t tid, uint64_t count) {
 size_t cbp_vc_bytes(const cbp_vclock *v) {
    const cbp_vc_priv *p = v->p;
    size_t b = v->capsegs * sizeof *v->segs + p->capslots * sizeof *p->slots +
-              p->hist_bytes + p->capsync * sizeof *p->sync;
-   for (size_t i = 0; i < p->nsync; i++) b += p->sync[i].cap * sizeof(cbp_vc_ent);
+              p->hist_bytes + p->hb->ng * sizeof *p->gc;
+   for (size_t g = 0; g < p->hb->ng; g++) b += p->gc[g].cap * sizeof(cbp_vc_ent);
    return b + ((size_t)v->nthreads + 1) * (sizeof(thr) + 3 * sizeof(uint32_t) + 12);
 }

@@ -1,7 +1,7 @@
 /* z3_check.c: one Z3 context for a whole cbpredict run, one solver call per
  * candidate (z3_check.h).  The window comes from z3_window.c, the terms from
- * z3_encode.c; here: limits, the verdict, and the schedule order read back
- * from the model.
+ * z3_encode.c, the order read back from the model from z3_model.c; here:
+ * limits and the verdict.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -13,6 +13,7 @@
 #include <time.h>
 #include <z3.h>
 
+#include "predict.h"
 #include "z3_encode.h"
 #include "z3_window.h"
 
@@ -95,71 +96,135 @@ void cb_z3_get_stats(const cb_z3 *z, cb_z3_stats *out)
    *out = z->st;
 }
 
-typedef struct {
-   int64_t at;
-   size_t idx;
-} placed;
-
-static int by_time(const void *a, const void *b)
+static void set_uint(cb_z3 *z, Z3_solver s, const char *name, unsigned v)
 {
-   const placed *x = a, *y = b;
-   if (x->at != y->at)
-      return x->at < y->at ? -1 : 1;
-   return x->idx < y->idx ? -1 : x->idx > y->idx;
+   Z3_params p = Z3_mk_params(z->ctx);
+   Z3_params_inc_ref(z->ctx, p);
+   Z3_params_set_uint(z->ctx, p, Z3_mk_string_symbol(z->ctx, name), v);
+   Z3_solver_set_params(z->ctx, s, p);
+   Z3_params_dec_ref(z->ctx, p);
 }
 
-/* The events the model places before e2, and e2, in the model's order. */
-static int read_order(cb_z3 *z, const cb_trace *t, const z3w_window *w,
-                      Z3_model m, char *why, size_t whylen)
+/* A solver holding the window's assertions, with what is left of the time
+ * limit; NULL with why. */
+static Z3_solver make_solver(cb_z3 *z, const z3w_window *w, double t0,
+                             cb_z3_result *res)
 {
-   Z3_context c = z->ctx;
-   int64_t *val = calloc(w->nvars ? w->nvars : 1, sizeof *val);
-   placed *pl = calloc(w->nev ? w->nev : 1, sizeof *pl);
-   int rc = -1;
-   if (!val || !pl) {
-      snprintf(why, whylen, "out of memory");
-      goto out;
+   Z3_solver s = Z3_mk_simple_solver(z->ctx);
+   if (s)
+      Z3_solver_inc_ref(z->ctx, s);
+   if (!s || z->z3_failed)
+      goto z3_error;
+   /* Every constraint is a difference of two order variables: Z3's dense
+    * difference-logic solver (Floyd-Warshall, arith.solver=3) is about twice
+    * as fast as the default on windows of a few hundred events; its matrix
+    * is nvars^2, so only on windows up to Z3_DENSE_MAX variables. */
+   if (w->nvars <= Z3_DENSE_MAX)
+      set_uint(z, s, "arith.solver", 3);
+   z->terms.deadline_ms = z->timeout_ms ? t0 + z->timeout_ms : 0;
+   if (z3e_encode(&z->terms, z->ctx, s, w) < 0) {
+      snprintf(res->why, sizeof res->why, "%s",
+               z->terms.timed_out ? "timeout (while encoding)"
+                                  : "out of memory while encoding");
+      goto fail;
    }
-   for (size_t v = 0; v < w->nvars; v++) {
-      Z3_ast r = NULL;
-      if (!Z3_model_eval(c, m, z->terms.vars[v], true, &r) || !r) {
-         snprintf(why, whylen, "z3: cannot evaluate the model");
-         goto out;
+   if (z->z3_failed)
+      goto z3_error;
+   /* The solver gets what is left of the limit. */
+   if (z->timeout_ms) {
+      double left = t0 + z->timeout_ms - now_ms();
+      if (left < 1) {
+         snprintf(res->why, sizeof res->why, "timeout (while encoding)");
+         goto fail;
       }
-      Z3_inc_ref(c, r);
-      int ok = Z3_get_numeral_int64(c, r, &val[v]);
-      Z3_dec_ref(c, r);
-      if (!ok) {
-         snprintf(why, whylen, "z3: model value out of range");
-         goto out;
-      }
+      set_uint(z, s, "timeout", (unsigned)left);
    }
-   const z3w_event *e2 = &w->ev[w->pe2];
-   int64_t cut = val[e2->var];
-   size_t n = 0;
-   for (size_t p = 0; p < w->nev; p++) {
-      const z3w_event *e = &w->ev[p];
-      int64_t at = val[e->var];
-      int run = at < cut || (e->tid == e2->tid && e->idx <= e2->idx);
-      if (run && CB_IS_COUNTED(t->events[e->idx].kind))
-         pl[n++] = (placed){at, e->idx};
+   return s;
+z3_error:
+   snprintf(res->why, sizeof res->why, "%s", z->z3_error);
+fail:
+   if (s)
+      Z3_solver_dec_ref(z->ctx, s);
+   return NULL;
+}
+
+/* Solves, f's thread stopped after a read f first (z3e_terms.stop); *on
+ * set when only letting it go on satisfies the query. */
+static Z3_lbool solve(cb_z3 *z, Z3_solver s, double t0, int *on)
+{
+   *on = 0;
+   if (!z->terms.stop)
+      return Z3_solver_check(z->ctx, s);
+   Z3_lbool r = Z3_solver_check_assumptions(z->ctx, s, 1, &z->terms.stop);
+   if (r != Z3_L_FALSE || z->z3_failed)
+      return r;
+   if (z->timeout_ms) {
+      double left = t0 + z->timeout_ms - now_ms();
+      if (left < 1)
+         return Z3_L_UNDEF;
+      set_uint(z, s, "timeout", (unsigned)left);
    }
-   qsort(pl, n, sizeof *pl, by_time);
-   if (n > z->caporder) {
-      size_t *o = realloc(z->order, n * sizeof *o);
-      if (!o) {
-         snprintf(why, whylen, "out of memory");
-         goto out;
-      }
-      z->order = o;
-      z->caporder = n;
+   r = Z3_solver_check(z->ctx, s);
+   *on = r == Z3_L_TRUE;
+   return r;
+}
+
+/* The verdict of a solved query; UNSAT only over a complete window. */
+static cb_z3_verdict verdict(cb_z3 *z, const cb_trace *t, const z3w_window *w,
+                             Z3_solver s, Z3_lbool r, int on, cb_z3_result *res)
+{
+   if (z->z3_failed) {
+      snprintf(res->why, sizeof res->why, "%s", z->z3_error);
+      return CB_Z3_UNKNOWN;
    }
-   for (size_t i = 0; i < n; i++)
-      z->order[i] = pl[i].idx;
-   rc = (int)n;
-out:
-   free(val);
-   free(pl);
+   if (on) {
+      snprintf(res->why, sizeof res->why, "sat only if f's thread goes on past the "
+                                          "value f read, on a path not proved");
+      return CB_Z3_UNKNOWN;
+   }
+   if (r == Z3_L_FALSE && w->incomplete) {
+      snprintf(res->why, sizeof res->why, "unsat, but not a proof: %s", w->incomplete);
+      return CB_Z3_UNKNOWN;
+   }
+   if (r == Z3_L_FALSE)
+      return CB_Z3_UNSAT;
+   if (r != Z3_L_TRUE) {
+      snprintf(res->why, sizeof res->why, "%s", Z3_solver_get_reason_unknown(z->ctx, s));
+      if (!res->why[0])
+         snprintf(res->why, sizeof res->why, "undecided");
+      return CB_Z3_UNKNOWN;
+   }
+   Z3_model m = Z3_solver_get_model(z->ctx, s);
+   if (!m || z->z3_failed) {
+      snprintf(res->why, sizeof res->why, "%s", z->z3_error);
+      return CB_Z3_UNKNOWN;
+   }
+   Z3_model_inc_ref(z->ctx, m);
+   int n = z3m_read_order(&z->terms, t, w, m, &z->order, &z->caporder, res->why,
+                          sizeof res->why);
+   Z3_model_dec_ref(z->ctx, m);
+   if (n < 0)
+      return CB_Z3_UNKNOWN;
+   res->order = z->order;
+   res->norder = (size_t)n;
+   return CB_Z3_SAT;
+}
+
+/* The window of q (with the trace's happens-before edges: q's, or built
+ * into own); -1 with why. */
+static int window_of(cb_z3 *z, const cb_trace *t, const cb_z3_query *q, cbp_hb *own,
+                     z3w_window *w, cb_z3_result *res)
+{
+   if (!q->hb)
+      cbp_hb_build(own, t);
+   z3w_query wq = {q->kind == CB_Z3_ORDER      ? Z3W_ORDER
+                   : q->kind == CB_Z3_DEADLOCK ? Z3W_DEADLOCK
+                                               : Z3W_ATOMICITY,
+                   q->e1, q->f, q->e2, q->g, q->window_begin, z->max_window,
+                   q->strict, q->hb ? q->hb : own};
+   int rc = z3w_build(w, t, &wq, res->why, sizeof res->why);
+   if (!q->hb)
+      cbp_hb_free(own);
    return rc;
 }
 
@@ -173,100 +238,31 @@ cb_z3_verdict cb_z3_check(cb_z3 *z, const cb_trace *t, const cb_z3_query *q,
    double t0 = now_ms();
    cb_z3_verdict v = CB_Z3_UNKNOWN;
    z3w_window w;
-   Z3_solver s = NULL;
-   int have_window = 0;
+   cbp_hb own;
 
    current = z;
    z->z3_failed = 0;
    z->st.queries++;
-   if (!q) {
+   if (q)
+      res->window_begin = q->window_begin;
+   else
       snprintf(res->why, sizeof res->why, "no query");
-      goto done;
-   }
-   res->window_begin = q->window_begin;
-   if (z3w_build(&w, t, q->e1, q->f, q->e2, q->window_begin, z->max_window,
-                 q->strict, res->why, sizeof res->why) < 0)
-      goto done;
-   have_window = 1;
-   res->window_begin = w.wb;
-   res->window_events = w.nev;
-   z->st.window_events += w.nev;
-
-   s = Z3_mk_simple_solver(z->ctx);
-   if (s)
-      Z3_solver_inc_ref(z->ctx, s);
-   if (!s || z->z3_failed)
-      goto z3_error;
-   /* Every constraint is a difference of two order variables: Z3's dense
-    * difference-logic solver (Floyd-Warshall, arith.solver=3) is about twice
-    * as fast as the default on windows of a few hundred events; its matrix
-    * is nvars^2, so only on windows up to Z3_DENSE_MAX variables. */
-   if (w.nvars <= Z3_DENSE_MAX) {
-      Z3_params p = Z3_mk_params(z->ctx);
-      Z3_params_inc_ref(z->ctx, p);
-      Z3_params_set_uint(z->ctx, p, Z3_mk_string_symbol(z->ctx, "arith.solver"),
-                         3);
-      Z3_solver_set_params(z->ctx, s, p);
-      Z3_params_dec_ref(z->ctx, p);
-   }
-   z->terms.deadline_ms = z->timeout_ms ? t0 + z->timeout_ms : 0;
-   if (z3e_encode(&z->terms, z->ctx, s, &w) < 0) {
-      snprintf(res->why, sizeof res->why, "%s",
-               z->terms.timed_out ? "timeout (while encoding)"
-                                  : "out of memory while encoding");
-      goto done;
-   }
-   if (z->z3_failed)
-      goto z3_error;
-   /* The solver gets what is left of the limit. */
-   if (z->timeout_ms) {
-      double left = t0 + z->timeout_ms - now_ms();
-      if (left < 1) {
-         snprintf(res->why, sizeof res->why, "timeout (while encoding)");
-         goto done;
+   if (q && window_of(z, t, q, &own, &w, res) == 0) {
+      res->window_begin = w.wb;
+      res->window_events = w.nev;
+      z->st.window_events += w.nev;
+      Z3_solver s = make_solver(z, &w, t0, res);
+      if (s) {
+         double s0 = now_ms();
+         int on;
+         Z3_lbool r = solve(z, s, t0, &on);
+         res->solver_ms = now_ms() - s0;
+         v = verdict(z, t, &w, s, r, on, res);
+         Z3_solver_dec_ref(z->ctx, s);
       }
-      Z3_params p = Z3_mk_params(z->ctx);
-      Z3_params_inc_ref(z->ctx, p);
-      Z3_params_set_uint(z->ctx, p, Z3_mk_string_symbol(z->ctx, "timeout"),
-                         (unsigned)left);
-      Z3_solver_set_params(z->ctx, s, p);
-      Z3_params_dec_ref(z->ctx, p);
-   }
-   double s0 = now_ms();
-   Z3_lbool r = Z3_solver_check(z->ctx, s);
-   res->solver_ms = now_ms() - s0;
-   if (z->z3_failed)
-      goto z3_error;
-   if (r == Z3_L_FALSE) {
-      v = CB_Z3_UNSAT;
-   } else if (r == Z3_L_TRUE) {
-      Z3_model m = Z3_solver_get_model(z->ctx, s);
-      if (!m || z->z3_failed)
-         goto z3_error;
-      Z3_model_inc_ref(z->ctx, m);
-      int n = read_order(z, t, &w, m, res->why, sizeof res->why);
-      Z3_model_dec_ref(z->ctx, m);
-      if (n >= 0) {
-         v = CB_Z3_SAT;
-         res->order = z->order;
-         res->norder = (size_t)n;
-      }
-   } else {
-      snprintf(res->why, sizeof res->why, "%s",
-               Z3_solver_get_reason_unknown(z->ctx, s));
-      if (!res->why[0])
-         snprintf(res->why, sizeof res->why, "undecided");
-   }
-   goto done;
-
-z3_error:
-   snprintf(res->why, sizeof res->why, "%s", z->z3_error);
-done:
-   z3e_release(&z->terms);
-   if (s)
-      Z3_solver_dec_ref(z->ctx, s);
-   if (have_window)
+      z3e_release(&z->terms);
       z3w_free(&w);
+   }
    if (v == CB_Z3_SAT)
       z->st.sat++;
    else if (v == CB_Z3_UNSAT)

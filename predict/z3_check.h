@@ -9,21 +9,26 @@
  *
  * The encoding, in short (details and the choices made in z3_encode.c):
  * one integer order variable per event of a window of the trace; program
- * order; lock mutual exclusion; create before the child, join after its
- * exit; barrier episodes; a woken COND_WAIT after a signal; every read that
- * runs before e2 (except f and e2 themselves, whose values are the
- * violation, and, unless strict, the violation's own loads of its variable:
- * see cb_z3_query.strict) reads the value it read in the recorded run, from
- * a write of that value with no other write to the address in between;
- * e1 < f < e2.
+ * order; lock mutual exclusion; the happens-before edges of hb.h (create,
+ * join, barrier rounds, the signal that woke a wait, the post a semaphore
+ * wait took, releases to later acquires), the very edges the vector clocks
+ * take; every read that runs before e2 (except f and e2 themselves, whose
+ * values are the violation, and, unless strict, the violation's own loads
+ * of its variable: see cb_z3_query.strict) reads the value it read in the
+ * recorded run, from a write of that value with no other write to the
+ * address in between; e1 < f < e2 (or the order violation's, the
+ * deadlock's shape: cb_z3_query.kind).
  * Events after e2 in the model are not run by the schedule, so every
  * constraint except program order only binds events placed before e2.
  * Events flagged CB_SIZE_SAME_INSN share their predecessor's order variable:
  * no schedule can cut inside one machine instruction.
  *
- * Verdicts: SAT (a feasible order is returned), UNSAT (drop the candidate),
- * UNKNOWN (time limit, Z3 error or a query the encoding cannot take: keep
- * the candidate, as without --z3).
+ * Verdicts: SAT (a feasible order is returned), UNSAT (drop the candidate:
+ * only when the window is complete, a proof over the whole prefix: it
+ * starts at the trace's start and assumed nothing about events outside it,
+ * z3_window.h), UNKNOWN (time limit, Z3 error, a query the encoding cannot
+ * take, or an UNSAT over an incomplete window: keep the candidate, as
+ * without --z3).
  *
  * Not thread-safe: one cb_z3 per thread.
  *
@@ -37,7 +42,14 @@
 
 #include "cbtrace.h"
 
+struct cbp_hb;
 typedef enum { CB_Z3_SAT, CB_Z3_UNSAT, CB_Z3_UNKNOWN } cb_z3_verdict;
+
+/* What a query asks (z3_window.h, z3w_kind): CB_Z3_ATOMICITY e1 < f < e2;
+ * CB_Z3_ORDER an order violation, f before e1 = e2; CB_Z3_DEADLOCK a lock
+ * order inversion: T1 holds e1's lock and requests e2's, T2 holds f's and
+ * requests g's, both at once. */
+enum { CB_Z3_ATOMICITY, CB_Z3_ORDER, CB_Z3_DEADLOCK };
 
 typedef struct {
    size_t e1, f, e2;    /* trace indices: e1 < e2 by one thread, f by another */
@@ -53,6 +65,11 @@ typedef struct {
     * model, every read before e2 but f and e2 keeps its value (then SAT
     * guarantees the whole prefix takes its recorded path). */
    int strict;
+   /* The trace's happens-before edges (hb.h), the ones the vector clocks
+    * take; NULL: built for this query. */
+   const struct cbp_hb *hb;
+   int kind;            /* CB_Z3_ATOMICITY (0), CB_Z3_ORDER, CB_Z3_DEADLOCK */
+   size_t g;            /* CB_Z3_DEADLOCK: T2's request of e1's lock */
 } cb_z3_query;
 
 typedef struct {

@@ -15,12 +15,18 @@
  *   path up to the cut.  f's and e2's values are the violation itself.
  *   Events of f's thread after f may still run before e2 (to release a lock
  *   that e2's thread needs); their reads keep their recorded values, but the
- *   path after a read f is assumed, not proved (WRW).
+ *   path after a read f is assumed, not proved (WRW, an order violation's
+ *   read): so the query is first asked with f's thread stopped right after
+ *   a read f (z3e_terms.stop), and an answer that needs it to go on is
+ *   unknown, not sat.
  * - Two critical sections on one lock conflict only when both acquisitions
  *   run before e2; a section without its release in the window is open to
  *   the end, one held since before the window began at -infinity.
  * - Reads on addresses that one thread alone touches in the window, or that
  *   no one writes there, need no constraint: program order decides them.
+ * - Happens-before is hb.h's (the vector clocks' too), asserted whether or
+ *   not its events run before e2; a woken wait's signal must come while it
+ *   waits (a signal sent before is lost), only when the wait runs.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -134,11 +140,14 @@ static Z3_ast before(z3e_terms *k, const z3w_window *w, size_t a, size_t b)
    return keep(k, Z3_mk_lt(k->ctx, k->vars[ea->var], k->vars[eb->var]));
 }
 
-/* p runs before the release, that is before e2 (or is e2). */
+/* p runs before the release, that is before e2 (or is e2).  A deadlock's
+ * T2 request never runs. */
 static Z3_ast executed(z3e_terms *k, const z3w_window *w, size_t p)
 {
    if (p == Z3W_NONE || p == w->pe2)
       return k->tru;
+   if (p == w->pg)
+      return k->fls;
    return before(k, w, p, w->pe2);
 }
 
@@ -198,55 +207,36 @@ static Z3_ast read_ok(z3e_terms *k, const z3w_window *w, const z3w_read *r,
    return j_make(k, any);
 }
 
-int z3e_encode(z3e_terms *k, Z3_context ctx, Z3_solver s,
-               const z3w_window *w)
+/* What the query asks: atomicity e1 < f < e2; an order violation f < e2;
+ * a deadlock: T2 holds f's lock and has run up to its request g while T1
+ * is at its request e2 (and holds e1's, program order). */
+static void violation(z3e_terms *k, Z3_solver s, const z3w_window *w)
 {
-   k->ctx = ctx;
-   k->nkeep = 0;
-   k->oom = 0;
-   k->nassert = 0;
-   k->timed_out = 0;
-   k->tru = keep(k, Z3_mk_true(ctx));
-   k->fls = keep(k, Z3_mk_false(ctx));
-   k->vars = calloc(w->nvars ? w->nvars : 1, sizeof *k->vars);
-   if (!k->vars)
-      return -1;
-   Z3_sort int_sort = Z3_mk_int_sort(ctx);
-   Z3_inc_ref(ctx, (Z3_ast)int_sort);
-   for (size_t v = 0; v < w->nvars; v++)
-      k->vars[v] = keep(k, Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)v),
-                                       int_sort));
-   Z3_dec_ref(ctx, (Z3_ast)int_sort);
-
-   /* Program order. */
-   for (size_t p = 0; p < w->nev; p++) {
-      size_t q = w->ev[p].tprev;
-      if (q != Z3W_NONE && w->ev[q].var != w->ev[p].var)
-         assert_(k, s, keep(k, Z3_mk_lt(ctx, k->vars[w->ev[q].var],
-                                        k->vars[w->ev[p].var])));
+   switch (w->kind) {
+   case Z3W_ATOMICITY:
+      assert_(k, s, before(k, w, w->pe1, w->pf));
+      assert_(k, s, before(k, w, w->pf, w->pe2));
+      break;
+   case Z3W_ORDER:
+      assert_(k, s, before(k, w, w->pf, w->pe2));
+      break;
+   case Z3W_DEADLOCK:
+      assert_(k, s, before(k, w, w->ev[w->pg].tprev, w->pe2));
+      break;
    }
-   /* The violation. */
-   assert_(k, s, before(k, w, w->pe1, w->pf));
-   assert_(k, s, before(k, w, w->pf, w->pe2));
+}
 
-   /* Create, join, barriers: always in that order. */
-   for (size_t i = 0; i < w->nbefore; i++)
-      assert_(k, s, before(k, w, w->before[i].a, w->before[i].b));
-   /* Events that cannot run before e2. */
-   for (size_t i = 0; i < w->nlate; i++)
-      assert_(k, s, implies(k, executed(k, w, w->late[i]), k->fls));
-
-   /* Lock mutual exclusion, pair by pair. */
+/* Lock mutual exclusion, pair by pair: two sections of one lock in two
+ * threads, both taken before e2, do not overlap.  -1 past the deadline. */
+static int exclusion(z3e_terms *k, Z3_solver s, const z3w_window *w)
+{
    for (size_t i = 0; i < w->nsec && !k->oom; i++) {
       const z3w_section *a = &w->sec[i];
-      if (out_of_time(k))
-         return -1;
       for (size_t j = i + 1; j < w->nsec; j++) {
          const z3w_section *b = &w->sec[j];
          if (out_of_time(k))
             return -1;
-         if (a->lock != b->lock || a->tid == b->tid ||
-             (a->shared && b->shared))
+         if (a->lock != b->lock || a->tid == b->tid || (a->shared && b->shared))
             continue;
          junction both = {0}, apart = {0};
          j_init(&both, 1);
@@ -262,37 +252,94 @@ int z3e_encode(z3e_terms *k, Z3_context ctx, Z3_solver s,
          j_free(&apart);
       }
    }
+   return 0;
+}
 
-   /* A woken wait comes after a signal sent while it waited. */
-   for (size_t i = 0; i < w->nwaits; i++) {
-      const z3w_wait *cw = &w->waits[i];
-      junction any = {0}, pair = {0};
-      j_init(&any, 0);
-      for (size_t j = 0; j < cw->nsig; j++) {
-         j_init(&pair, 1);
-         j_add(k, &pair, before(k, w, cw->prev, cw->sig[j]));
-         j_add(k, &pair, before(k, w, cw->sig[j], cw->wait));
-         j_add(k, &any, j_make(k, &pair));
-      }
-      assert_(k, s, implies(k, executed(k, w, cw->wait), j_make(k, &any)));
-      j_free(&any);
-      j_free(&pair);
-   }
-
-   /* Reads keep their values. */
+/* Reads that run before e2 keep their values.  -1 past the deadline. */
+static int reads(z3e_terms *k, Z3_solver s, const z3w_window *w)
+{
    junction any = {0}, all = {0};
-   for (size_t i = 0; i < w->nreads && !k->oom; i++) {
+   int rc = 0;
+   for (size_t i = 0; i < w->nreads && !k->oom && !rc; i++) {
       const z3w_read *r = &w->reads[i];
-      if (out_of_time(k)) {
-         j_free(&any);
-         j_free(&all);
-         return -1;
-      }
-      assert_(k, s, implies(k, executed(k, w, r->read),
-                            read_ok(k, w, r, &any, &all)));
+      if (out_of_time(k))
+         rc = -1;
+      else
+         assert_(k, s, implies(k, executed(k, w, r->read), read_ok(k, w, r, &any, &all)));
    }
    j_free(&any);
    j_free(&all);
+   return rc;
+}
+
+/* One integer constant per order variable. */
+static int variables(z3e_terms *k, Z3_context ctx, const z3w_window *w)
+{
+   k->vars = calloc(w->nvars ? w->nvars : 1, sizeof *k->vars);
+   if (!k->vars)
+      return -1;
+   Z3_sort int_sort = Z3_mk_int_sort(ctx);
+   Z3_inc_ref(ctx, (Z3_ast)int_sort);
+   for (size_t v = 0; v < w->nvars; v++)
+      k->vars[v] = keep(k, Z3_mk_const(ctx, Z3_mk_int_symbol(ctx, (int)v), int_sort));
+   Z3_dec_ref(ctx, (Z3_ast)int_sort);
+   return 0;
+}
+
+/* f a read: the literal `stop` keeps f's thread from running past f (past
+ * f's instruction) before e2. */
+static void stop_after_f(z3e_terms *k, Z3_context ctx, Z3_solver s, const z3w_window *w)
+{
+   const z3w_event *f = &w->ev[w->pf];
+   k->stop = NULL;
+   if (w->kind == Z3W_DEADLOCK || w->pf_read == 0)
+      return;
+   size_t next = Z3W_NONE;
+   for (size_t p = w->pf + 1; p < w->nev && next == Z3W_NONE; p++)
+      if (w->ev[p].tid == f->tid && w->ev[p].var != f->var)
+         next = p;
+   if (next == Z3W_NONE)
+      return;
+   k->stop = keep(k, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, "stop"), Z3_mk_bool_sort(ctx)));
+   assert_(k, s, implies(k, k->stop, keep(k, Z3_mk_not(ctx, executed(k, w, next)))));
+}
+
+int z3e_encode(z3e_terms *k, Z3_context ctx, Z3_solver s,
+               const z3w_window *w)
+{
+   k->ctx = ctx;
+   k->nkeep = 0;
+   k->oom = 0;
+   k->nassert = 0;
+   k->timed_out = 0;
+   k->tru = keep(k, Z3_mk_true(ctx));
+   k->fls = keep(k, Z3_mk_false(ctx));
+   if (variables(k, ctx, w) < 0)
+      return -1;
+   /* Program order. */
+   for (size_t p = 0; p < w->nev; p++) {
+      size_t q = w->ev[p].tprev;
+      if (q != Z3W_NONE && w->ev[q].var != w->ev[p].var)
+         assert_(k, s, keep(k, Z3_mk_lt(ctx, k->vars[w->ev[q].var],
+                                        k->vars[w->ev[p].var])));
+   }
+   violation(k, s, w);
+   stop_after_f(k, ctx, s, w);
+   /* Happens-before (hb.h): always in that order. */
+   for (size_t i = 0; i < w->nbefore; i++)
+      assert_(k, s, before(k, w, w->before[i].a, w->before[i].b));
+   /* Events that cannot run before e2. */
+   for (size_t i = 0; i < w->nlate; i++)
+      assert_(k, s, implies(k, executed(k, w, w->late[i]), k->fls));
+   if (exclusion(k, s, w) < 0)
+      return -1;
+   /* A woken wait's signal came while it waited. */
+   for (size_t i = 0; i < w->nwaits; i++) {
+      const z3w_wait *cw = &w->waits[i];
+      assert_(k, s, implies(k, executed(k, w, cw->wait), before(k, w, cw->prev, cw->sig)));
+   }
+   if (reads(k, s, w) < 0)
+      return -1;
    return k->oom ? -1 : 0;
 }
 

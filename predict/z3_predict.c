@@ -1,19 +1,23 @@
 /* z3_predict.c: `cbpredict --z3`, the Z3 feasibility check (z3_check.h) as
  * the keep hook of cbp_build_schedules.
  *
- * Each atomicity candidate is asked, just before its schedule would be
- * built: UNSAT drops it (no execution consistent with the recorded one runs
- * e1, f, e2 in that order: a flag or a counter orders the threads), UNKNOWN
- * (time limit) keeps it as without --z3, SAT keeps it and remembers the
- * model's order.  Deadlock candidates (DLK) are not asked: their e2 never
- * runs after f (both threads block), so e1 < f < e2 does not describe them.
+ * Each candidate is asked, just before its schedule would be built: an
+ * atomicity violation whether e1, f, e2 can run in that order; an order
+ * violation (ORD) whether f can run before e1 = e2; a deadlock (DLK) of two
+ * threads whether both can hold their first lock at once, each about to
+ * request the other's.  UNSAT drops it (no execution consistent with the
+ * trace up to the cut has it, a proof: z3_window.h); UNKNOWN (time limit,
+ * an incomplete window, a shape the encoding does not take: a free as f, a
+ * cycle of three threads or more) keeps it as without --z3; SAT keeps it
+ * and remembers the model's order.  Every query's window starts at the
+ * trace's start (the limit may move it, and then an UNSAT is no proof).
  *
  * After synthesis, a SAT candidate's schedule becomes the model's order when
  * replay can follow it (cbp_plan_check: the prefix holds every create the
  * tail needs, no switch inside one instruction, no lock taken while another
- * thread holds it); otherwise synthesis' own schedule stays.  Either way
- * the schedule says "sat".  Synthesis still runs on every kept candidate:
- * it is cheap, and it is the fallback.
+ * thread holds it), and only then does the schedule say "sat"; otherwise
+ * synthesis' own schedule stays and says "unknown".  Synthesis still runs
+ * on every kept candidate: it is cheap, and it is the fallback.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 #include <string.h>
@@ -30,18 +34,6 @@ typedef struct {
    cbp_step **tail;
    uint32_t *ntail;
 } z3ctx;
-
-/* The window starts where synthesis' prefix would end at the latest: the
- * first of T1's and T2's last empty-lockset cuts, and never after e1 or f.
- * Events before it run in recorded order (cb_z3_query.window_begin). */
-static size_t window_begin(const cbp_candidate *c) {
-   uint64_t p1 = c->x1.tidx == UINT64_MAX ? 0 : c->x1.tidx + 1;
-   uint64_t p2 = c->x2.tidx == UINT64_MAX ? 0 : c->x2.tidx + 1;
-   uint64_t wb = p1 < p2 ? p1 : p2;
-   if (wb > c->e1) wb = c->e1;
-   if (wb > c->f) wb = c->f;
-   return (size_t)wb;
-}
 
 static void add_step(cbp_step **tail, uint32_t *n, size_t *cap, uint32_t tid, uint64_t k) {
    if (!k) return;
@@ -94,29 +86,71 @@ static int lower_pattern_threads(const cb_trace *t, const cbp_analysis *a,
    return 1;
 }
 
-static int keep(void *ctx, const cb_trace *t, cbp_analysis *a, cbp_candidate *c) {
-   z3ctx *k = ctx;
-   if (c->pattern == CBP_DLK || c->pattern == CBP_ORD || k->failed) return 1;
-   if (!k->z && !(k->z = cb_z3_new(k->s->timeout_ms, k->s->window))) {
-      k->failed = 1;
-      return 1;
+/* A two-thread deadlock's g: T2's request of T1's first lock (e1's), its
+ * first after f while it still holds f's; SIZE_MAX when the trace has
+ * none. */
+static size_t dlk_request(const cb_trace *t, const cbp_candidate *c) {
+   const cb_event *ev = t->events;
+   for (size_t i = (size_t)c->f + 1; i < t->nevents; i++) {
+      if (ev[i].tid != c->t2) continue;
+      if (ev[i].kind == CB_EV_UNLOCK && ev[i].addr == ev[c->f].addr) break;
+      if (ev[i].kind == CB_EV_LOCK && ev[i].addr == ev[c->e1].addr && ev[i].value != 1)
+         return i;
    }
-   cb_z3_query q = {c->e1, c->f, c->e2, window_begin(c), 0};
-   cb_z3_result res;
+   return SIZE_MAX;
+}
+
+/* The query of candidate c, or NULL with why when the encoding does not
+ * take its shape. */
+static const char *query_of(const cb_trace *t, const cbp_analysis *a,
+                            const cbp_candidate *c, cb_z3_query *q) {
+   memset(q, 0, sizeof *q);
+   q->e1 = c->e1; q->f = c->f; q->e2 = c->e2;
+   q->hb = &a->hb;
+   if (c->pattern == CBP_ORD) q->kind = CB_Z3_ORDER;
+   if (c->pattern != CBP_DLK) return NULL;
+   if (c->nmore) return "a deadlock cycle of three threads or more is not encoded";
+   q->kind = CB_Z3_DEADLOCK;
+   q->g = dlk_request(t, c);
+   return q->g == SIZE_MAX ? "T2's request of T1's lock is not in the trace" : NULL;
+}
+
+static void count(z3ctx *k, cb_z3_verdict v) {
    k->s->asked++;
-   cb_z3_verdict verdict = cb_z3_check(k->z, t, &q, &res);
-   if (verdict == CB_Z3_UNSAT) k->s->dropped++;
-   else if (verdict == CB_Z3_UNKNOWN) k->s->undecided++;
+   if (v == CB_Z3_UNSAT) k->s->dropped++;
+   else if (v == CB_Z3_UNKNOWN) k->s->undecided++;
    else k->s->sat++;
-   if (k->s->on_query) {
+   if (k->s->on_query && k->z) {
       cb_z3_stats st;
       cb_z3_get_stats(k->z, &st);
       k->s->solver_ms = st.solver_ms;
       k->s->on_query(k->s);
    }
+}
+
+static int keep(void *ctx, const cb_trace *t, cbp_analysis *a, cbp_candidate *c) {
+   z3ctx *k = ctx;
+   if (k->failed) return 1;
+   if (!k->z && !(k->z = cb_z3_new(k->s->timeout_ms, k->s->window))) {
+      k->failed = 1;
+      return 1;
+   }
+   cb_z3_query q;
+   cb_z3_result res;
+   if (query_of(t, a, c, &q)) {
+      count(k, CB_Z3_UNKNOWN);
+      c->z3 = "unknown";
+      return 1;
+   }
+   cb_z3_verdict verdict = cb_z3_check(k->z, t, &q, &res);
+   count(k, verdict);
    switch (verdict) {
    case CB_Z3_UNSAT:
-      c->why = "z3: no execution consistent with the trace runs e1, f, e2 in that order";
+      c->why = c->pattern == CBP_DLK ? "z3: no execution consistent with the trace holds "
+                                       "both first locks at once"
+               : c->pattern == CBP_ORD ? "z3: no execution consistent with the trace runs f "
+                                         "before e1"
+               : "z3: no execution consistent with the trace runs e1, f, e2 in that order";
       return 0;
    case CB_Z3_UNKNOWN:
       c->z3 = "unknown";
@@ -165,6 +199,7 @@ int cbp_z3_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
       free(lo);
       if (cbp_plan_check(t, &a->x, &a->v, a->L, k.prefix[i], k.tail[i], k.ntail[i])) {
          s->model_rejected++;
+         c->z3 = "unknown"; /* the schedule written is not the model's */
          continue;
       }
       free(c->prefix); free(c->tail);

@@ -1,8 +1,12 @@
 #!/bin/sh
 # The Z3 feasibility check behind `cbpredict --z3` (predict/z3_check.h):
-# its C unit tests, plain and under ASan+UBSan.  Each binary prints TAP.
+# its C unit tests, plain and under ASan+UBSan, and the happens-before
+# model (predict/hb.c) that the vector clocks and Z3 both take, pinned on
+# small traces with the two agreeing on every pair of events
+# (tests/unit/predict_hb.c).  Each binary prints TAP.
 . "$(dirname "$0")/../tap.sh"
-for bin in build/tests/z3_unit build/tests/z3_unit-san; do
+for bin in build/tests/z3_unit build/tests/z3_unit-san \
+           build/tests/predict_hb build/tests/predict_hb-san; do
     if [ ! -x "$bin" ]; then
         _tap_report 1 "$bin is built (make $bin)"
         continue

@@ -177,11 +177,12 @@ static void test_ordered(void) {
        "T1 barrier-enter b 2\nT2 barrier-enter b 2\nT2 barrier-leave b 2\n"
        "T1 barrier-leave b 2\nT2 write x @o.c:3\nT1 join T2\n");
    ok(A.r.n == 0 && A.r.dropped_vc > 0, "dropped: a barrier orders e2 before f");
-   /* A consumed signal orders them too. */
+   /* A consumed signal orders them too: T2's wait began (its unlock)
+    * before the signal and ended after it. */
    run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"
        "T1 begin op\nT1 read x @o.c:1\nT1 read x @o.c:2\nT1 end op\n"
-       "T1 lock m\nT1 signal c\nT1 unlock m\n"
-       "T2 lock m\nT2 unlock m\nT2 wait c m\nT2 lock m\nT2 unlock m\nT2 write x @o.c:3\n");
+       "T2 lock m\nT2 unlock m\nT1 lock m\nT1 signal c\nT1 unlock m\n"
+       "T2 wait c m\nT2 lock m\nT2 unlock m\nT2 write x @o.c:3\n");
    ok(A.r.n == 0 && A.r.dropped_vc > 0, "dropped: a consumed signal orders e2 before f");
    /* Without the barrier: found. */
    run("T1 start T1\nT1 begin main\nT1 create T2\nT2 start T1\n"

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
       return 2;
    }
    double t0 = now_ms();
-   cbp_options o = {CBP_BLOCKS_AUTO, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
    cbp_analysis a;
    cbp_analyze(&t, &o, &a);
    double t1 = now_ms();
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
    double worst = 0;
    for (size_t i = 0; i < a.r.n; i++) {
       cbp_candidate *cd = &a.r.c[i];
-      if (cd->dropped)
+      if (cd->dropped || cd->pattern == CBP_DLK)
          continue;
       cands++;
       size_t wb = 0;
@@ -78,7 +78,9 @@ int main(int argc, char **argv)
          if (wb > low)
             wb = low;
       }
-      cb_z3_query q = {cd->e1, cd->f, cd->e2, wb, strict};
+      cb_z3_query q = {.e1 = cd->e1, .f = cd->f, .e2 = cd->e2, .window_begin = wb,
+                       .strict = strict, .hb = &a.hb,
+                       .kind = cd->pattern == CBP_ORD ? CB_Z3_ORDER : CB_Z3_ATOMICITY};
       cb_z3_result r;
       double q0 = now_ms();
       cb_z3_verdict v = cb_z3_check(z, &t, &q, &r);

@@ -325,7 +325,11 @@ static cb_z3_verdict query(const char *text, int strict, const char *name,
 {
    ttrace tt;
    parse(&tt, text);
-   cb_z3_query q = {at(&tt, "e1"), at(&tt, "f"), at(&tt, "e2"), 0, strict};
+   cb_z3_query q = {.e1 = at(&tt, "e1"),
+                    .f = at(&tt, "f"),
+                    .e2 = at(&tt, "e2"),
+                    .window_begin = 0,
+                    .strict = strict};
    cb_z3_result r;
    cb_z3_verdict v = cb_z3_check(Z, &tt.t, &q, &r);
    ok(v == want, "%s: %s (got %s%s%s)", name, cb_z3_verdict_name(want),
@@ -370,7 +374,7 @@ static void test_lost_update(void)
    /* The returned order, exactly. */
    ttrace tt;
    parse(&tt, plain);
-   cb_z3_query q = {0, 2, 1, 0, 1};
+   cb_z3_query q = {.e1 = 0, .f = 2, .e2 = 1, .window_begin = 0, .strict = 1};
    cb_z3_result r;
    if (cb_z3_check(Z, &tt.t, &q, &r) == CB_Z3_SAT)
       ok(r.norder == 3 && r.order[0] == 0 && r.order[1] == 2 &&
@@ -454,7 +458,21 @@ static void test_locks(void)
       "T2 lock m\n"
       "T2 read x =2 <f>\n"
       "T2 unlock m\n";
-   query(wrw, 0, "WRW between two sections", CB_Z3_SAT);
+   /* T1's second section needs T2 to unlock after its read f, whose value
+    * is not the recorded one: what T2 does next is not proved. */
+   query(wrw, 0, "WRW between two sections, f's thread must go on", CB_Z3_UNKNOWN);
+   const char *wrw_free =
+      "T1 lock m\n"
+      "T1 write x =1 <e1>\n"
+      "T1 unlock m\n"
+      "T1 lock m\n"
+      "T1 write x =2 <e2>\n"
+      "T1 unlock m\n"
+      "T2 lock m\n"
+      "T2 unlock m\n"
+      "T2 read x =2 <f>\n"
+      "T2 write y =1\n";
+   query(wrw_free, 0, "WRW, f outside the sections: f's thread stops at f", CB_Z3_SAT);
    /* Different locks do not exclude. */
    const char *diff =
       "T1 lock m\n"
@@ -595,7 +613,11 @@ static void test_schedule_form(void)
          "T2 read c =1\n"       /* 6 */
          "T2 write c =2 ! <f>\n"); /* 7 */
    cb_z3 *z = cb_z3_new(10000, 3);
-   cb_z3_query q = {at(&tt, "e1"), at(&tt, "f"), at(&tt, "e2"), 0, 0};
+   cb_z3_query q = {.e1 = at(&tt, "e1"),
+                    .f = at(&tt, "f"),
+                    .e2 = at(&tt, "e2"),
+                    .window_begin = 0,
+                    .strict = 0};
    cb_z3_result r;
    cb_z3_verdict v = cb_z3_check(z, &tt.t, &q, &r);
    uint64_t prefix[2];
@@ -618,16 +640,142 @@ static void test_bad_queries(void)
    ttrace tt;
    parse(&tt, "T1 read x =0\nT1 write x =1\nT2 write x =5\n");
    cb_z3_result r;
-   cb_z3_query q1 = {0, 2, 9, 0, 0};
+   cb_z3_query q1 = {.e1 = 0, .f = 2, .e2 = 9, .window_begin = 0, .strict = 0};
    ok(cb_z3_check(Z, &tt.t, &q1, &r) == CB_Z3_UNKNOWN && r.why[0],
       "index out of range: unknown (%s)", r.why);
-   cb_z3_query q2 = {0, 1, 2, 0, 0};
+   cb_z3_query q2 = {.e1 = 0, .f = 1, .e2 = 2, .window_begin = 0, .strict = 0};
    ok(cb_z3_check(Z, &tt.t, &q2, &r) == CB_Z3_UNKNOWN && r.why[0],
       "e2 in another thread: unknown (%s)", r.why);
-   cb_z3_query q3 = {0, 2, 1, 1, 0};
+   cb_z3_query q3 = {.e1 = 0, .f = 2, .e2 = 1, .window_begin = 1, .strict = 0};
    ok(cb_z3_check(Z, &tt.t, &q3, &r) == CB_Z3_UNKNOWN && r.why[0],
       "window after e1: unknown (%s)", r.why);
    ok(cb_z3_check(Z, &tt.t, NULL, &r) == CB_Z3_UNKNOWN, "no query: unknown");
+   tt_free(&tt);
+}
+
+/* An order violation: can f run before e1 = e2 (a)? */
+static void test_order(void)
+{
+   const char *free_f =
+      "T1 write x =1 <a>\n"
+      "T2 read x =1 <f>\n";
+   const char *flagged =
+      "T1 write x =1 <a>\n"
+      "T1 write flag =1\n"
+      "T2 read flag =1\n"
+      "T2 read x =1 <f>\n";
+   const char *texts[2] = {free_f, flagged};
+   cb_z3_verdict want[2] = {CB_Z3_SAT, CB_Z3_UNSAT};
+   const char *names[2] = {"order violation: f's own value is free",
+                           "order violation: a flag set after a orders f after it"};
+   for (int i = 0; i < 2; i++) {
+      ttrace tt;
+      parse(&tt, texts[i]);
+      cb_z3_query q = {.e1 = at(&tt, "a"), .f = at(&tt, "f"), .e2 = at(&tt, "a"),
+                       .kind = CB_Z3_ORDER};
+      cb_z3_result r;
+      cb_z3_verdict v = cb_z3_check(Z, &tt.t, &q, &r);
+      ok(v == want[i], "%s: %s (got %s%s%s)", names[i], cb_z3_verdict_name(want[i]),
+         cb_z3_verdict_name(v), r.why[0] ? ": " : "", r.why);
+      if (v == CB_Z3_SAT)
+         ok(r.norder >= 2 && r.order[r.norder - 1] == q.e2 && r.order[r.norder - 2] == q.f,
+            "%s: the order runs f, then a, last", names[i]);
+      tt_free(&tt);
+   }
+}
+
+/* The order of a deadlock query holds both first locks, neither request. */
+static const char *check_deadlock(const cb_trace *t, const cb_z3_query *q,
+                                  const cb_z3_result *r)
+{
+   uint32_t owner[MEM] = {0};
+   int held1 = 0, held2 = 0;
+   nmem = 0;
+   for (size_t k = 0; k < r->norder; k++) {
+      const cb_event *e = &t->events[r->order[k]];
+      if (r->order[k] == q->e2 || r->order[k] == q->g)
+         return "a request ran";
+      size_t sl = slot(e->addr);
+      if (e->kind == CB_EV_LOCK) {
+         if (owner[sl] && owner[sl] != e->tid)
+            return "a lock taken while held";
+         owner[sl] = e->tid;
+      } else if (e->kind == CB_EV_UNLOCK) {
+         owner[sl] = 0;
+      }
+      held1 |= r->order[k] == q->e1;
+      held2 |= r->order[k] == q->f;
+   }
+   if (!held1 || !held2)
+      return "a first lock never taken";
+   if (owner[slot(t->events[q->e1].addr)] != t->events[q->e1].tid ||
+       owner[slot(t->events[q->f].addr)] != t->events[q->f].tid)
+      return "a first lock released";
+   return NULL;
+}
+
+static void deadlock(const char *text, const char *name, cb_z3_verdict want)
+{
+   ttrace tt;
+   parse(&tt, text);
+   cb_z3_query q = {.e1 = at(&tt, "e1"), .f = at(&tt, "f"), .e2 = at(&tt, "e2"),
+                    .g = at(&tt, "g"), .kind = CB_Z3_DEADLOCK};
+   cb_z3_result r;
+   cb_z3_verdict v = cb_z3_check(Z, &tt.t, &q, &r);
+   ok(v == want, "%s: %s (got %s%s%s)", name, cb_z3_verdict_name(want),
+      cb_z3_verdict_name(v), r.why[0] ? ": " : "", r.why);
+   if (v == CB_Z3_SAT) {
+      const char *bad = check_deadlock(&tt.t, &q, &r);
+      ok(!bad, "%s: the order holds both first locks%s%s", name, bad ? ": " : "",
+         bad ? bad : "");
+   }
+   tt_free(&tt);
+}
+
+/* T1 takes a then b, T2 b then a (recorded one after the other). */
+static void test_deadlock(void)
+{
+   deadlock("T1 lock a <e1>\nT1 lock b <e2>\nT1 unlock b\nT1 unlock a\n"
+            "T2 lock b <f>\nT2 lock a <g>\nT2 unlock a\nT2 unlock b\n",
+            "deadlock: a then b against b then a", CB_Z3_SAT);
+   deadlock("T1 lock a <e1>\nT1 lock b <e2>\nT1 unlock b\nT1 unlock a\n"
+            "T1 write done =1\nT2 read done =1\n"
+            "T2 lock b <f>\nT2 lock a <g>\nT2 unlock a\nT2 unlock b\n",
+            "deadlock: T2 starts only once T1 is done", CB_Z3_UNSAT);
+   deadlock("T1 lock m\nT1 lock a <e1>\nT1 lock b <e2>\nT1 unlock b\nT1 unlock a\n"
+            "T1 unlock m\nT2 lock m\nT2 lock b <f>\nT2 lock a <g>\nT2 unlock a\n"
+            "T2 unlock b\nT2 unlock m\n",
+            "deadlock: a gate lock around both", CB_Z3_UNSAT);
+}
+
+/* UNSAT drops a candidate only as a proof: a window that does not reach
+ * back to the trace's start takes the events before it as done, so its
+ * UNSAT is no proof, and the answer is unknown. */
+static void test_incomplete(void)
+{
+   const char *flag =
+      "T2 write y =1\n"
+      "T2 write y =2\n"
+      "T1 read x =0 <e1>\n"
+      "T1 write x =1 <e2>\n"
+      "T1 write flag =1\n"
+      "T2 read flag =1\n"
+      "T2 write x =5 <f>\n";
+   ttrace tt;
+   parse(&tt, flag);
+   cb_z3_query q = {.e1 = at(&tt, "e1"), .f = at(&tt, "f"), .e2 = at(&tt, "e2")};
+   cb_z3_result r;
+   ok(cb_z3_check(Z, &tt.t, &q, &r) == CB_Z3_UNSAT, "whole trace: unsat (%s)", r.why);
+   cb_z3 *small = cb_z3_new(10000, 4);
+   cb_z3_verdict v = cb_z3_check(small, &tt.t, &q, &r);
+   ok(v == CB_Z3_UNKNOWN && r.window_begin > 0 && strstr(r.why, "not a proof"),
+      "a window from event %zu: %s, not unsat (%s)", r.window_begin,
+      cb_z3_verdict_name(v), r.why);
+   q.window_begin = 1;
+   v = cb_z3_check(Z, &tt.t, &q, &r);
+   ok(v == CB_Z3_UNKNOWN && strstr(r.why, "not a proof"),
+      "a query from event 1: %s (%s)", cb_z3_verdict_name(v), r.why);
+   cb_z3_free(small);
    tt_free(&tt);
 }
 
@@ -719,7 +867,11 @@ static void test_random(void)
                    ++tries < 1000);
             if (tries >= 1000)
                continue;
-            cb_z3_query q = {e1, f, e2, 0, strict_mode[m]};
+            cb_z3_query q = {.e1 = e1,
+                             .f = f,
+                             .e2 = e2,
+                             .window_begin = 0,
+                             .strict = strict_mode[m]};
             cb_z3_result r;
             nq++;
             switch (cb_z3_check(Z, &tt.t, &q, &r)) {
@@ -784,7 +936,7 @@ static void test_limits(void)
       return;
    }
    cb_z3 *tight = cb_z3_new(1, 0);
-   cb_z3_query q = {e1, f, e2, 0, 0};
+   cb_z3_query q = {.e1 = e1, .f = f, .e2 = e2, .window_begin = 0, .strict = 0};
    cb_z3_result r;
    cb_z3_verdict v = cb_z3_check(tight, &tt.t, &q, &r);
    ok(1, "1 ms on a %zu-event window: %s%s%s, no crash", r.window_events,
@@ -828,6 +980,9 @@ int main(void)
    test_same_insn();
    test_schedule_form();
    test_bad_queries();
+   test_order();
+   test_deadlock();
+   test_incomplete();
    test_random();
    test_limits();
    cb_z3_stats st;
