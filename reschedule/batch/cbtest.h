@@ -103,7 +103,13 @@ int cbt_split_words(const char *line, char ***words, const char **why);
 void cbt_free_words(char **words);
 
 /* Reads the tests file: one test command a line.  Returns 0 and the list
- * (possibly empty), or -1 with a one-line reason in why (no "cbtest:"). */
+ * (possibly empty), or -1 with a one-line reason in why (no "cbtest:").
+ * Only a regular file or a pipe, of at most CBT_SUITE_MAX_BYTES, lines of at
+ * most CBT_SUITE_MAX_LINE bytes and CBT_SUITE_MAX_TESTS tests (every test
+ * costs some 20 KB of bookkeeping before anything runs). */
+#define CBT_SUITE_MAX_BYTES (4 << 20)
+#define CBT_SUITE_MAX_LINE 65536
+#define CBT_SUITE_MAX_TESTS 10000
 int cbt_read_suite(const char *path, cbt_command **cmds, size_t *n,
                    char *why, size_t whylen);
 
