@@ -106,19 +106,27 @@ static const char usage_text[] =
 "\n"
 "Output: a progress line on stderr (kept in place on a terminal), then a\n"
 "summary on stdout: per test the schedules predicted and how their forced\n"
-"runs ended (passed, failed, infeasible, hung), and for each confirmed bug\n"
-"its pattern, variable, the three file:line locations and the command that\n"
-"reproduces it.\n"
+"runs ended (passed, failed, deadlocked, infeasible, hung), and for each\n"
+"confirmed bug its pattern, variable, the three file:line locations, for a\n"
+"deadlock what each thread waited for and who held it, and the command\n"
+"that reproduces it.  A deadlocked run (every thread waited for another,\n"
+"and the tool ended the run at once: cbreplay exit 6) is a failure of the\n"
+"program, counted, reported and ranked as one.\n"
 "\n"
 "Exit status:\n"
 "  0  no bug confirmed\n"
-"  1  a bug was confirmed: a forced run failed or hung\n"
+"  1  a bug was confirmed: a forced run failed, deadlocked or hung\n"
 "  2  bad usage or input: unknown option, missing or empty tests file;\n"
 "     or no test could run at all.  A test whose program is missing is\n"
 "     reported as an error and the others go on.\n"
 "  With --wrap: 1 when a bug is confirmed, else the test's own status.\n"
-"  130  interrupted (SIGINT, SIGTERM): every job is stopped, and the\n"
-"     summary and reports say what had finished.\n";
+"  130, 143, 129  interrupted by SIGINT, SIGTERM, SIGHUP: every job is\n"
+"     stopped with its process group, the summary and reports say what\n"
+"     had finished, the half-written files of the stopped stages are\n"
+"     removed, and cbtest dies of the signal.\n"
+"\n"
+"Every stage runs with TMPDIR set to a private folder, $TMPDIR/cbtest-run.*,\n"
+"which cbtest removes when it ends, with whatever was left in it.\n";
 
 static int usage_error(const char *fmt, ...)
    __attribute__((format(printf, 1, 2)));

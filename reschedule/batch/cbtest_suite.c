@@ -160,21 +160,26 @@ static int read_bounded(const char *path, char **out, size_t *len, char *why,
    if (S_ISREG(st.st_mode) && st.st_size > CBT_SUITE_MAX_BYTES)
       goto too_big;
    int fl = fcntl(fd, F_GETFL);
+   /* Room for the whole of a regular file, and one byte more to see it
+    * did not grow; a pipe's buffer grows as it comes. */
+   size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0 ||
-       !(buf = malloc(CBT_SUITE_MAX_BYTES + 2))) {
-      snprintf(why, whylen, "cannot read tests file %s: %s", path,
-               strerror(errno));
-      goto fail;
-   }
+       !(buf = malloc(cap + 1)))
+      goto cannot;
    while (n <= CBT_SUITE_MAX_BYTES) {
-      ssize_t got = read(fd, buf + n, CBT_SUITE_MAX_BYTES + 1 - n);
+      if (n == cap) {
+         cap = cap * 2 > CBT_SUITE_MAX_BYTES ? CBT_SUITE_MAX_BYTES + 1
+                                             : cap * 2;
+         char *more = realloc(buf, cap + 1);
+         if (!more)
+            goto cannot;
+         buf = more;
+      }
+      ssize_t got = read(fd, buf + n, cap - n);
       if (got < 0 && errno == EINTR)
          continue;
-      if (got < 0) {
-         snprintf(why, whylen, "cannot read tests file %s: %s", path,
-                  strerror(errno));
-         goto fail;
-      }
+      if (got < 0)
+         goto cannot;
       if (got == 0)
          break;
       n += (size_t)got;
@@ -186,6 +191,10 @@ static int read_bounded(const char *path, char **out, size_t *len, char *why,
    *out = buf;
    *len = n;
    return 0;
+cannot:
+   snprintf(why, whylen, "cannot read tests file %s: %s", path,
+            strerror(errno));
+   goto fail;
 too_big:
    snprintf(why, whylen, "cannot read tests file %s: larger than %d bytes, "
             "not a tests file", path, CBT_SUITE_MAX_BYTES);

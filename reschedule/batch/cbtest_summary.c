@@ -77,6 +77,19 @@ static void print_event(FILE *out, const char *role, const cbt_event *e)
    fputc('\n', out);
 }
 
+/* A deadlock: what each of its threads waited for, from the forced run. */
+static void print_deadlock(FILE *out, const cbt_run *r)
+{
+   if (r->verdict != CBT_DEADLOCK || !r->deadlock[0])
+      return;
+   fprintf(out, "      deadlock:\n");
+   for (const char *p = r->deadlock; *p;) {
+      size_t n = strcspn(p, "\n");
+      fprintf(out, "        %.*s\n", (int)n, p);
+      p += n + (p[n] == '\n');
+   }
+}
+
 static void print_test(FILE *out, const cbt_suite *s, size_t ti)
 {
    const cbt_test *t = &s->tests[ti];
@@ -86,12 +99,20 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
    fprintf(out, "%s  %s\n", t->id, cmd);
    switch (t->outcome) {
    case CBT_O_NONE:
-      if (t->jobs_emitted)
+      if (t->jobs_emitted) {
          fprintf(out, "   %zu forced run%s emitted as jobs\n", t->nruns,
                  t->nruns == 1 ? "" : "s");
-      else
-         fprintf(out, "   not finished (cbtest was interrupted)\n");
-      return;
+         return;
+      }
+      /* Interrupted: what it had done, its forced runs that finished. */
+      fprintf(out, "   not finished: cbtest was interrupted %s\n",
+              t->state == CBT_T_WAITING     ? "before it started"
+              : t->state == CBT_T_RECORDING ? "while recording it"
+              : t->state == CBT_T_REPLAYING ? "while forcing its schedules"
+                                            : "while predicting");
+      if (t->nruns == 0)
+         return;
+      break;
    case CBT_O_ERROR:
       fprintf(out, "   error: %s\n", t->error);
       return;
@@ -106,21 +127,21 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       fprintf(out, "   no schedule predicted\n");
       return;
    }
-   size_t k[6] = {0};
+   size_t k[CBT_NVERDICTS] = {0};
    for (size_t r = 0; r < t->nruns; r++)
       k[t->runs[r].verdict]++;
    size_t predicted = t->nruns + t->not_forced;
    fprintf(out,
-           "   %zu schedule%s %s: %zu passed, %zu failed, "
+           "   %zu schedule%s %s: %zu passed, %zu failed, %zu deadlocked, "
            "%zu infeasible, %zu hung",
            predicted, predicted == 1 ? "" : "s",
            t->explore ? "predicted and explored" : "predicted", k[CBT_PASSED],
-           k[CBT_FAILED], k[CBT_INFEASIBLE], k[CBT_HUNG]);
+           k[CBT_FAILED], k[CBT_DEADLOCK], k[CBT_INFEASIBLE], k[CBT_HUNG]);
    if (t->not_forced)
       fprintf(out, ", %zu not forced (%s)", t->not_forced,
-              k[CBT_FAILED] || k[CBT_HUNG] ? "the test's bug was confirmed; "
-                                              "--all-bugs forces them"
-                                            : "--max-runs");
+              k[CBT_FAILED] || k[CBT_DEADLOCK] || k[CBT_HUNG]
+                 ? "the test's bug was confirmed; --all-bugs forces them"
+                 : "--max-runs");
    if (k[CBT_ERROR])
       fprintf(out, ", %zu could not run", k[CBT_ERROR]);
    if (k[CBT_PENDING])
@@ -137,7 +158,7 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
          continue;
       const cbt_run *r = &t->runs[bug->run];
       fprintf(out, "   BUG %s on %s: the forced run %s", r->pattern,
-              r->variable, bug->hung ? "hung" : "failed");
+              r->variable, cbt_verdict_words(bug->verdict));
       if (bug->nruns > 1)
          fprintf(out, " (%d schedules confirm it)", bug->nruns);
       fputc('\n', out);
@@ -152,6 +173,7 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
          print_event(out, "f", &r->f);
          print_event(out, "e2", &r->e2);
       }
+      print_deadlock(out, r);
       fprintf(out, "      details:   %s\n", r->out_path);
       fprintf(out, "      reproduce: %s\n", bug->reproduce);
    }
@@ -193,10 +215,10 @@ void cbt_print_summary(FILE *out, const cbt_suite *s)
    fprintf(out,
            "%zu bug%s confirmed in %zu of %zu tests (%zu clean, %zu failed "
            "natively, %zu errors); forced runs: %zu passed, %zu failed, "
-           "%zu infeasible, %zu hung",
+           "%zu deadlocked, %zu infeasible, %zu hung",
            t.bugs, t.bugs == 1 ? "" : "s", t.with_bugs, t.tests, t.clean,
-           t.failed_natively, t.errors, t.passed, t.failed, t.infeasible,
-           t.hung);
+           t.failed_natively, t.errors, t.passed, t.failed, t.deadlocks,
+           t.infeasible, t.hung);
    if (t.run_errors)
       fprintf(out, ", %zu could not run", t.run_errors);
    fputs("\n", out);

@@ -188,7 +188,7 @@ ERR=$(cat "$FAKE/stderr")
 # The summary on one line ("~" for newlines), to match a test's lines together.
 SUM1=$(tr '\n' '~' <"$FAKE/stdout")
 is "$RC" 1 "stand-in suite: exit 1 (a bug confirmed)"
-like "$SUM1" "001-buggy [^~]*~ *5 schedules predicted: 1 passed, 2 failed, 1 infeasible, 1 hung" \
+like "$SUM1" "001-buggy [^~]*~ *5 schedules predicted: 1 passed, 2 failed, 0 deadlocked, 1 infeasible, 1 hung" \
    "summary: schedules and verdicts of the buggy test"
 like "$SUM" "BUG RWW on balance: the forced run failed \(2 schedules confirm it\)" \
    "summary: one RWW bug, confirmed by both thread orders"
@@ -205,7 +205,7 @@ is "$(grep -c '^cbpredict' "$LOG")" 2 "cbpredict ran once for each test recorded
 is "$(grep -c '^cbreplay' "$LOG")" 5 "every schedule was forced once"
 is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 0 "no --z3 unless asked"
 is "$(sort -n "$CONC" | tail -n 1)" 1 "-j 1: never more than one job at once"
-like "$ERR" "cbtest: \[[0-9]/4\] 001-buggy: 5 schedules: 1 passed, 2 failed, 1 infeasible, 1 hung: BUG" \
+like "$ERR" "cbtest: \[[0-9]/4\] 001-buggy: 5 schedules: 1 passed, 2 failed, 0 deadlocked, 1 infeasible, 1 hung: BUG" \
    "progress: one line per finished test when stderr is not a terminal"
 unlike "$ERR" "$(printf '\r')" "progress: no carriage return when stderr is not a terminal"
 
@@ -280,7 +280,7 @@ is "$(jget "$FAKE/out3/report.json" '$d->{tests}[0]{command}[0]')" "$FAKE/progs/
 : >"$LOG"
 (cd "$FAKE" && bin/cbtest -j 1 -o out6 -- progs/buggy 'a b' 'c "d"' 'e f' >stdout6 2>&1); RC=$?
 is "$RC" 1 "default: the bug is found"
-like "$(cat "$FAKE/stdout6")" "5 schedules predicted: 0 passed, 1 failed, 0 infeasible, 0 hung, 4 not forced" \
+like "$(cat "$FAKE/stdout6")" "5 schedules predicted: 0 passed, 1 failed, 0 deadlocked, 0 infeasible, 0 hung, 4 not forced" \
    "default: forcing stops at the test's first bug, the rest counted"
 is "$(grep -c '^cbreplay' "$LOG")" 1 "default: one schedule forced"
 is "$(jget "$FAKE/out6/report.json" '$d->{tests}[0]{verdicts}{not_forced}')" 4 "report.json: not_forced"
