@@ -323,7 +323,8 @@ int cbt_mkdir_p(const char *path);
 /* Writes the reports into s->out_dir and prints where; 0, or -1 when one
  * could not be written. */
 int cbt_write_reports(const cbt_suite *s, FILE *say);
-/* Exit status of a finished suite (CBT_EXIT_*, 130 when interrupted). */
+/* Exit status of a finished suite (CBT_EXIT_*; 128+N when signal N
+ * interrupted it, as the shell would see cbt_die_interrupted). */
 int cbt_exit_status(const cbt_suite *s, int reports_ok);
 /* Where the stages live (next to cbtest); -1 after saying why. */
 int cbt_find_siblings(cbt_suite *s);

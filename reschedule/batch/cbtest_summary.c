@@ -90,6 +90,31 @@ static void print_deadlock(FILE *out, const cbt_run *r)
    }
 }
 
+/* One confirmed bug: its pattern, events, and how to see it again. */
+static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
+{
+   const cbt_run *r = &s->tests[bug->test].runs[bug->run];
+   fprintf(out, "   BUG %s on %s: the forced run %s", r->pattern, r->variable,
+           cbt_verdict_words(bug->verdict));
+   if (bug->nruns > 1)
+      fprintf(out, " (%d schedules confirm it)", bug->nruns);
+   fputc('\n', out);
+   fprintf(out, "      rank %d of %zu, score %.2f\n", bug->rank, s->nbugs,
+           bug->score);
+   if (!strcmp(r->pattern, "explore")) { /* its delay points */
+      print_event(out, "d1", &r->e1);
+      if (r->f.tid != r->e1.tid || r->f.index != r->e1.index)
+         print_event(out, "d2", &r->f);
+   } else {
+      print_event(out, "e1", &r->e1);
+      print_event(out, "f", &r->f);
+      print_event(out, "e2", &r->e2);
+   }
+   print_deadlock(out, r);
+   fprintf(out, "      details:   %s\n", r->out_path);
+   fprintf(out, "      reproduce: %s\n", bug->reproduce);
+}
+
 static void print_test(FILE *out, const cbt_suite *s, size_t ti)
 {
    const cbt_test *t = &s->tests[ti];
@@ -152,31 +177,9 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       if (t->runs[r].verdict == CBT_ERROR)
          fprintf(out, "   %s could not run: %s\n", t->runs[r].name,
                  t->runs[r].note);
-   for (size_t b = 0; b < s->nbugs; b++) {
-      const cbt_bug *bug = &s->bugs[b];
-      if (bug->test != ti)
-         continue;
-      const cbt_run *r = &t->runs[bug->run];
-      fprintf(out, "   BUG %s on %s: the forced run %s", r->pattern,
-              r->variable, cbt_verdict_words(bug->verdict));
-      if (bug->nruns > 1)
-         fprintf(out, " (%d schedules confirm it)", bug->nruns);
-      fputc('\n', out);
-      fprintf(out, "      rank %d of %zu, score %.2f\n", bug->rank, s->nbugs,
-              bug->score);
-      if (!strcmp(r->pattern, "explore")) { /* its delay points */
-         print_event(out, "d1", &r->e1);
-         if (r->f.tid != r->e1.tid || r->f.index != r->e1.index)
-            print_event(out, "d2", &r->f);
-      } else {
-         print_event(out, "e1", &r->e1);
-         print_event(out, "f", &r->f);
-         print_event(out, "e2", &r->e2);
-      }
-      print_deadlock(out, r);
-      fprintf(out, "      details:   %s\n", r->out_path);
-      fprintf(out, "      reproduce: %s\n", bug->reproduce);
-   }
+   for (size_t b = 0; b < s->nbugs; b++)
+      if (s->bugs[b].test == ti)
+         print_bug(out, s, &s->bugs[b]);
 }
 
 /* The bugs again, most tied to failures first (cbtest_bugs.c). */
@@ -184,8 +187,9 @@ static void print_ranking(FILE *out, const cbt_suite *s)
 {
    if (s->nbugs == 0)
       return;
-   fprintf(out, "\nBugs by rank (score = failed / (all failed + passed) "
-                "over the forced runs of each access pattern):\n");
+   fprintf(out, "\nBugs by rank (score = failed / (all failed + passed), "
+                "a run that deadlocked or hung counted as failed, over the "
+                "forced runs of each access pattern):\n");
    for (size_t b = 0; b < s->nbugs; b++) {
       const cbt_bug *bug = &s->bugs[b];
       const cbt_test *t = &s->tests[bug->test];
