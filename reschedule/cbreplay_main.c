@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "launch.h"
+#include "pool.h"
 #include "replay.h"
 
 static int fail(const char *what, const cb_error *err)
@@ -225,9 +226,7 @@ static void die_of(int sig, size_t n)
    fprintf(stderr, "cbreplay: interrupted by SIG%s: the table shows the %zu "
                    "schedule%s forced before it\n", sigabbrev_np(sig), n,
            n == 1 ? "" : "s");
-   signal(sig, SIG_DFL);
-   raise(sig);
-   _exit(128 + sig);
+   cb_die_of_signal(sig);
 }
 
 int main(int argc, char **argv)

@@ -8,10 +8,10 @@
  * reads its own plan and writes its own output files.  Each result is
  * reported as it comes (progress.c).
  *
- * Interrupted (SIGINT, SIGTERM, SIGHUP), cbreplay stops starting runs and
- * sends SIGTERM to its workers (the handler wakes the pool's wait; the
- * loop stops the pool); each kills its forced program and removes
- * its temporary files (keeper.c) before it dies.  cbr_run_all then returns
+ * Interrupted (SIGINT, SIGTERM, SIGHUP: the pool's stop signals, stop.c),
+ * cbreplay stops starting runs and sends SIGTERM to its workers (the
+ * handler wakes the pool's wait; the loop stops the pool); each kills its
+ * forced program and removes its temporary files (keeper.c) before it dies.  cbr_run_all then returns
  * the signal, with finished[i] set for the schedules whose result had come:
  * the caller reports those and dies of the same signal.
  *
@@ -23,35 +23,6 @@
 
 #include "pool.h"
 #include "replay.h"
-
-static volatile sig_atomic_t g_stop; /* the signal that interrupted us */
-
-static void on_stop_signal(int sig)
-{
-   if (!g_stop)
-      g_stop = sig;
-   cb_pool_wake();
-}
-
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-enum { NSTOP = sizeof stop_signals / sizeof *stop_signals };
-
-static void catch_stop(struct sigaction old[NSTOP])
-{
-   struct sigaction sa;
-   memset(&sa, 0, sizeof sa);
-   sa.sa_handler = on_stop_signal;
-   sigemptyset(&sa.sa_mask);
-   g_stop = 0;
-   for (int i = 0; i < NSTOP; i++)
-      sigaction(stop_signals[i], &sa, &old[i]);
-}
-
-static void restore_stop(const struct sigaction old[NSTOP])
-{
-   for (int i = 0; i < NSTOP; i++)
-      sigaction(stop_signals[i], &old[i], NULL);
-}
 
 /* What one worker forces. */
 typedef struct {
@@ -97,7 +68,7 @@ static int worker_ended(const cb_job_end *e, const cbr_schedule *cs,
    if (e->result) {
       memcpy(&results[w->index], e->result, sizeof *results);
       free(e->result);
-   } else if (!g_stop) {
+   } else if (!cb_stop_requested()) {
       cbr_result *r = &results[w->index];
       memset(r, 0, sizeof *r);
       r->verdict = CBR_ERROR;
@@ -123,12 +94,12 @@ int cbr_run_all(const cbr_options *o, const cbr_schedule *cs, size_t n,
       return -1;
    }
    memset(finished, 0, n * sizeof *finished);
-   struct sigaction old[NSTOP];
-   catch_stop(old);
+   cb_stop_catch();
    cbr_progress_start(n, jobs);
    size_t next = 0, done = 0;
-   while (done < n && (!g_stop || cb_pool_running(pool) > 0)) {
-      while (!g_stop && next < n && cb_pool_free_slots(pool) > 0) {
+   while (done < n && (!cb_stop_requested() || cb_pool_running(pool) > 0)) {
+      while (!cb_stop_requested() && next < n &&
+             cb_pool_free_slots(pool) > 0) {
          wk[next] = (worker){o, &cs[next], next};
          if (start_worker(pool, &wk[next], &results[next]) != 0) {
             finished[next] = 1;
@@ -136,7 +107,7 @@ int cbr_run_all(const cbr_options *o, const cbr_schedule *cs, size_t n,
          }
          next++;
       }
-      if (g_stop)
+      if (cb_stop_requested())
          cb_pool_stop(pool);
       if (cb_pool_running(pool) == 0)
          continue;
@@ -149,8 +120,9 @@ int cbr_run_all(const cbr_options *o, const cbr_schedule *cs, size_t n,
                            &results[w->index]);
    }
    cbr_progress_end();
-   restore_stop(old);
+   int stopped_by = cb_stop_requested();
+   cb_stop_restore();
    cb_pool_free(pool);
    free(wk);
-   return g_stop;
+   return stopped_by;
 }

@@ -3,7 +3,7 @@
 # they measure time, and tests never assert on time.
 
 BENCH_CFLAGS := -O1 -g -pthread
-BENCH_PROGRAMS := $(BUILD)/bench/memheavy
+BENCH_PROGRAMS := $(BUILD)/bench/memheavy $(BUILD)/bench/trivial
 
 $(BUILD)/bench/%: tests/bench/%.c
 	@mkdir -p $(dir $@)

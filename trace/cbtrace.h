@@ -424,6 +424,9 @@ void cb_json_write_string(FILE *out, const char *s);
  * failure it removes tmp. */
 int cb_temp_beside(const char *path, char *tmp, size_t len, cb_error *err);
 int cb_rename_into_place(const char *tmp, const char *path, cb_error *err);
+/* Whether a file's name (its last component) is one cb_temp_beside makes:
+ * a writer killed before its rename leaves such a file behind. */
+int cb_is_temp_name(const char *name);
 
 /* FNV-1a 64 of a file's bytes; 0 and an error if it cannot be read. */
 int cb_file_digest(const char *path, uint64_t *digest, cb_error *err);

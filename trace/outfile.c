@@ -40,6 +40,15 @@ int cb_temp_beside(const char *path, char *tmp, size_t len, cb_error *err)
    return cb_fail(err, "no free temporary name beside it");
 }
 
+int cb_is_temp_name(const char *name)
+{
+   const char *base = strrchr(name, '/');
+   base = base ? base + 1 : name;
+   size_t n = strlen(base);
+   return n > 13 && base[n - 13] == '.' &&
+          strspn(base + n - 12, "0123456789abcdef") == 12;
+}
+
 int cb_rename_into_place(const char *tmp, const char *path, cb_error *err)
 {
    if (rename(tmp, path) == 0)

@@ -74,4 +74,19 @@ void cb_pool_stop(cb_pool *p);
  * SIGKILL; every job is reaped and its end dropped (an interrupted run). */
 void cb_pool_kill_all(cb_pool *p);
 
+/* ---- Interrupted (stop.c) ----------------------------------------------------
+ * SIGINT, SIGTERM and SIGHUP caught as a request to stop: the handler notes
+ * the first of them and wakes cb_pool_wait; the caller then stops its jobs
+ * (cb_pool_stop, cb_pool_kill_all), reports what had finished and cleans
+ * up, and dies of the signal.  cb_spawn's children start with the default
+ * actions back. */
+void cb_stop_catch(void);
+/* The first stop signal since cb_stop_catch, 0 when none came. */
+int cb_stop_requested(void);
+/* The actions from before cb_stop_catch. */
+void cb_stop_restore(void);
+/* Flushes stdio and dies of sig with its default action (unblocked), as if
+ * it had never been caught: the parent sees the signal (the shell 128+N). */
+void cb_die_of_signal(int sig) __attribute__((noreturn));
+
 #endif /* CB_POOL_H */

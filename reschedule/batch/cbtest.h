@@ -28,7 +28,9 @@
  *                      no bug
  *   cbtest_compose.c   a schedule predicted from a forced run's trace, made
  *                      to reach its cut as that run did (--explore)
- *   cbtest_main.c      puts them together, exit status
+ *   cbtest_clean.c     the private TMPDIR of the stages; what an
+ *                      interrupted test leaves half-written
+ *   cbtest_main.c      puts them together, exit status, interruption
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -46,7 +48,7 @@
 /* Exit status of cbtest. */
 enum {
    CBT_EXIT_CLEAN = 0, /* no bug confirmed */
-   CBT_EXIT_BUG = 1,   /* a forced run failed or hung */
+   CBT_EXIT_BUG = 1,   /* a forced run failed, deadlocked or hung */
    CBT_EXIT_USAGE = 2  /* bad usage or input, or nothing could run */
 };
 
@@ -103,7 +105,13 @@ int cbt_split_words(const char *line, char ***words, const char **why);
 void cbt_free_words(char **words);
 
 /* Reads the tests file: one test command a line.  Returns 0 and the list
- * (possibly empty), or -1 with a one-line reason in why (no "cbtest:"). */
+ * (possibly empty), or -1 with a one-line reason in why (no "cbtest:").
+ * Only a regular file or a pipe, of at most CBT_SUITE_MAX_BYTES, lines of at
+ * most CBT_SUITE_MAX_LINE bytes and CBT_SUITE_MAX_TESTS tests (every test
+ * costs some 20 KB of bookkeeping before anything runs). */
+#define CBT_SUITE_MAX_BYTES (4 << 20)
+#define CBT_SUITE_MAX_LINE 65536
+#define CBT_SUITE_MAX_TESTS 10000
 int cbt_read_suite(const char *path, cbt_command **cmds, size_t *n,
                    char *why, size_t whylen);
 
@@ -116,15 +124,27 @@ int cbt_fmt(char *buf, size_t len, const char *fmt, ...)
 
 /* ---- Tests and their results --------------------------------------------------- */
 
+/* How a forced run ended.  A deadlock (cbreplay exit 6: every thread waited
+ * for another, and the tool ended the run at once) is a failure of the
+ * program as much as a failed run, and more certain than a hang (a run
+ * that did not end in time). */
 enum cbt_verdict {
    CBT_PENDING = 0,
    CBT_PASSED,
    CBT_FAILED,
    CBT_INFEASIBLE,
    CBT_HUNG,
-   CBT_ERROR
+   CBT_DEADLOCK,
+   CBT_ERROR,
+   CBT_NVERDICTS
 };
+/* "passed", "failed", "deadlock", ...: the word of the reports. */
 const char *cbt_verdict_name(enum cbt_verdict v);
+/* "failed", "deadlocked", "hung": how the forced run of a bug ended, in
+ * the sentence "the forced run ...". */
+const char *cbt_verdict_words(enum cbt_verdict v);
+/* A verdict that confirms a bug: failed, deadlock, hung. */
+int cbt_is_bug(enum cbt_verdict v);
 
 /* One event of a pattern, from the schedule file. */
 typedef struct {
@@ -150,6 +170,9 @@ typedef struct {
                               when the schedule has one tail only */
    double seconds;
    char note[256];         /* why error, or cbreplay's last stderr line */
+   char deadlock[1024];    /* CBT_DEADLOCK: what each thread waited for, as
+                              cbreplay named the threads, locks and lines,
+                              one thread a line (no final newline) */
    char out_path[PATH_MAX], err_path[PATH_MAX]; /* cbreplay's output */
    size_t key;             /* its access pattern in cbt_suite.patterns */
 } cbt_run;
@@ -158,9 +181,9 @@ typedef struct {
  * three locations are one bug (T2/T3 and T3/T2 are the same mistake). */
 typedef struct {
    size_t test;       /* index into the tests */
-   size_t run;        /* its first failing or hung run */
+   size_t run;        /* its first run that confirmed it */
    int nruns;         /* how many runs confirmed it */
-   int hung;          /* the first confirming run hung (else failed) */
+   enum cbt_verdict verdict; /* of the first confirming run */
    int rank;          /* 1 = most tied to failures (cbt_rank_bugs) */
    double score;      /* its access pattern's suite-wide Falcon score */
    double test_score; /* the same over its test's forced runs only */
@@ -191,7 +214,7 @@ enum cbt_outcome {
    CBT_O_ERROR,           /* could not run (missing program, tool failure) */
    CBT_O_FAILED_NATIVELY, /* the recorded run failed: not predicted */
    CBT_O_CLEAN,           /* every forced run passed or was infeasible */
-   CBT_O_BUGS             /* a forced run failed or hung */
+   CBT_O_BUGS             /* a forced run failed, deadlocked or hung */
 };
 const char *cbt_outcome_name(enum cbt_outcome o);
 
@@ -223,7 +246,8 @@ typedef struct {
 /* Counts over all tests, for the summary, the reports and the progress. */
 typedef struct {
    size_t tests, done, errors, failed_natively, clean, with_bugs;
-   size_t runs, runs_done, passed, failed, infeasible, hung, run_errors;
+   size_t runs, runs_done, passed, failed, infeasible, hung, deadlocks,
+      run_errors;
    size_t bugs;
 } cbt_totals;
 
@@ -239,7 +263,7 @@ typedef struct {
    cbt_pattern *patterns; /* in order of rank */
    size_t npatterns;
    double started, seconds;
-   int interrupted;
+   int interrupted;       /* the stop signal that ended the run, 0 none */
 } cbt_suite;
 
 /* A job of the pool that runs the program argv (argv[0] an absolute path)
@@ -253,8 +277,24 @@ void cbt_program_job(cb_job *job, char *const *argv, const char *out_path,
 /* After SIGTERM, a job gets this long to clean up before SIGKILL. */
 #define CBT_GRACE_S 3.0
 
-/* Set by cbtest's SIGINT/SIGTERM handler: the loop stops every job. */
-extern volatile sig_atomic_t cbt_interrupted;
+/* Interrupted (SIGINT, SIGTERM, SIGHUP: the pool's stop signals, pool.h):
+ * the loop stops every job, each with its process group, half-written
+ * files of unfinished tests are removed (cbt_sweep_partial), the summary
+ * and reports say what had finished, the private TMPDIR goes, and cbtest
+ * dies of the signal (cbt_die_interrupted). */
+void cbt_die_interrupted(const cbt_suite *s) __attribute__((noreturn));
+
+/* ---- Cleaning up (cbtest_clean.c) ---- */
+/* A private temporary folder, $TMPDIR/cbtest-run.XXXXXX, made the TMPDIR of
+ * every stage and removed at exit (atexit, and cbt_private_tmp_remove
+ * before dying of a signal); -1 with why. */
+int cbt_private_tmp(char *why, size_t whylen);
+void cbt_private_tmp_remove(void);
+/* Removes path and everything under it (symbolic links not followed). */
+void cbt_remove_tree(const char *path);
+/* Removes, under dir, the files a stage stopped before its rename left
+ * under a temporary name (cb_is_temp_name). */
+void cbt_sweep_partial(const char *dir);
 
 /* Runs every test of the suite through a pool of o->jobs slots, calling the
  * progress functions as things end.  Fills results, bugs and timings. */
@@ -283,7 +323,8 @@ int cbt_mkdir_p(const char *path);
 /* Writes the reports into s->out_dir and prints where; 0, or -1 when one
  * could not be written. */
 int cbt_write_reports(const cbt_suite *s, FILE *say);
-/* Exit status of a finished suite (CBT_EXIT_*, 130 when interrupted). */
+/* Exit status of a finished suite (CBT_EXIT_*; 128+N when signal N
+ * interrupted it, as the shell would see cbt_die_interrupted). */
 int cbt_exit_status(const cbt_suite *s, int reports_ok);
 /* Where the stages live (next to cbtest); -1 after saying why. */
 int cbt_find_siblings(cbt_suite *s);

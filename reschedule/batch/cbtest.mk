@@ -11,7 +11,8 @@ CBTEST_SRCS := reschedule/batch/cbtest_options.c reschedule/batch/cbtest_suite.c
                reschedule/batch/cbtest_flow.c reschedule/batch/cbtest_html.c \
                reschedule/batch/cbtest_runs.c \
                reschedule/batch/cbtest_explore.c \
-               reschedule/batch/cbtest_compose.c
+               reschedule/batch/cbtest_compose.c \
+               reschedule/batch/cbtest_clean.c
 CBTEST_OBJS := $(CBTEST_SRCS:%.c=$(BUILD)/host/%.o)
 
 $(BIN)/cbtest: $(BUILD)/host/reschedule/batch/cbtest_main.o $(CBTEST_OBJS) \

@@ -5,7 +5,8 @@
  * pattern (the pattern and its three code sites e1, f, e2) is scored over
  * the forced runs that forced it as
  *      score(s) = failed(s) / (totalfailed + passed(s))
- * (the Jaccard index).  A pattern whose forcing fails every time while the
+ * (the Jaccard index), a failed run being one that failed, deadlocked or
+ * hung.  A pattern whose forcing fails every time while the
  * others pass scores highest; one whose forcing also passes often, or that
  * fails only now and then among many failures, lower.  Infeasible runs,
  * errors and runs not forced say nothing about the pattern and are not
@@ -43,7 +44,9 @@ void cbt_totals_of(const cbt_suite *s, cbt_totals *tt)
          case CBT_FAILED: tt->failed++; break;
          case CBT_INFEASIBLE: tt->infeasible++; break;
          case CBT_HUNG: tt->hung++; break;
+         case CBT_DEADLOCK: tt->deadlocks++; break;
          case CBT_ERROR: tt->run_errors++; break;
+         case CBT_NVERDICTS: break;
          }
          tt->runs_done++;
       }
@@ -66,8 +69,12 @@ static int same_bug(const cbt_run *a, const cbt_run *b)
    return same_sites(a, b) && !strcmp(a->variable, b->variable);
 }
 
-static int is_bug(enum cbt_verdict v) { return v == CBT_FAILED || v == CBT_HUNG; }
-static int counts(enum cbt_verdict v) { return is_bug(v) || v == CBT_PASSED; }
+/* The runs that say something about their pattern: a failure (cbt_is_bug)
+ * or a pass. */
+static int counts(enum cbt_verdict v)
+{
+   return cbt_is_bug(v) || v == CBT_PASSED;
+}
 
 static void make_reproduce(const cbt_suite *s, const cbt_test *t,
                            const cbt_run *r, char *buf, size_t len)
@@ -126,7 +133,7 @@ static void collect_patterns(cbt_suite *s)
             s->npatterns++;
          }
          r->key = k;
-         if (is_bug(r->verdict)) {
+         if (cbt_is_bug(r->verdict)) {
             s->patterns[k].failed++;
             total_failed++;
          } else {
@@ -150,9 +157,9 @@ static double test_score(const cbt_test *t, size_t key)
       const cbt_run *r = &t->runs[ri];
       if (!r->readable || !counts(r->verdict))
          continue;
-      total_failed += is_bug(r->verdict);
+      total_failed += cbt_is_bug(r->verdict);
       if (r->key == key) {
-         failed += is_bug(r->verdict);
+         failed += cbt_is_bug(r->verdict);
          passed += r->verdict == CBT_PASSED;
       }
    }
@@ -219,7 +226,7 @@ void cbt_collect_bugs(cbt_suite *s)
       size_t first_bug = s->nbugs;
       for (size_t ri = 0; ri < t->nruns; ri++) {
          const cbt_run *r = &t->runs[ri];
-         if (!is_bug(r->verdict))
+         if (!cbt_is_bug(r->verdict))
             continue;
          size_t b;
          for (b = first_bug; b < s->nbugs; b++)
@@ -238,7 +245,7 @@ void cbt_collect_bugs(cbt_suite *s)
          bug->test = ti;
          bug->run = ri;
          bug->nruns = 1;
-         bug->hung = r->verdict == CBT_HUNG;
+         bug->verdict = r->verdict;
          if (r->key != (size_t)-1) {
             bug->score = s->patterns[r->key].score;
             bug->test_score = test_score(t, r->key);

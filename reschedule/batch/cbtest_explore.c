@@ -54,7 +54,7 @@ typedef struct cbt_explore {
 static int has_bug(const cbt_test *t)
 {
    for (size_t i = 0; i < t->nruns; i++)
-      if (t->runs[i].verdict == CBT_FAILED || t->runs[i].verdict == CBT_HUNG)
+      if (cbt_is_bug(t->runs[i].verdict))
          return 1;
    return 0;
 }
@@ -157,7 +157,7 @@ int cbt_explore_continue(cbt_suite *s, size_t ti)
    cbt_test *t = &s->tests[ti];
    cbt_explore *x = t->explore;
    if (!s->o->delays || t->outcome != CBT_O_NONE || t->jobs_emitted ||
-       cbt_interrupted)
+       cb_stop_requested())
       return 0;
    if (has_bug(t) && (!x || !s->o->all_bugs)) {
       if (x) /* else prediction found it: nothing to explore */

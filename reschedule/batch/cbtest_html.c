@@ -106,10 +106,10 @@ static void summary_tables(FILE *f, const cbt_suite *s)
    cbt_totals_of(s, &tt);
    fprintf(f, "<p>%zu bug%s confirmed in %zu of %zu tests (%zu clean, %zu "
               "failed natively, %zu errors); forced runs: %zu passed, %zu "
-              "failed, %zu infeasible, %zu hung.</p>\n",
+              "failed, %zu deadlocked, %zu infeasible, %zu hung.</p>\n",
            tt.bugs, tt.bugs == 1 ? "" : "s", tt.with_bugs, tt.tests, tt.clean,
-           tt.failed_natively, tt.errors, tt.passed, tt.failed, tt.infeasible,
-           tt.hung);
+           tt.failed_natively, tt.errors, tt.passed, tt.failed, tt.deadlocks,
+           tt.infeasible, tt.hung);
    fputs("<table><tr><th>rank</th><th>score</th><th>test</th><th>pattern"
          "</th><th>variable</th><th>e1</th><th>f</th><th>e2</th><th>forced "
          "run</th></tr>\n", f);
@@ -129,13 +129,14 @@ static void summary_tables(FILE *f, const cbt_suite *s)
          where(f, ev[i]->file, ev[i]->line);
          fprintf(f, "</code> T%u</td>", ev[i]->tid);
       }
-      fprintf(f, "<td class=bug>%s</td></tr>\n", bug->hung ? "hung" : "failed");
+      fprintf(f, "<td class=bug>%s</td></tr>\n",
+              cbt_verdict_words(bug->verdict));
    }
    fputs("</table>\n<h2>Tests</h2>\n<table><tr><th>test</th><th>command"
          "</th><th>outcome</th><th>forced runs</th></tr>\n", f);
    for (size_t i = 0; i < s->ntests; i++) {
       const cbt_test *t = &s->tests[i];
-      size_t k[6] = {0};
+      size_t k[CBT_NVERDICTS] = {0};
       for (size_t r = 0; r < t->nruns; r++)
          k[t->runs[r].verdict]++;
       char cmd[4096] = "";
@@ -151,9 +152,9 @@ static void summary_tables(FILE *f, const cbt_suite *s)
          fputs(": ", f);
          esc(f, t->error);
       }
-      fprintf(f, "</td><td>%zu passed, %zu failed, %zu infeasible, %zu hung"
-                 "%s</td></tr>\n", k[CBT_PASSED], k[CBT_FAILED],
-              k[CBT_INFEASIBLE], k[CBT_HUNG],
+      fprintf(f, "</td><td>%zu passed, %zu failed, %zu deadlocked, %zu "
+                 "infeasible, %zu hung%s</td></tr>\n", k[CBT_PASSED],
+              k[CBT_FAILED], k[CBT_DEADLOCK], k[CBT_INFEASIBLE], k[CBT_HUNG],
               t->not_forced ? ", some not forced" : "");
    }
    fputs("</table>\n", f);
@@ -227,7 +228,13 @@ static void write_html(FILE *f, const void *arg)
       esc(f, cbt_pattern_description(r->pattern));
       fprintf(f, ". Schedule %s %s when forced; the events down the page "
                  "are in the forced order.</p>\n", r->name,
-              bug->hung ? "hung" : "failed");
+              cbt_verdict_words(bug->verdict));
+      if (r->verdict == CBT_DEADLOCK && r->deadlock[0]) {
+         fputs("<p>When the tool ended the run, every thread waited:</p>"
+               "<pre>", f);
+         esc(f, r->deadlock);
+         fputs("</pre>\n", f);
+      }
       flow_lanes(f, s, t, r);
       fputs("<p>Reproduce:</p><pre>", f);
       esc(f, bug->reproduce);

@@ -18,23 +18,6 @@
 #include "cbtest.h"
 #include "launch.h"
 
-static void on_signal(int sig)
-{
-   (void)sig;
-   cbt_interrupted = 1;
-}
-
-static void catch_signals(void)
-{
-   struct sigaction sa;
-   memset(&sa, 0, sizeof sa);
-   sa.sa_handler = on_signal; /* no SA_RESTART: the pool's poll wakes up */
-   sigemptyset(&sa.sa_mask);
-   sigaction(SIGINT, &sa, NULL);
-   sigaction(SIGTERM, &sa, NULL);
-   sigaction(SIGHUP, &sa, NULL);
-}
-
 /* The stages live next to this command: BINDIR/cbtrace and so on, the same
  * way they find the tool (BINDIR/../lib/cbtools). */
 int cbt_find_siblings(cbt_suite *s)
@@ -91,18 +74,6 @@ int cbt_mkdir_p(const char *path)
    return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-                        struct FTW *ftw)
-{
-   (void)st;
-   (void)ftw;
-   if (flag == FTW_DP)
-      rmdir(path);
-   else
-      unlink(path);
-   return 0;
-}
-
 /* Work folders of an earlier run (DIR/tests/NNN-*) would be mistaken for
  * this run's: remove them.  Nothing else in DIR is touched. */
 static void remove_old_work(const char *tests_dir)
@@ -118,7 +89,7 @@ static void remove_old_work(const char *tests_dir)
          continue;
       char path[PATH_MAX];
       cbt_fmt(path, sizeof path, "%s/%s", tests_dir, p);
-      nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+      cbt_remove_tree(path);
    }
    closedir(d);
 }
@@ -263,12 +234,26 @@ int cbt_exit_status(const cbt_suite *s, int reports_ok)
    cbt_totals t;
    cbt_totals_of(s, &t);
    if (s->interrupted)
-      return 130;
+      return 128 + s->interrupted;
    if (t.bugs > 0)
       return CBT_EXIT_BUG;
    if (t.errors == t.tests || !reports_ok)
       return CBT_EXIT_USAGE; /* nothing could run, or no report */
    return CBT_EXIT_CLEAN;
+}
+
+void cbt_die_interrupted(const cbt_suite *s)
+{
+   size_t done = 0;
+   for (size_t i = 0; i < s->ntests; i++)
+      done += s->tests[i].state == CBT_T_DONE;
+   fflush(stdout);
+   fprintf(stderr, "cbtest: interrupted by SIG%s: every job was stopped; "
+                   "%zu of %zu test%s had finished\n",
+           sigabbrev_np(s->interrupted), done, s->ntests,
+           s->ntests == 1 ? "" : "s");
+   cbt_private_tmp_remove();
+   cb_die_of_signal(s->interrupted);
 }
 
 /* The output folder, absolute, with DIR/tests/ in it and no work folder of
@@ -308,11 +293,16 @@ int main(int argc, char **argv)
       return rc;
    if (o.merge)
       return cbt_main_merge(&o);
-   catch_signals();
+   cb_stop_catch();
+   char why[PATH_MAX + 256];
+   if (cbt_private_tmp(why, sizeof why) != 0 && !o.wrap) {
+      fprintf(stderr, "cbtest: %s\n", why);
+      return CBT_EXIT_USAGE;
+   }
    if (o.run_job_dir)
       return cbt_main_run_job(&o);
    if (o.wrap)
-      return cbt_main_wrap(&o);
+      return cbt_main_wrap(&o); /* without a private TMPDIR, if need be */
 
    cbt_suite s;
    memset(&s, 0, sizeof s);
@@ -343,13 +333,15 @@ int main(int argc, char **argv)
       rc = cbt_emit_jobs(&s, o.emit_jobs) == 0 ? CBT_EXIT_CLEAN
                                                  : CBT_EXIT_USAGE;
       if (s.interrupted)
-         rc = 130;
+         cbt_die_interrupted(&s);
       cbt_free_suite(&s);
       return rc;
    }
    cbt_collect_bugs(&s);
    cbt_print_summary(stdout, &s);
    rc = cbt_exit_status(&s, cbt_write_reports(&s, stdout) == 0);
+   if (s.interrupted)
+      cbt_die_interrupted(&s);
    cbt_free_suite(&s);
    return rc;
 }

@@ -86,7 +86,8 @@ static int job_error(const char *fmt, const char *a, const char *b)
 }
 
 /* Runs one cbreplay to its end through a pool of one slot (its limit, its
- * process group, stopping it when cbtest is interrupted). */
+ * process group, stopping it when cbtest is interrupted).  0, minus the
+ * stop signal when interrupted, or CBT_EXIT_USAGE after saying why. */
 static int force_one(const cbt_suite *s, cbt_test *t, cbt_run *r)
 {
    char num[32];
@@ -111,11 +112,11 @@ static int force_one(const cbt_suite *s, cbt_test *t, cbt_run *r)
    cb_job_end e;
    if (cb_pool_start(pool, &job, &e) == 0)
       while (!cb_pool_wait(pool, 0.5, &e))
-         if (cbt_interrupted) {
+         if (cb_stop_requested()) {
             cb_pool_kill_all(pool);
             cb_pool_free(pool);
             free(argv);
-            return 130;
+            return -cb_stop_requested();
          }
    cb_pool_free(pool);
    free(argv);
@@ -153,6 +154,12 @@ int cbt_main_run_job(const cbt_options *o)
    }
    cbt_free_words(t.cmd.argv);
    free(t.runs);
+   if (rc < 0) { /* interrupted: nothing saved */
+      fprintf(stderr, "cbtest: --run-job: interrupted by SIG%s: %s was not "
+                      "forced\n", sigabbrev_np(-rc), o->run_job_name);
+      cbt_private_tmp_remove();
+      cb_die_of_signal(-rc);
+   }
    return rc;
 }
 
@@ -195,8 +202,7 @@ static int add_test(cbt_suite *s, const char *dir)
    if (t->jobs_emitted && t->outcome == CBT_O_NONE) {
       t->outcome = CBT_O_CLEAN;
       for (size_t r = 0; r < t->nruns; r++)
-         if (t->runs[r].verdict == CBT_FAILED ||
-             t->runs[r].verdict == CBT_HUNG)
+         if (cbt_is_bug(t->runs[r].verdict))
             t->outcome = CBT_O_BUGS;
    }
    s->ntests++;

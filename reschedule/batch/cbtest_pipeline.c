@@ -34,8 +34,6 @@ typedef struct {
    char rec[PATH_MAX];    /* cbreplay --record FILE (--explore) */
 } job_ref;
 
-volatile sig_atomic_t cbt_interrupted;
-
 const char *cbt_verdict_name(enum cbt_verdict v)
 {
    switch (v) {
@@ -44,9 +42,21 @@ const char *cbt_verdict_name(enum cbt_verdict v)
    case CBT_FAILED: return "failed";
    case CBT_INFEASIBLE: return "infeasible";
    case CBT_HUNG: return "hung";
+   case CBT_DEADLOCK: return "deadlock";
    case CBT_ERROR: return "error";
+   case CBT_NVERDICTS: break;
    }
    return "?";
+}
+
+const char *cbt_verdict_words(enum cbt_verdict v)
+{
+   return v == CBT_DEADLOCK ? "deadlocked" : cbt_verdict_name(v);
+}
+
+int cbt_is_bug(enum cbt_verdict v)
+{
+   return v == CBT_FAILED || v == CBT_DEADLOCK || v == CBT_HUNG;
 }
 
 const char *cbt_outcome_name(enum cbt_outcome o)
@@ -232,8 +242,7 @@ static void test_finished(cbt_suite *s, size_t ti)
    if (t->outcome == CBT_O_NONE && !t->jobs_emitted) {
       t->outcome = CBT_O_CLEAN;
       for (size_t i = 0; i < t->nruns; i++)
-         if (t->runs[i].verdict == CBT_FAILED ||
-             t->runs[i].verdict == CBT_HUNG)
+         if (cbt_is_bug(t->runs[i].verdict))
             t->outcome = CBT_O_BUGS;
    }
    /* Saved for --merge; a test that cannot be saved is still reported
@@ -338,6 +347,37 @@ static int replay_variant(const char *out_path)
    return v;
 }
 
+/* A deadlock's threads as cbreplay's bug report names them, one a line
+ * ("    T2 waits for lock b at x.c:28, held by T3 (taken at x.c:38)", and
+ * "    and N more threads wait": reschedule/report.c, print_ending), into
+ * buf one a line. */
+static void replay_deadlock(const char *out_path, char *buf, size_t len)
+{
+   buf[0] = 0;
+   FILE *f = fopen(out_path, "r");
+   char line[1024];
+   size_t n = 0;
+   while (f && fgets(line, sizeof line, f)) {
+      const char *p = line + 4;
+      size_t digits = strspn(p + 1, "0123456789");
+      int wait = !strncmp(line, "    T", 5) && digits &&
+                 !strncmp(p + 1 + digits, " waits ", 7);
+      if (!wait && strncmp(line, "    and ", 8) != 0)
+         continue;
+      if (!wait && !strstr(line, " more threads wait"))
+         continue;
+      line[strcspn(line, "\n")] = 0;
+      int k = snprintf(buf + n, len - n, "%s%s", n ? "\n" : "", p);
+      if (k < 0 || (size_t)k >= len - n)
+         break; /* cut at a whole thread */
+      n += (size_t)k;
+   }
+   if (n < len)
+      buf[n] = 0;
+   if (f)
+      fclose(f);
+}
+
 void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
 {
    r->exit_code = e->code;
@@ -355,9 +395,11 @@ void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
       case 1: r->verdict = CBT_FAILED; break;
       case 3: r->verdict = CBT_INFEASIBLE; break;
       case 4: r->verdict = CBT_HUNG; break;
-      case 6: r->verdict = CBT_HUNG; break; /* a deadlock: counted as hung */
+      case 6: r->verdict = CBT_DEADLOCK; break;
       default: r->verdict = CBT_ERROR; break; /* 5: the tool failed */
       }
+      if (r->verdict == CBT_DEADLOCK)
+         replay_deadlock(r->out_path, r->deadlock, sizeof r->deadlock);
       if (r->verdict == CBT_ERROR) {
          char line[256];
          last_line(r->err_path, line, sizeof line);
@@ -376,8 +418,7 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
    cbt_judge_replay(r, e);
    /* The first confirmed bug ends the test's forcing unless --all-bugs:
     * runs in flight finish, the rest are counted as not forced. */
-   if ((r->verdict == CBT_FAILED || r->verdict == CBT_HUNG) && !s->o->all_bugs &&
-       t->next_run < t->nruns) {
+   if (cbt_is_bug(r->verdict) && !s->o->all_bugs && t->next_run < t->nruns) {
       t->not_forced += t->nruns - t->next_run;
       t->nruns = t->next_run;
    }
@@ -470,7 +511,7 @@ int cbt_run_suite(cbt_suite *s)
       if (s->tests[i].state == CBT_T_DONE)
          cbt_progress_test_done(s, i);
    cbt_progress_update(s);
-   while (tests_done(s) < s->ntests && !cbt_interrupted) {
+   while (tests_done(s) < s->ntests && !cb_stop_requested()) {
       job_ref *j;
       while (cb_pool_free_slots(pool) > 0 && (j = next_job(s))) {
          cb_job jb;
@@ -501,9 +542,13 @@ int cbt_run_suite(cbt_suite *s)
       }
       cbt_progress_update(s);
    }
-   if (cbt_interrupted) {
-      s->interrupted = 1;
+   if ((s->interrupted = cb_stop_requested())) {
+      /* Every job and its process group ends (SIGTERM, then SIGKILL after
+       * the grace); what they were writing is not a result. */
       cb_pool_kill_all(pool);
+      for (size_t i = 0; i < s->ntests; i++)
+         if (s->tests[i].state != CBT_T_DONE)
+            cbt_sweep_partial(s->tests[i].dir);
    }
    s->seconds = cb_now() - s->started;
    cb_pool_free(pool);

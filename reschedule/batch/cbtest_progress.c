@@ -41,7 +41,7 @@ static void draw(const cbt_suite *s)
 {
    cbt_totals t;
    cbt_totals_of(s, &t);
-   size_t bugs = t.failed + t.hung;
+   size_t bugs = t.failed + t.deadlocks + t.hung;
    clear_line();
    fprintf(stderr,
            "cbtest: %zu/%zu tests, %zu/%zu forced runs, %zu failing, "
@@ -81,13 +81,15 @@ void cbt_progress_test_done(const cbt_suite *s, size_t ti)
       fprintf(stderr, "failed natively (%s), not predicted\n", t->error);
       break;
    default: {
-      size_t k[6] = {0};
+      size_t k[CBT_NVERDICTS] = {0};
       for (size_t r = 0; r < t->nruns; r++)
          k[t->runs[r].verdict]++;
       fprintf(stderr, "%zu schedule%s", t->nruns, t->nruns == 1 ? "" : "s");
       if (t->nruns)
-         fprintf(stderr, ": %zu passed, %zu failed, %zu infeasible, %zu hung",
-                 k[CBT_PASSED], k[CBT_FAILED], k[CBT_INFEASIBLE], k[CBT_HUNG]);
+         fprintf(stderr, ": %zu passed, %zu failed, %zu deadlocked, "
+                         "%zu infeasible, %zu hung",
+                 k[CBT_PASSED], k[CBT_FAILED], k[CBT_DEADLOCK],
+                 k[CBT_INFEASIBLE], k[CBT_HUNG]);
       if (k[CBT_ERROR])
          fprintf(stderr, ", %zu errors", k[CBT_ERROR]);
       fprintf(stderr, "%s (%.1f s)\n",

@@ -78,6 +78,22 @@ static void json_command(cbt_json *j, const char *key, const cbt_command *c)
    cbt_json_end(j);
 }
 
+/* A deadlocked run: what each thread waited for, a string a thread. */
+static void json_deadlock(cbt_json *j, const cbt_run *r)
+{
+   if (r->verdict != CBT_DEADLOCK)
+      return;
+   cbt_json_array(j, "deadlock");
+   char line[sizeof r->deadlock];
+   for (const char *p = r->deadlock; *p;) {
+      size_t n = strcspn(p, "\n");
+      cbt_fmt(line, sizeof line, "%.*s", (int)n, p);
+      cbt_json_string(j, NULL, line);
+      p += n + (p[n] == '\n');
+   }
+   cbt_json_end(j);
+}
+
 static void json_run(cbt_json *j, const cbt_run *r)
 {
    cbt_json_object(j, NULL);
@@ -95,6 +111,7 @@ static void json_run(cbt_json *j, const cbt_run *r)
       json_event(j, "f", &r->f);
       json_event(j, "e2", &r->e2);
    }
+   json_deadlock(j, r);
    if (r->note[0])
       cbt_json_string(j, "note", r->note);
    cbt_json_string(j, "output", r->out_path);
@@ -113,13 +130,13 @@ static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    cbt_json_string(j, "pattern", r->pattern);
    cbt_json_string(j, "variable", r->variable);
    cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
+   json_deadlock(j, r);
    json_event(j, "e1", &r->e1);
    json_event(j, "f", &r->f);
    json_event(j, "e2", &r->e2);
    cbt_json_array(j, "schedules");
    for (size_t i = 0; i < t->nruns; i++)
-      if ((t->runs[i].verdict == CBT_FAILED ||
-           t->runs[i].verdict == CBT_HUNG) &&
+      if (cbt_is_bug(t->runs[i].verdict) &&
           !strcmp(t->runs[i].pattern, r->pattern) &&
           !strcmp(t->runs[i].variable, r->variable) &&
           !strcmp(t->runs[i].e1.file, r->e1.file) &&
@@ -136,7 +153,7 @@ static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
 
 static void json_counts(cbt_json *j, const cbt_test *t)
 {
-   size_t k[6] = {0};
+   size_t k[CBT_NVERDICTS] = {0};
    for (size_t r = 0; r < t->nruns; r++)
       k[t->runs[r].verdict]++;
    cbt_json_object(j, "verdicts");
@@ -145,6 +162,7 @@ static void json_counts(cbt_json *j, const cbt_test *t)
    cbt_json_uint(j, "infeasible", k[CBT_INFEASIBLE]);
    cbt_json_uint(j, "not_forced", t->not_forced);
    cbt_json_uint(j, "hung", k[CBT_HUNG]);
+   cbt_json_uint(j, "deadlock", k[CBT_DEADLOCK]);
    cbt_json_uint(j, "error", k[CBT_ERROR]);
    cbt_json_uint(j, "not_run", k[CBT_PENDING]);
    cbt_json_end(j);
@@ -197,6 +215,7 @@ static void write_json(cbt_json *j, const cbt_suite *s)
    cbt_json_uint(j, "failed", tt.failed);
    cbt_json_uint(j, "infeasible", tt.infeasible);
    cbt_json_uint(j, "hung", tt.hung);
+   cbt_json_uint(j, "deadlock", tt.deadlocks);
    cbt_json_uint(j, "run_errors", tt.run_errors);
    cbt_json_uint(j, "bugs", tt.bugs);
    cbt_json_end(j);
@@ -211,6 +230,8 @@ static void write_json(cbt_json *j, const cbt_suite *s)
          cbt_json_int(j, "line", t->cmd.line);
       cbt_json_string(j, "dir", t->dir);
       cbt_json_string(j, "outcome", cbt_outcome_name(t->outcome));
+      if (s->interrupted && t->state != CBT_T_DONE)
+         cbt_json_bool(j, "interrupted", 1); /* its finished runs below */
       if (t->state >= CBT_T_RECORDED || t->outcome == CBT_O_FAILED_NATIVELY)
          cbt_json_int(j, "native_exit", t->native_code);
       if (t->outcome == CBT_O_ERROR || t->outcome == CBT_O_FAILED_NATIVELY)
@@ -368,13 +389,22 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    event_words("e1", &r->e1, r->variable, w1, sizeof w1);
    event_words("f", &r->f, r->variable, wf, sizeof wf);
    event_words("e2", &r->e2, r->variable, w2, sizeof w2);
-   char msg[4 * PATH_MAX + 10000];
+   /* A deadlock names its threads, what each waited for and who held it. */
+   char waits[2 * sizeof r->deadlock] = "";
+   size_t nw = 0;
+   for (const char *p = r->deadlock; r->verdict == CBT_DEADLOCK && *p;) {
+      size_t n = strcspn(p, "\n");
+      nw += (size_t)snprintf(waits + nw, sizeof waits - nw, "%s%.*s",
+                             nw ? "; " : ": ", (int)n, p);
+      p += n + (p[n] == '\n');
+   }
+   char msg[4 * PATH_MAX + 10000 + sizeof waits];
    snprintf(msg, sizeof msg,
             "%s %s on %s, confirmed: the forced run %s "
-            "(test %s, schedule %s). %s; %s; %s. Reproduce: %s",
+            "(test %s, schedule %s)%s. %s; %s; %s. Reproduce: %s",
             r->pattern, cbt_shape_name(r->pattern), r->variable,
-            b->hung ? "hung" : "failed", t->id,
-            r->name, w1, wf, w2, b->reproduce);
+            cbt_verdict_words(b->verdict), t->id, r->name, waits, w1, wf, w2,
+            b->reproduce);
 
    cbt_json_object(j, NULL);
    cbt_json_string(j, "ruleId", r->pattern);
@@ -419,6 +449,7 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    cbt_json_string(j, "variable", r->variable);
    cbt_json_string(j, "schedule", r->path);
    cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
+   json_deadlock(j, r);
    cbt_json_string(j, "reproduce", b->reproduce);
    cbt_json_end(j);
    cbt_json_end(j);

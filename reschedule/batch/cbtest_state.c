@@ -27,7 +27,9 @@
 #include "cbtrace.h"
 
 #define STATE_MAGIC "cbtest-state"
-#define STATE_VERSION 1
+/* Version 2 added the verdict "deadlock" and a run's deadlock (its last
+ * field); version 1 files still read. */
+#define STATE_VERSION 2
 #define MAX_FIELDS 40
 
 int cbt_write_atomic(const char *path, void (*fn)(FILE *, const void *),
@@ -114,6 +116,7 @@ static void put_run(FILE *f, const cbt_run *r)
    put_event(f, &r->e1);
    put_event(f, &r->f);
    put_event(f, &r->e2);
+   put(f, r->deadlock);
    fputc('\n', f);
 }
 
@@ -205,7 +208,7 @@ static void copy(char *dst, size_t len, const char *src)
 
 static int verdict_of(const char *name)
 {
-   for (int v = CBT_PENDING; v <= CBT_ERROR; v++)
+   for (int v = CBT_PENDING; v < CBT_NVERDICTS; v++)
       if (!strcmp(cbt_verdict_name((enum cbt_verdict)v), name))
          return v;
    return -1;
@@ -232,7 +235,7 @@ static void get_event(cbt_event *e, char **f)
 /* A "run" record into r, its paths rebuilt under the test's folder. */
 static int get_run(const cbt_test *t, cbt_run *r, char **f, int n)
 {
-   if (n != 28)
+   if (n != 28 && n != 29) /* version 1, version 2 */
       return -1;
    int v = verdict_of(f[5]);
    if (v < 0 || f[1][0] != 's' || strchr(f[1], '/'))
@@ -250,6 +253,8 @@ static int get_run(const cbt_test *t, cbt_run *r, char **f, int n)
    get_event(&r->e1, f + 10);
    get_event(&r->f, f + 16);
    get_event(&r->e2, f + 22);
+   if (n > 28)
+      copy(r->deadlock, sizeof r->deadlock, f[28]);
    cbt_fmt(r->path, sizeof r->path, "%s/%s.pb", t->schedules, r->name);
    cbt_fmt(r->out_path, sizeof r->out_path, "%s/replay-%s.out", t->dir,
            r->name);
@@ -340,8 +345,8 @@ static int read_records(const char *path, cbt_test *t, record_fn fn,
       char *f[MAX_FIELDS];
       int n = split_fields(line, f, MAX_FIELDS);
       if (++lineno == 1) {
-         if (n != 2 || strcmp(f[0], STATE_MAGIC) ||
-             atoi(f[1]) != STATE_VERSION) {
+         if (n != 2 || strcmp(f[0], STATE_MAGIC) || atoi(f[1]) < 1 ||
+             atoi(f[1]) > STATE_VERSION) {
             cbt_fmt(why, whylen, "%s: not a cbtest result file (or of "
                                  "another version)", path);
             rc = -1;

@@ -77,6 +77,44 @@ static void print_event(FILE *out, const char *role, const cbt_event *e)
    fputc('\n', out);
 }
 
+/* A deadlock: what each of its threads waited for, from the forced run. */
+static void print_deadlock(FILE *out, const cbt_run *r)
+{
+   if (r->verdict != CBT_DEADLOCK || !r->deadlock[0])
+      return;
+   fprintf(out, "      deadlock:\n");
+   for (const char *p = r->deadlock; *p;) {
+      size_t n = strcspn(p, "\n");
+      fprintf(out, "        %.*s\n", (int)n, p);
+      p += n + (p[n] == '\n');
+   }
+}
+
+/* One confirmed bug: its pattern, events, and how to see it again. */
+static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
+{
+   const cbt_run *r = &s->tests[bug->test].runs[bug->run];
+   fprintf(out, "   BUG %s on %s: the forced run %s", r->pattern, r->variable,
+           cbt_verdict_words(bug->verdict));
+   if (bug->nruns > 1)
+      fprintf(out, " (%d schedules confirm it)", bug->nruns);
+   fputc('\n', out);
+   fprintf(out, "      rank %d of %zu, score %.2f\n", bug->rank, s->nbugs,
+           bug->score);
+   if (!strcmp(r->pattern, "explore")) { /* its delay points */
+      print_event(out, "d1", &r->e1);
+      if (r->f.tid != r->e1.tid || r->f.index != r->e1.index)
+         print_event(out, "d2", &r->f);
+   } else {
+      print_event(out, "e1", &r->e1);
+      print_event(out, "f", &r->f);
+      print_event(out, "e2", &r->e2);
+   }
+   print_deadlock(out, r);
+   fprintf(out, "      details:   %s\n", r->out_path);
+   fprintf(out, "      reproduce: %s\n", bug->reproduce);
+}
+
 static void print_test(FILE *out, const cbt_suite *s, size_t ti)
 {
    const cbt_test *t = &s->tests[ti];
@@ -86,12 +124,20 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
    fprintf(out, "%s  %s\n", t->id, cmd);
    switch (t->outcome) {
    case CBT_O_NONE:
-      if (t->jobs_emitted)
+      if (t->jobs_emitted) {
          fprintf(out, "   %zu forced run%s emitted as jobs\n", t->nruns,
                  t->nruns == 1 ? "" : "s");
-      else
-         fprintf(out, "   not finished (cbtest was interrupted)\n");
-      return;
+         return;
+      }
+      /* Interrupted: what it had done, its forced runs that finished. */
+      fprintf(out, "   not finished: cbtest was interrupted %s\n",
+              t->state == CBT_T_WAITING     ? "before it started"
+              : t->state == CBT_T_RECORDING ? "while recording it"
+              : t->state == CBT_T_REPLAYING ? "while forcing its schedules"
+                                            : "while predicting");
+      if (t->nruns == 0)
+         return;
+      break;
    case CBT_O_ERROR:
       fprintf(out, "   error: %s\n", t->error);
       return;
@@ -106,21 +152,21 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       fprintf(out, "   no schedule predicted\n");
       return;
    }
-   size_t k[6] = {0};
+   size_t k[CBT_NVERDICTS] = {0};
    for (size_t r = 0; r < t->nruns; r++)
       k[t->runs[r].verdict]++;
    size_t predicted = t->nruns + t->not_forced;
    fprintf(out,
-           "   %zu schedule%s %s: %zu passed, %zu failed, "
+           "   %zu schedule%s %s: %zu passed, %zu failed, %zu deadlocked, "
            "%zu infeasible, %zu hung",
            predicted, predicted == 1 ? "" : "s",
            t->explore ? "predicted and explored" : "predicted", k[CBT_PASSED],
-           k[CBT_FAILED], k[CBT_INFEASIBLE], k[CBT_HUNG]);
+           k[CBT_FAILED], k[CBT_DEADLOCK], k[CBT_INFEASIBLE], k[CBT_HUNG]);
    if (t->not_forced)
       fprintf(out, ", %zu not forced (%s)", t->not_forced,
-              k[CBT_FAILED] || k[CBT_HUNG] ? "the test's bug was confirmed; "
-                                              "--all-bugs forces them"
-                                            : "--max-runs");
+              k[CBT_FAILED] || k[CBT_DEADLOCK] || k[CBT_HUNG]
+                 ? "the test's bug was confirmed; --all-bugs forces them"
+                 : "--max-runs");
    if (k[CBT_ERROR])
       fprintf(out, ", %zu could not run", k[CBT_ERROR]);
    if (k[CBT_PENDING])
@@ -131,30 +177,9 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       if (t->runs[r].verdict == CBT_ERROR)
          fprintf(out, "   %s could not run: %s\n", t->runs[r].name,
                  t->runs[r].note);
-   for (size_t b = 0; b < s->nbugs; b++) {
-      const cbt_bug *bug = &s->bugs[b];
-      if (bug->test != ti)
-         continue;
-      const cbt_run *r = &t->runs[bug->run];
-      fprintf(out, "   BUG %s on %s: the forced run %s", r->pattern,
-              r->variable, bug->hung ? "hung" : "failed");
-      if (bug->nruns > 1)
-         fprintf(out, " (%d schedules confirm it)", bug->nruns);
-      fputc('\n', out);
-      fprintf(out, "      rank %d of %zu, score %.2f\n", bug->rank, s->nbugs,
-              bug->score);
-      if (!strcmp(r->pattern, "explore")) { /* its delay points */
-         print_event(out, "d1", &r->e1);
-         if (r->f.tid != r->e1.tid || r->f.index != r->e1.index)
-            print_event(out, "d2", &r->f);
-      } else {
-         print_event(out, "e1", &r->e1);
-         print_event(out, "f", &r->f);
-         print_event(out, "e2", &r->e2);
-      }
-      fprintf(out, "      details:   %s\n", r->out_path);
-      fprintf(out, "      reproduce: %s\n", bug->reproduce);
-   }
+   for (size_t b = 0; b < s->nbugs; b++)
+      if (s->bugs[b].test == ti)
+         print_bug(out, s, &s->bugs[b]);
 }
 
 /* The bugs again, most tied to failures first (cbtest_bugs.c). */
@@ -162,8 +187,9 @@ static void print_ranking(FILE *out, const cbt_suite *s)
 {
    if (s->nbugs == 0)
       return;
-   fprintf(out, "\nBugs by rank (score = failed / (all failed + passed) "
-                "over the forced runs of each access pattern):\n");
+   fprintf(out, "\nBugs by rank (score = failed / (all failed + passed), "
+                "a run that deadlocked or hung counted as failed, over the "
+                "forced runs of each access pattern):\n");
    for (size_t b = 0; b < s->nbugs; b++) {
       const cbt_bug *bug = &s->bugs[b];
       const cbt_test *t = &s->tests[bug->test];
@@ -193,10 +219,10 @@ void cbt_print_summary(FILE *out, const cbt_suite *s)
    fprintf(out,
            "%zu bug%s confirmed in %zu of %zu tests (%zu clean, %zu failed "
            "natively, %zu errors); forced runs: %zu passed, %zu failed, "
-           "%zu infeasible, %zu hung",
+           "%zu deadlocked, %zu infeasible, %zu hung",
            t.bugs, t.bugs == 1 ? "" : "s", t.with_bugs, t.tests, t.clean,
-           t.failed_natively, t.errors, t.passed, t.failed, t.infeasible,
-           t.hung);
+           t.failed_natively, t.errors, t.passed, t.failed, t.deadlocks,
+           t.infeasible, t.hung);
    if (t.run_errors)
       fprintf(out, ", %zu could not run", t.run_errors);
    fputs("\n", out);

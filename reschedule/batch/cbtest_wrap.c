@@ -34,15 +34,8 @@ static int pass_through(int code)
    fflush(stdout);
    fflush(stderr);
    if (code > 128 && code < 128 + 32) {
-      int sig = code - 128;
-      signal(sig, SIG_DFL);
-      if (sig != SIGKILL && sig != SIGSTOP) {
-         sigset_t set;
-         sigemptyset(&set);
-         sigaddset(&set, sig);
-         sigprocmask(SIG_UNBLOCK, &set, NULL);
-      }
-      raise(sig);
+      cbt_private_tmp_remove(); /* no atexit after a signal */
+      cb_die_of_signal(code - 128);
    }
    return code;
 }
@@ -188,7 +181,7 @@ int cbt_main_wrap(const cbt_options *o)
       return run_plainly(o->prog_argv, "cbtest could not start its jobs");
    const cbt_test *t = &s.tests[0];
    if (s.interrupted)
-      return 130;
+      cbt_die_interrupted(&s);
    if (t->outcome == CBT_O_ERROR) {
       cbt_fmt(why, sizeof why, "cbtools could not run the test (%s)",
               t->error);

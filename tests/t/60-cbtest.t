@@ -55,6 +55,46 @@ is "$RC" 2 "an unterminated quote: exit 2"
 like "$OUT" "^cbtest: .*bad.tests:2: unterminated double quote" \
    "an unterminated quote: file and line named"
 
+# Files that are not tests files are refused at once, whatever they hold:
+# never read without end (out of memory), never waited on (a hang).
+for dev in /dev/zero /dev/urandom; do
+   OUT=$(timeout 20 "$CBTEST" -o "$TMP/dev-out" --tests "$dev" 2>&1); RC=$?
+   is "$RC" 2 "--tests $dev: exit 2"
+   like "$OUT" "^cbtest: cannot read tests file $dev: a character device, not a regular file or a pipe" \
+      "--tests $dev: refused, and why"
+done
+OUT=$(timeout 20 "$CBTEST" -o "$TMP/dev-out" --tests "$TMP" 2>&1); RC=$?
+is "$RC" 2 "--tests DIR: exit 2"
+like "$OUT" "^cbtest: cannot read tests file .*: a directory" "--tests DIR: refused, and why"
+truncate -s 100M "$TMP/huge.tests"
+OUT=$(timeout 20 "$CBTEST" -o "$TMP/dev-out" --tests "$TMP/huge.tests" 2>&1); RC=$?
+is "$RC" 2 "a 100 MB tests file: exit 2"
+like "$OUT" "^cbtest: cannot read tests file .*huge.tests: larger than [0-9]+ bytes" \
+   "a 100 MB tests file: refused by its size"
+head -c 4096 /dev/zero >"$TMP/zeros.tests"
+OUT=$(timeout 20 "$CBTEST" -o "$TMP/dev-out" --tests "$TMP/zeros.tests" 2>&1); RC=$?
+is "$RC" 2 "a tests file of NUL bytes: exit 2"
+like "$OUT" "^cbtest: .*zeros.tests:1: a NUL byte" "a tests file of NUL bytes: the line named"
+# A pipe is read, with a bound: an endless one is refused, a short one runs.
+OUT=$(yes /bin/true | timeout 20 "$CBTEST" -o "$TMP/dev-out" --tests /dev/stdin 2>&1); RC=$?
+is "$RC" 2 "an endless pipe: exit 2"
+like "$OUT" "^cbtest: cannot read tests file /dev/stdin: larger than [0-9]+ bytes" \
+   "an endless pipe: read up to the bound, then refused"
+OUT=$(printf '/no/such/prog\n' | timeout 20 "$CBTEST" -o "$TMP/pipe-out" --tests /dev/stdin 2>&1); RC=$?
+like "$OUT" "no/such/prog: no such program" "a short pipe: its test was read (and its program is missing)"
+yes /bin/true | head -n 10001 >"$TMP/many.tests"
+OUT=$(timeout 20 "$CBTEST" -o "$TMP/dev-out" --tests "$TMP/many.tests" 2>&1); RC=$?
+is "$RC" 2 "10001 tests: exit 2"
+like "$OUT" "^cbtest: .*many.tests:10001: more than 10000 tests" "10001 tests: refused at the line past the bound"
+perl -e 'print "/bin/echo ", "x" x 70000, "\n"' >"$TMP/long.tests"
+OUT=$(timeout 20 "$CBTEST" -o "$TMP/dev-out" --tests "$TMP/long.tests" 2>&1); RC=$?
+is "$RC" 2 "a 70 KB line: exit 2"
+like "$OUT" "^cbtest: .*long.tests:1: a line longer than" "a 70 KB line: the line named"
+mkfifo "$TMP/fifo.tests"
+OUT=$(timeout 20 "$CBTEST" -o "$TMP/dev-out" --tests "$TMP/fifo.tests" 2>&1); RC=$?
+is "$RC" 2 "a FIFO nobody writes: exit 2, no hang"
+like "$OUT" "fifo.tests: no tests in it" "a FIFO nobody writes: read as empty"
+
 OUT=$("$CBTEST" -o "$TMP/nosuch-out" -- /no/such/program 2>&1); RC=$?
 is "$RC" 2 "-- /no/such/program: exit 2 (nothing could run)"
 like "$OUT" "no/such/program: no such program" "-- /no/such/program: said why"
@@ -148,7 +188,7 @@ ERR=$(cat "$FAKE/stderr")
 # The summary on one line ("~" for newlines), to match a test's lines together.
 SUM1=$(tr '\n' '~' <"$FAKE/stdout")
 is "$RC" 1 "stand-in suite: exit 1 (a bug confirmed)"
-like "$SUM1" "001-buggy [^~]*~ *5 schedules predicted: 1 passed, 2 failed, 1 infeasible, 1 hung" \
+like "$SUM1" "001-buggy [^~]*~ *5 schedules predicted: 1 passed, 2 failed, 0 deadlocked, 1 infeasible, 1 hung" \
    "summary: schedules and verdicts of the buggy test"
 like "$SUM" "BUG RWW on balance: the forced run failed \(2 schedules confirm it\)" \
    "summary: one RWW bug, confirmed by both thread orders"
@@ -165,7 +205,7 @@ is "$(grep -c '^cbpredict' "$LOG")" 2 "cbpredict ran once for each test recorded
 is "$(grep -c '^cbreplay' "$LOG")" 5 "every schedule was forced once"
 is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 0 "no --z3 unless asked"
 is "$(sort -n "$CONC" | tail -n 1)" 1 "-j 1: never more than one job at once"
-like "$ERR" "cbtest: \[[0-9]/4\] 001-buggy: 5 schedules: 1 passed, 2 failed, 1 infeasible, 1 hung: BUG" \
+like "$ERR" "cbtest: \[[0-9]/4\] 001-buggy: 5 schedules: 1 passed, 2 failed, 0 deadlocked, 1 infeasible, 1 hung: BUG" \
    "progress: one line per finished test when stderr is not a terminal"
 unlike "$ERR" "$(printf '\r')" "progress: no carriage return when stderr is not a terminal"
 
@@ -240,7 +280,7 @@ is "$(jget "$FAKE/out3/report.json" '$d->{tests}[0]{command}[0]')" "$FAKE/progs/
 : >"$LOG"
 (cd "$FAKE" && bin/cbtest -j 1 -o out6 -- progs/buggy 'a b' 'c "d"' 'e f' >stdout6 2>&1); RC=$?
 is "$RC" 1 "default: the bug is found"
-like "$(cat "$FAKE/stdout6")" "5 schedules predicted: 0 passed, 1 failed, 0 infeasible, 0 hung, 4 not forced" \
+like "$(cat "$FAKE/stdout6")" "5 schedules predicted: 0 passed, 1 failed, 0 deadlocked, 0 infeasible, 0 hung, 4 not forced" \
    "default: forcing stops at the test's first bug, the rest counted"
 is "$(grep -c '^cbreplay' "$LOG")" 1 "default: one schedule forced"
 is "$(jget "$FAKE/out6/report.json" '$d->{tests}[0]{verdicts}{not_forced}')" 4 "report.json: not_forced"

@@ -1,0 +1,101 @@
+#!/bin/sh
+# cbtest on the deadlock programs of tests/programs/ (header
+# `cbtools-expect: deadlock`: two locks taken in opposite orders, which a
+# DLK schedule forces into a deadlock) and a correct program with nested
+# locks.  A forced run that deadlocks (cbreplay exit 6) is its own verdict,
+# not a hang: the summary, report.json, report.sarif, report.html and
+# --merge say "deadlocked" with what each thread waited for and who held
+# it; it is a failure of the program, so the test has a bug (exit 1) and
+# Falcon's ranking counts the run as failing.  --timeout is far above what a
+# run takes: a deadlock the tool did not end at once would be "hung".
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/lib/programs.sh"
+
+CBTEST=$TOP/bin/cbtest
+# jget FILE PERL-EXPR: EXPR on the parsed JSON document $d ("PARSE-ERROR"
+# when the file is not JSON).
+jget() {
+   perl -MJSON::PP -e '
+      local $/; open my $f, "<", $ARGV[0] or do { print "PARSE-ERROR\n"; exit };
+      my $d = eval { JSON::PP->new->utf8->decode(<$f>) };
+      if (!$d) { print "PARSE-ERROR\n"; exit }
+      my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n";' "$1" "$2"
+}
+
+progs=
+for src in "$CB_PROGRAM_SRC"/*.c; do
+   [ "$(cb_marker "$src" expect)" = deadlock ] && progs="$progs $(basename "$src" .c)"
+done
+ok "tests/programs has deadlock programs ($progs)" [ -n "$progs" ]
+if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$CB_PROGRAM_BIN/nested" ]; then
+   ok "the tool and the test programs are built (make check builds them)" false
+   done_testing
+fi
+
+for name in $progs; do
+   d=$TMP/$name
+   mkdir -p "$d"
+   printf '%s\n' "$CB_PROGRAM_BIN/$name" "$CB_PROGRAM_BIN/nested" >"$d/suite.tests"
+   (cd "$d" && "$CBTEST" -j 2 --all-bugs --timeout 60 -o out --tests suite.tests \
+      >"$d/stdout" 2>"$d/stderr"); RC=$?
+   OUT=$(cat "$d/stdout")
+   OUT1=$(tr '\n' '~' <"$d/stdout")
+   J=$d/out/report.json S=$d/out/report.sarif
+   is "$RC" 1 "$name: exit 1, a deadlock is a confirmed bug"
+   like "$OUT1" "001-$name [^~]*~ *[0-9]+ schedules predicted: [0-9]+ passed, [0-9]+ failed, [1-9][0-9]* deadlocked, [0-9]+ infeasible, 0 hung" \
+      "$name: the summary counts deadlocked runs in their own column, none as hung"
+   like "$OUT" "BUG DLK on [a-z]+: the forced run deadlocked" "$name: the DLK bug, the forced run deadlocked"
+   like "$OUT1" "deadlock:~ +T[0-9]+ waits [^~]*~ +T[0-9]+ waits for lock [a-z]+ at $name\.c:[0-9]+, held by T[0-9]+ " \
+      "$name: the summary says what each thread waited for and who held it"
+   like "$OUT" "forced runs: [0-9]+ passed, [0-9]+ failed, [1-9][0-9]* deadlocked, [0-9]+ infeasible, 0 hung" \
+      "$name: the suite's totals count the deadlock"
+   like "$(cat "$d/stderr")" "\] 001-$name: .* [1-9][0-9]* deadlocked, .*: BUG" "$name: the progress line too"
+   like "$OUT1" "002-nested [^~]*~ *[0-9]+ schedules? predicted: [0-9]+ passed, 0 failed, 0 deadlocked, [0-9]+ infeasible, 0 hung" \
+      "nested: a correct program, no bug"
+
+   # report.json
+   is "$(jget "$J" '$d->{tests}[0]{outcome}')" bugs "$name: report.json: the test has bugs"
+   is "$(jget "$J" '$d->{summary}{hung}')" 0 "$name: report.json: no run counted as hung"
+   ok "$name: report.json: the summary counts the deadlocked runs" \
+      [ "$(jget "$J" '$d->{summary}{deadlock}')" -ge 1 ]
+   is "$(jget "$J" '$d->{tests}[0]{verdicts}{deadlock} >= 1 ? "yes" : "no"')" yes \
+      "$name: report.json: the test's verdicts count them"
+   is "$(jget "$J" 'join ",", map { $_->{pattern} } grep { $_->{verdict} eq "deadlock" } @{$d->{tests}[0]{schedules}}')" \
+      "$(jget "$J" 'join ",", map { "DLK" } grep { $_->{verdict} eq "deadlock" } @{$d->{tests}[0]{schedules}}')" \
+      "$name: report.json: the deadlocked schedules are the DLK ones"
+   is "$(jget "$J" '$d->{bugs}[0]{verdict}')" deadlock "$name: report.json: the first bug's verdict is deadlock"
+   like "$(jget "$J" 'join "|", @{$d->{bugs}[0]{deadlock}}')" "T[0-9]+ waits for lock a at .*\|.*T[0-9]+ waits for lock b at |T[0-9]+ waits for lock b at .*\|.*T[0-9]+ waits for lock a at " \
+      "$name: report.json: the bug names both threads' waits, on both locks"
+   # Falcon: the deadlocked runs count as failing runs of their pattern.
+   is "$(jget "$J" 'my ($p) = grep { $_->{pattern} eq "DLK" } @{$d->{patterns}}; $p->{failed} >= 1 && $p->{score} > 0 ? "yes" : "no"')" yes \
+      "$name: report.json: the DLK pattern's deadlocked runs count as failures in its score"
+   is "$(jget "$J" '$d->{bugs}[0]{rank} . ":" . $d->{bugs}[0]{pattern}')" 1:DLK "$name: the deadlock is ranked first"
+
+   # report.sarif: a confirmed bug, reproduced, with its threads and locks.
+   is "$(jget "$S" '$d->{runs}[0]{results}[0]{ruleId} . ":" . $d->{runs}[0]{results}[0]{level}')" DLK:error \
+      "$name: report.sarif: a DLK result of level error"
+   like "$(jget "$S" '$d->{runs}[0]{results}[0]{message}{text}')" \
+      "confirmed: the forced run deadlocked .*: T[0-9]+ waits .*; T[0-9]+ waits for lock [ab] at .*held by T[0-9]+.* Reproduce: .*cbreplay --schedule " \
+      "$name: report.sarif: the message names the threads, the locks, and how to reproduce it"
+   is "$(jget "$S" '$d->{runs}[0]{results}[0]{properties}{verdict}')" deadlock \
+      "$name: report.sarif: its verdict property is deadlock"
+   like "$(cat "$d/out/report.html")" "Schedule s[0-9]+ deadlocked when forced" "$name: report.html says it"
+   like "$(cat "$d/out/report.html")" "T[0-9]+ waits for lock [ab] at " "$name: report.html: what each thread waited for"
+
+   # --merge reads the saved results back: the same verdict and waits.
+   OUT=$("$CBTEST" --merge -o "$d/merged" "$d/out" 2>&1); RC=$?
+   is "$RC" 1 "$name: --merge: exit 1"
+   like "$OUT" "BUG DLK on [a-z]+: the forced run deadlocked" "$name: --merge: still deadlocked"
+   like "$OUT" "T[0-9]+ waits for lock [ab] at $name\.c:[0-9]+, held by T[0-9]+" "$name: --merge: the waits kept"
+   is "$(jget "$d/merged/report.json" '$d->{bugs}[0]{verdict}')" deadlock "$name: --merge: report.json verdict deadlock"
+   # A result saved by an older cbtest (version 1: no deadlock field)
+   # still reads.
+   mkdir -p "$d/v1/tests/001-$name"
+   perl -pe 's/^cbtest-state\t2$/cbtest-state\t1/; s/\t[^\t\n]*$// if /^run\t/; s/\tdeadlock\t6\t/\thung\t6\t/' \
+      "$d/out/tests/001-$name/test.state" >"$d/v1/tests/001-$name/test.state"
+   OUT=$("$CBTEST" --merge -o "$d/v1" "$d/v1" 2>&1); RC=$?
+   is "$RC" 1 "$name: --merge of a version 1 result: read, its bug kept (exit 1)"
+   like "$OUT" "BUG DLK on [a-z]+: the forced run hung" "$name: --merge of a version 1 result: what it said then"
+done
+
+done_testing
