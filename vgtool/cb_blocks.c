@@ -141,7 +141,7 @@ void cb_blocks_resume(CbThread *t)
 VG_REGPARM(2) void cb_call(Addr target, Addr sp)
 {
    CbThread *t = cb_cur;
-   if (UNLIKELY(!t))
+   if (UNLIKELY(!t) || t->unwatched)
       return;
    if (!cb_call_target_watched(target))
       return;
@@ -155,7 +155,10 @@ VG_REGPARM(2) void cb_call(Addr target, Addr sp)
 VG_REGPARM(3) void cb_enter(Addr fn, Addr sp, UWord loc)
 {
    CbThread *t = cb_cur;
-   if (UNLIKELY(!t))
+   /* Unwatched (a modelled call's real code): no activation opens there;
+    * the frames it would have had lie below the caller's, and no return
+    * can close the caller's before the call returns. */
+   if (UNLIKELY(!t) || t->unwatched)
       return;
    /* Frames below the entry are dead: a longjmp, or a return made by
     * unwatched code (a tail call into the C library). */
