@@ -1,7 +1,10 @@
 /* vclock.c: vector clocks from thread create and join, barriers,
  * condition signals that a wait observably consumed, semaphore posts to the
  * wait that took their token, and once-routines to every return of the
- * once call (RELEASE to later ACQUIREs of the object).  They drop cut-points
+ * once call (RELEASE to later ACQUIREs of the object) and to every later
+ * read of the once control that finds it set (GLib's g_once and
+ * g_once_init_enter test the control inline, and a caller that finds it
+ * set calls nothing: its read is its ACQUIRE).  They drop cut-points
  * whose events are ordered (PENELOPE 4.2.1) and keep the synthesized prefix
  * a consistent cut.  A clock only changes at incoming edges, so each thread
  * keeps a short list of segments instead of a clock per event.
@@ -56,6 +59,7 @@ struct cbp_vc_priv {
    cbp_map slotmap;               /* (tid, j) -> slot */
    sclock *sync; size_t nsync, capsync;
    cbp_map syncmap;               /* key -> sync clock */
+   uint32_t nonce;                /* once controls released so far */
    /* Scratch for merging: dense by thread, valid where stamp == gen. */
    uint64_t *acc; uint32_t *stamp, gen;
    cbp_vc_ent *out; size_t capout;
@@ -299,7 +303,7 @@ static sclock *sync_clock(cbp_vclock *v, uint64_t addr, uint32_t kind, int creat
  * is ordered after the one post whose token it took (cb_wire.h), not after
  * every post before it.  The key sets bit 63, which the keys of
  * sync_clock's other objects (an address below 2^48 with the kind in bits
- * 58-59) never do; the hash mixes the post number into the address. */
+ * 58-60) never do; the hash mixes the post number into the address. */
 static sclock *sem_post_clock(cbp_vclock *v, uint64_t addr, uint64_t n, int create) {
    uint64_t key = cbp_mix(addr * 0x9e3779b97f4a7c15ull + n) | 1ull << 63;
    return sync_clock(v, key, 0, create);
@@ -326,6 +330,12 @@ static void sync_join(cbp_vclock *v, sclock *c, uint32_t tid) {
 static void receive_sync(cbp_vclock *v, uint32_t tid, const sclock *c,
                          uint64_t cidx, uint64_t empty_before) {
    if (c) receive(v, tid, c->e, c->n, cidx, empty_before);
+}
+
+/* The sync_clock kind of a RELEASE/ACQUIRE: a once control's (4) apart
+ * from the others' (3), since a plain read may acquire it. */
+static uint32_t release_kind(const cb_event *e) {
+   return e->size == CB_SYNC_ONCE ? 4 : 3;
 }
 
 void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
@@ -388,10 +398,16 @@ void cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t cidx,
                       empty_before);
       break;
    case CB_EV_RELEASE:
-      sync_join(v, sync_clock(v, e->addr, 3, 1), tid);
+      p->nonce += e->size == CB_SYNC_ONCE;
+      sync_join(v, sync_clock(v, e->addr, release_kind(e), 1), tid);
       break;
    case CB_EV_ACQUIRE:
-      receive_sync(v, tid, sync_clock(v, e->addr, 3, 0), cidx, empty_before);
+      receive_sync(v, tid, sync_clock(v, e->addr, release_kind(e), 0), cidx,
+                   empty_before);
+      break;
+   case CB_EV_READ:
+      if (p->nonce && e->value != 0)
+         receive_sync(v, tid, sync_clock(v, e->addr, 4, 0), cidx, empty_before);
       break;
    default:
       break;
