@@ -1,8 +1,9 @@
 #!/bin/sh
 # Records the GLib programs (tests/programs/glib_*.c) and checks that
 # GLib's own locks are recorded as the locks they are (vgtool/
-# cb_preload_glib.c): a GMutex, GRecMutex, GRWLock lock and unlock at the
-# user's line, in the right mode, a GRecMutex's nested locks not at all, a
+# cb_preload_glib.c): a GMutex, GRecMutex, GRWLock, bit lock lock and
+# unlock at the user's line, in the right mode, a GRecMutex's nested locks
+# not at all, a
 # g_cond_wait as unlock, wait, lock; g_once and g_once_init_* as a release
 # and acquires; and none of GLib's insides: no access to a lock word, no
 # futex call, no block of g_mutex_lock.  Then cbpredict on each: no
@@ -20,7 +21,7 @@ if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || ! command -v cbpredict >/d
    echo "Bail out! the tool or cbpredict is not built (make check builds everything: this is a regression, not a reason to skip)"; exit 1
 fi
 
-PROGS="glib_bank glib_bank_fixed glib_range glib_range_fixed glib_jobs glib_once"
+PROGS="glib_bank glib_bank_fixed glib_range glib_range_fixed glib_jobs glib_once glib_flags"
 for p in $PROGS; do
    check_recorded_program "$p"
 done
@@ -49,18 +50,19 @@ for p in $PROGS; do
    ok "$p: cbtrace stats counts GLib's locks as locks ($nlocks)" test "${nlocks:-0}" -gt 0
    like "$st" "^unhandled calls: 0$" "$p: no unhandled call (GLib's futex calls are its locks' insides)"
    # The program's own locks and conditions (their events at its lines),
-   # by the name of their variable (`account_lock` of `account_lock.p`);
-   # none may be read or written: their insides are not watched.
+   # by name (a GRecMutex or GCond by its struct's, without the `.p` of its
+   # first field).  None may be read or written, nor any part of it: their
+   # insides are not watched.
    objs=$(awk -v src="$p.c" '($3 == "lock" || $3 == "unlock" || $3 == "wait" ||
              $3 == "signal" || $3 == "broadcast") && $0 ~ ("@ ([^ ]*/)?" src ":") {
-             v = $4; sub(/[.[].*$/, "", v); print v }' "$d" | sort -u)
+             v = $4; sub(/\.p$/, "", v); print v }' "$d" | sort -u)
    onces=$(awk -v src="$p.c" '($3 == "release" || $3 == "acquire") &&
               $0 ~ ("@ ([^ ]*/)?" src ":") { print $4 }' "$d" | sort -u)
    ok "$p: its locks, conditions and once controls are named at its lines ($(echo $objs $onces))" \
       test -n "$objs$onces"
    bad=$(for o in $objs; do
-            awk -v o="$o" '($3 == "read" || $3 == "write") {
-               v = $4; sub(/[.[].*$/, "", v); if (v == o) print }' "$d"
+            awk -v o="$o" '($3 == "read" || $3 == "write") && ($4 == o ||
+               index($4, o ".") == 1 || index($4, o "[") == 1)' "$d"
          done)
    is "$bad" "" "$p: no lock or condition is read or written as a variable"
    unlike "$(cat "$d")" " begin g_(mutex|rec_mutex|rw_lock|cond|once|bit|pointer_bit)_" \
@@ -70,8 +72,8 @@ for p in $PROGS; do
    # order, as with pthread_cond_t.)
    cbpredict -o "$TMP/$p.s" "$TMP/$p.pb" >"$TMP/$p.table" 2>"$TMP/$p.perr"
    on_objs=$(for o in $objs; do
-                awk -v o="$o" '/^s[0-9]+ / { v = $3; sub(/[.[].*$/, "", v)
-                   if (v == o && $2 != "ORD") print }' "$TMP/$p.table"
+                awk -v o="$o" '/^s[0-9]+ / && $2 != "ORD" && ($3 == o ||
+                   index($3, o ".") == 1 || index($3, o "[") == 1)' "$TMP/$p.table"
              done)
    is "$on_objs" "" "$p: no predicted atomicity violation names a lock or a condition"
 done
@@ -121,6 +123,16 @@ if [ -s "$d" ]; then
       "glib_jobs: the thread that waits unlocks, waits, locks again"
    ns=$(grep -c ' signal not_' "$d")
    ok "glib_jobs: every g_cond_signal is a signal event ($ns)" test "$ns" -ge 6
+fi
+
+# ---- glib_flags: g_bit_lock and g_pointer_bit_lock, mutexes named by the
+# word that holds the bit
+d=$TMP/glib_flags.pb.dump
+if [ -s "$d" ]; then
+   for t in $(threads_in "$d" worker); do
+      is "$(seq "$d" "$t")" "lock entry.flags mutex,unlock entry.flags mutex,lock entry.flags mutex,unlock entry.flags mutex,lock head mutex,unlock head mutex," \
+         "glib_flags: $t takes the entry's bit lock twice, then the list's"
+   done
 fi
 
 # ---- glib_once: g_once_init_leave and g_once release; the other caller
