@@ -139,15 +139,16 @@ run_one() {
    [ "$rc" = 124 ] || [ "$rc" = 137 ] || [ "$rc" = 130 ] && note="stopped at ${budget}s"
    [ "$native" = 0 ] || note="$note failed natively under the tool"
    [ "$errors" = 0 ] || note="$note cbtest error"
-   printf '%s %s %s %s %s %s %s %s\n' "$name" "$t" "$forced" "$infeasible" \
-      "$bugs" "${hg:-?}" "$races" "$note" >>"$work/table"
+   printf '%s %s %s %s %s %s %s %s %s\n' "$name" "$t" "$forced" "$infeasible" \
+      "$bugs" "${hg:-?}" "$races" "${hgerr:-?}" "$note" >>"$work/table"
    # Each confirmed bug, to look at: GLib's own tests should have none.
    perl -MJSON::PP -e '
       local $/; open my $f, "<", $ARGV[0] or exit; my $d = eval {
          JSON::PP->new->utf8->decode(<$f>) } or exit;
       for my $t (@{$d->{tests}}) { for my $s (@{$t->{schedules}}) {
          next unless $s->{verdict} eq "failed" || $s->{verdict} eq "hung";
-         my $at = sub { my $e = $_[0] || {}; ($e->{file} // "?") . ":" . ($e->{line} // "?") };
+         my $at = sub { my $e = $_[0] || {};
+            $e->{file} ? "$e->{file}:$e->{line}" : ($e->{function} || "?") };
          printf "%s: %s %s %s on %s: e1 %s f %s e2 %s (%s)\n", $ARGV[1], $s->{id},
             $s->{verdict}, $s->{pattern} // "?", $s->{variable} // "?",
             $at->($s->{e1}), $at->($s->{f}), $at->($s->{e2}), $s->{output} // "";
@@ -172,14 +173,15 @@ $(tests)
 EOF
 [ "$n" -gt 0 ] || { echo "glib-suite: no test ran" >&2; exit 2; }
 
-awk '{ t += $2; f += $3; i += $4; b += $5; h += $6; r += $7 } END {
+awk '{ t += $2; f += $3; i += $4; b += $5; h += $6; r += $7; e += $8 } END {
    printf "glib.all.time %.1f s\nglib.all.forced %d runs\nglib.all.infeasible %d runs\n", t, f, i
-   printf "glib.all.findings %d bugs\nglib.all.helgrind %d warnings\nglib.all.helgrind_races %d warnings\n", b, h, r }' \
+   printf "glib.all.findings %d bugs\nglib.all.helgrind %d warnings\n", b, h
+   printf "glib.all.helgrind_races %d warnings\nglib.all.helgrind_errors %d errors\n", r, e }' \
    "$work/table"
 echo
-printf '%-12s %8s %7s %10s %5s %9s %6s  %s\n' test seconds forced infeasible bugs helgrind races note
-while read -r name t f i b h r note; do
-   printf '%-12s %8s %7s %10s %5s %9s %6s  %s\n' "$name" "$t" "$f" "$i" "$b" "$h" "$r" "$note"
+printf '%-12s %8s %7s %10s %5s %9s %6s %8s  %s\n' test seconds forced infeasible bugs helgrind races hg-errors note
+while read -r name t f i b h r e note; do
+   printf '%-12s %8s %7s %10s %5s %9s %6s %8s  %s\n' "$name" "$t" "$f" "$i" "$b" "$h" "$r" "$e" "$note"
 done <"$work/table"
 if [ -s "$work/bugs" ]; then
    echo

@@ -24,9 +24,10 @@
  * RELEASE when it returns, as pthread_once's does (cb_preload_sem.c);
  * g_once_init_leave RELEASEs the location before it publishes the value,
  * and a g_once_init_enter that returns FALSE (another thread initialised
- * it) ACQUIREs it.  Limit: the macros g_once and g_once_init_enter first
- * test the control inline in the caller, and a caller that finds it done
- * calls nothing: that read is an ordinary READ event, not an ACQUIRE.
+ * it) ACQUIREs it.  The macros g_once and g_once_init_enter first test
+ * the control inline in the caller, and a caller that finds it done calls
+ * nothing: that read is an ordinary READ event, which cbpredict takes for
+ * the acquire (predict/vclock.c).
  *
  * No GLib header is needed: the types are opaque here (only addresses
  * pass through) and are declared as glib/gthread.h has them.  A program
@@ -131,7 +132,7 @@ static void cb_unlock1(OrigFn fn, UWord c, void *l, UWord mode)
 }
 
 /* A call that is no lock operation (init, clear): unwatched only. */
-static void cb_quiet1(OrigFn fn, UWord c, void *obj)
+static void cb_unwatched1(OrigFn fn, UWord c, void *obj)
 {
    cb_real_begin();
    CALL_FN_v_W(fn, obj);
@@ -166,15 +167,15 @@ static void cb_g_rw_reader_unlock(OrigFn fn, UWord c, GRWLock *l)
 CB_WRAP_GLIB_VOID(gZumutexZulock, cb_g_mutex_lock, (GMutex *m), m)
 CB_WRAP_GLIB(gboolean, gZumutexZutrylock, cb_g_mutex_trylock, (GMutex *m), m)
 CB_WRAP_GLIB_VOID(gZumutexZuunlock, cb_g_mutex_unlock, (GMutex *m), m)
-CB_WRAP_GLIB_VOID(gZumutexZuinit, cb_quiet1, (GMutex *m), m)
-CB_WRAP_GLIB_VOID(gZumutexZuclear, cb_quiet1, (GMutex *m), m)
+CB_WRAP_GLIB_VOID(gZumutexZuinit, cb_unwatched1, (GMutex *m), m)
+CB_WRAP_GLIB_VOID(gZumutexZuclear, cb_unwatched1, (GMutex *m), m)
 CB_WRAP_GLIB_VOID(gZurecZumutexZulock, cb_g_rec_mutex_lock, (GRecMutex *m), m)
 CB_WRAP_GLIB(gboolean, gZurecZumutexZutrylock, cb_g_rec_mutex_trylock,
              (GRecMutex *m), m)
 CB_WRAP_GLIB_VOID(gZurecZumutexZuunlock, cb_g_rec_mutex_unlock,
                   (GRecMutex *m), m)
-CB_WRAP_GLIB_VOID(gZurecZumutexZuinit, cb_quiet1, (GRecMutex *m), m)
-CB_WRAP_GLIB_VOID(gZurecZumutexZuclear, cb_quiet1, (GRecMutex *m), m)
+CB_WRAP_GLIB_VOID(gZurecZumutexZuinit, cb_unwatched1, (GRecMutex *m), m)
+CB_WRAP_GLIB_VOID(gZurecZumutexZuclear, cb_unwatched1, (GRecMutex *m), m)
 CB_WRAP_GLIB_VOID(gZurwZulockZuwriterZulock, cb_g_rw_writer_lock,
                   (GRWLock *l), l)
 CB_WRAP_GLIB(gboolean, gZurwZulockZuwriterZutrylock, cb_g_rw_writer_trylock,
@@ -187,8 +188,8 @@ CB_WRAP_GLIB(gboolean, gZurwZulockZureaderZutrylock, cb_g_rw_reader_trylock,
              (GRWLock *l), l)
 CB_WRAP_GLIB_VOID(gZurwZulockZureaderZuunlock, cb_g_rw_reader_unlock,
                   (GRWLock *l), l)
-CB_WRAP_GLIB_VOID(gZurwZulockZuinit, cb_quiet1, (GRWLock *l), l)
-CB_WRAP_GLIB_VOID(gZurwZulockZuclear, cb_quiet1, (GRWLock *l), l)
+CB_WRAP_GLIB_VOID(gZurwZulockZuinit, cb_unwatched1, (GRWLock *l), l)
+CB_WRAP_GLIB_VOID(gZurwZulockZuclear, cb_unwatched1, (GRWLock *l), l)
 
 /* ---- bit locks: (address, bit), named by the byte of the bit ---- */
 
@@ -282,7 +283,7 @@ static void cb_g_cond_broadcast(OrigFn fn, UWord c, GCond *cv)
 /* A GCond is private to the process (for the deadlock check). */
 static void cb_g_cond_init(OrigFn fn, UWord c, GCond *cv)
 {
-   cb_quiet1(fn, c, cv);
+   cb_unwatched1(fn, c, cv);
    REQ(CB_REQ_COND_INIT, cv, 0, 0);
 }
 
@@ -293,7 +294,7 @@ CB_WRAP_GLIB(gboolean, gZucondZuwaitZuuntil, cb_g_cond_wait_until,
 CB_WRAP_GLIB_VOID(gZucondZusignal, cb_g_cond_signal, (GCond *cv), cv)
 CB_WRAP_GLIB_VOID(gZucondZubroadcast, cb_g_cond_broadcast, (GCond *cv), cv)
 CB_WRAP_GLIB_VOID(gZucondZuinit, cb_g_cond_init, (GCond *cv), cv)
-CB_WRAP_GLIB_VOID(gZucondZuclear, cb_quiet1, (GCond *cv), cv)
+CB_WRAP_GLIB_VOID(gZucondZuclear, cb_unwatched1, (GCond *cv), cv)
 
 /* ---- once: as pthread_once (cb_preload_sem.c) ---- */
 

@@ -201,7 +201,8 @@ static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
       *ret = args[1] ? cb_once_caller(tid) : cb_once_take(tid);
       break;
    case CB_REQ_ONCE_RAN:
-      if (!cb_once_ran(tid, &once, &caller) || !cb_from_user(caller))
+      if (!cb_once_ran(tid, &once, &caller) || !cb_from_user(caller) ||
+          t->unwatched)
          break;
       cb_symdef_for(once);
       cb_event(t, CB_EV_RELEASE, CB_SYNC_ONCE, cb_caller_loc(caller), once, 0);
@@ -322,6 +323,11 @@ static Bool cb_req_unwatched(CbThread *t, const UWord *args, UWord *ret)
       if (t->unwatched > 0 && --t->unwatched == 0)
          cb_stacks_filter(t);
       return True;
+   case CB_REQ_ONCE_ENTER: case CB_REQ_ONCE_TAKE: case CB_REQ_ONCE_RAN:
+      /* A once wrapper's own bookkeeping (its trampoline must get its
+       * routine back wherever it runs); ONCE_RAN makes no event while
+       * unwatched (cb_req_once). */
+      return False;
    default:
       if (t->unwatched == 0)
          return False;
@@ -340,7 +346,7 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
    *ret = 0;
    if (cb_req_unwatched(t, args, ret))
       return True;
-   if (t->wait.kind || t->signalling) {
+   if ((t->wait.kind || t->signalling) && !t->unwatched) {
       Addr caller = cb_req_caller(args);
       if (caller == 0 || cb_from_user(caller))
          cb_wait_end(t);
