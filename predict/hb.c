@@ -59,6 +59,7 @@ typedef struct {
    obj *o; size_t no, capo;
    cbp_map map;
    size_t capg, capout, capin;
+   uint64_t nonce;  /* once controls released so far */
 } build;
 
 static uint64_t okey(uint8_t what, uint64_t addr, uint64_t sub) {
@@ -178,6 +179,7 @@ static void barrier(build *B, thr *h, size_t i, const cb_event *e) {
 
 static void release(build *B, size_t i, const cb_event *e) {
    obj *o = object(B, OBJ_RELEASE, e->addr, e->size, e->kind == CB_EV_RELEASE);
+   B->nonce += e->kind == CB_EV_RELEASE && e->size == CB_SYNC_ONCE;
    if (e->kind == CB_EV_ACQUIRE) {
       if (o && o->group) { add_dst(B, o->group - 1, i); o->n++; }
       return;
@@ -223,6 +225,14 @@ static void sync_event(build *B, thr *h, size_t i, const cb_event *e) {
    case CB_EV_RELEASE: case CB_EV_ACQUIRE:
       release(B, i, e);
       break;
+   case CB_EV_READ: {
+      /* GLib's g_once and g_once_init_enter test the once control inline:
+       * a caller that finds it set calls nothing, so its read is its
+       * acquire of the once routine's release. */
+      obj *o = B->nonce && e->value ? object(B, OBJ_RELEASE, e->addr, CB_SYNC_ONCE, 0) : NULL;
+      if (o && o->group) { add_dst(B, o->group - 1, i); o->n++; }
+      break;
+   }
    default:
       break;
    }

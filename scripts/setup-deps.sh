@@ -4,7 +4,9 @@
 # and compiler), the Z3 library, a C compiler, and perl's prove; for the
 # tests of cbtest: meson and ninja (a project run through `cbtest --wrap`)
 # and Python's jsonschema (report.sarif against the SARIF schema); clang
-# with libFuzzer for the fuzz harnesses.
+# with libFuzzer for the fuzz harnesses; GLib's development files (the test
+# programs that use GLib's locks) and its installed tests (the threaded
+# suite that scripts/glib-suite.sh runs).
 set -eu
 
 missing=""
@@ -22,6 +24,11 @@ need perl           command -v prove
 need meson          command -v meson
 need ninja-build    command -v ninja
 need python3-jsonschema /usr/bin/python3 -c 'import jsonschema'
+# GLib is the C library most programs link, and it has locks of its own
+# (GMutex, GCond, g_once: cbtools wraps them); its tests are a ready suite
+# of real threaded code.  libglib2.0-dev brings pkg-config with it.
+need libglib2.0-dev sh -c 'pkg-config --exists glib-2.0'
+need libglib2.0-tests test -x /usr/libexec/installed-tests/glib/mutex
 # The fuzz harnesses (tests/fuzz/): clang, and libFuzzer's runtime, which
 # Debian 12 ships apart from clang (libclang-rt-14-dev, pulled in by the
 # libclang-rt-dev metapackage; clang only recommends it).

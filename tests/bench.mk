@@ -16,10 +16,11 @@ $(BUILD)/examples/%: examples/%.c
 	$(CC) -O1 -g -pthread -Wall -Wextra -o $@ $<
 
 # Runs every scripts/bench-*.sh in turn (by its own #! line when it is
-# executable); one failing does not hide the rest.  Other folders add what
-# their scripts need as prerequisites of `bench`.
+# executable), then scripts/glib-suite.sh (cbtest over GLib's own threading
+# tests, beside Helgrind); one failing does not hide the rest.  Other
+# folders add what their scripts need as prerequisites of `bench`.
 bench: all $(BENCH_PROGRAMS)
-	@status=0; for s in scripts/bench-*.sh; do echo "== $$s"; \
+	@status=0; for s in scripts/bench-*.sh scripts/glib-suite.sh; do echo "== $$s"; \
 	   if [ -x "$$s" ]; then "./$$s" || status=1; \
 	   else sh "$$s" || status=1; fi; done; exit $$status
 

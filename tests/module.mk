@@ -8,18 +8,31 @@
 # program whose header says `cbtools-cflags: FLAGS` (e.g. -O2) is built with
 # FLAGS in place of -O1: real code ships optimised, with static helpers
 # inlined.  -g and the rest stay, so every program has its debug info.
+#
+# A program whose header says `cbtools-pkg: NAME` uses a library: it is
+# built against pkg-config's package NAME (--cflags and --libs after the
+# source).  When pkg-config does not know NAME the program is left unbuilt,
+# with a note, and the tests that run it say they skip it and why
+# (cb_program_missing in tests/lib/programs.sh); `make deps` installs the
+# packages the programs use (scripts/setup-deps.sh), and runs first.
 TEST_PROGRAM_CFLAGS := -g -pthread -Ivgtool -Wall -Wextra
 TEST_PROGRAM_OPT := -O1
 test_program_opt = $(or $(shell sed -n 's/^.*cbtools-cflags:[[:space:]]*//p' $(1) | head -n 1),$(TEST_PROGRAM_OPT))
+test_program_pkg = $(shell sed -n 's/^.*cbtools-pkg:[[:space:]]*//p' $(1) | head -n 1)
+test_program_libs = $(if $(1),$(shell pkg-config --cflags --libs $(1) 2>/dev/null || echo cbtools-no-pkg))
+# $(call test_program_build,SRC,PROGRAM,PKG): the recipe line.
+test_program_build = $(if $(filter cbtools-no-pkg,$(call test_program_libs,$(3))),\
+   @echo "tests: $(2) not built: pkg-config knows no $(3) (make deps installs it)",\
+   $(CC) $(call test_program_opt,$(1)) $(TEST_PROGRAM_CFLAGS) -o $(2) $(1) $(call test_program_libs,$(3)))
 TEST_PROGRAMS := $(patsubst tests/programs/%.c,$(BUILD)/programs/%,\
                    $(wildcard tests/programs/*.c))
 
 .PHONY: programs
 programs: $(TEST_PROGRAMS)
 
-$(BUILD)/programs/%: tests/programs/%.c vgtool/cbtools.h
+$(BUILD)/programs/%: tests/programs/%.c vgtool/cbtools.h | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(call test_program_opt,$<) $(TEST_PROGRAM_CFLAGS) -o $@ $<
+	$(call test_program_build,$<,$@,$(call test_program_pkg,$<))
 
 CHECK_DEPS += $(TEST_PROGRAMS)
 

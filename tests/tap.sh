@@ -29,6 +29,9 @@ unlike() { # unlike TEXT REGEX "description"
     if printf '%s\n' "$1" | grep -Eq -- "$2"; then _tap_report 1 "$3"; echo "#   '$2' was found"
     else _tap_report 0 "$3"; fi
 }
+skip() { # skip "description: why"   (an ok line with TAP's SKIP directive)
+    _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # skip $1"
+}
 diag() { echo "# $*"; }
 # A scratch folder removed at exit.
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cbtest.XXXXXX")

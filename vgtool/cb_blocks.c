@@ -30,9 +30,17 @@
 typedef struct { struct _VgHashNode *next; UWord key; Bool ok; } CbTargetNode;
 static VgHashTable *cb_targets;
 
+/* Not in the tool headers (pub_core_redir.h): what Valgrind runs in place
+ * of the code at orig (orig itself when nothing). */
+extern Addr VG_(redir_do_lookup)(Addr orig, Bool *isWrap);
+
 /* A call starts an activation when its target is watched code and not a PLT
- * stub (the stub's jump to the real function is no call).  Cached per
- * target: section lookups walk every object. */
+ * stub (the stub's jump to the real function is no call), nor a function
+ * that Valgrind redirects to a wrapper of the preload library (GLib's
+ * g_mutex_lock, called directly from inside GLib): the wrapper's code is
+ * not watched, no return of the activation would be seen, and the call is
+ * an event of its own.  Cached per target: section lookups walk every
+ * object, and an object's redirections are set when it is loaded. */
 Bool cb_call_target_watched(Addr target)
 {
    if (UNLIKELY(!cb_targets))
@@ -42,7 +50,8 @@ Bool cb_call_target_watched(Addr target)
       n = VG_(malloc)("cb.target", sizeof *n);
       n->key = target;
       n->ok = cb_obj_instrumented(target) && !cb_addr_is_plt(target) &&
-              !cb_code_is_runtime_glue(target);
+              !cb_code_is_runtime_glue(target) &&
+              VG_(redir_do_lookup)(target, NULL) == target;
       VG_(HT_add_node)(cb_targets, n);
    }
    return n->ok;
@@ -141,7 +150,7 @@ void cb_blocks_resume(CbThread *t)
 VG_REGPARM(2) void cb_call(Addr target, Addr sp)
 {
    CbThread *t = cb_cur;
-   if (UNLIKELY(!t))
+   if (UNLIKELY(!t) || t->unwatched)
       return;
    if (!cb_call_target_watched(target))
       return;
@@ -155,7 +164,10 @@ VG_REGPARM(2) void cb_call(Addr target, Addr sp)
 VG_REGPARM(3) void cb_enter(Addr fn, Addr sp, UWord loc)
 {
    CbThread *t = cb_cur;
-   if (UNLIKELY(!t))
+   /* Unwatched (a modelled call's real code): no activation opens there;
+    * the frames it would have had lie below the caller's, and no return
+    * can close the caller's before the call returns. */
+   if (UNLIKELY(!t) || t->unwatched)
       return;
    /* Frames below the entry are dead: a longjmp, or a return made by
     * unwatched code (a tail call into the C library). */

@@ -56,7 +56,14 @@ typedef enum {
                            wait, untimed, on a condition */
    CB_REQ_WAIT_END,     /* () a blocking call failed: the thread runs */
    CB_REQ_COND_INIT,    /* (cond, pshared) after pthread_cond_init */
-   CB_REQ_DETACHED      /* (pthread_t) after pthread_detach succeeded */
+   CB_REQ_DETACHED,     /* (pthread_t) after pthread_detach succeeded */
+   /* A wrapper whose call the tool models as one event (a GLib lock, in a
+    * library the tool watches) runs the real call between these two: what
+    * the thread does in between (memory accesses, calls, the requests of
+    * other wrappers it reaches) is the primitive's own implementation, and
+    * is neither recorded nor gated.  They nest. */
+   CB_REQ_UNWATCHED_BEGIN, /* () */
+   CB_REQ_UNWATCHED_END    /* () */
 } cb_client_request;
 
 /* In CB_REQ_MAY_I_HELD's wait: the lock blocks its own holder when taken

@@ -147,6 +147,9 @@ typedef struct {
                             signal may still be on its way (cb_deadlock.c) */
    Bool    exit_called;  /* it made the exit system call: its end is its
                             own, not a tear-down of the process */
+   UInt    unwatched;    /* depth of modelled calls it runs the real code
+                            of (CB_REQ_UNWATCHED_BEGIN): none of what it
+                            does there is recorded or gated */
 } CbThread;
 
 extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
@@ -185,6 +188,9 @@ Bool cb_stacks_touch_page(UWord page); /* some of the page is */
 extern UInt cb_stacks_gen;         /* changes when the stacks do */
 void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len);
 void cb_stacks_thread_gone(CbThread *t);
+/* Sets the inline filter's globals for t when it is the running thread:
+ * its own stack, or every address while it runs unwatched. */
+void cb_stacks_filter(const CbThread *t);
 /* pthread_create's argument: a local of t's that it hands to the child. */
 void cb_stacks_share_arg(CbThread *t, Addr arg);
 

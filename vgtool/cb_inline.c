@@ -251,7 +251,7 @@ VG_REGPARM(1) void cb_inline_switch(UWord target)
    CbThread *t = cb_cur;
    UInt entered = cb_entered;
    cb_entered = 0;
-   if (UNLIKELY(!t) || target >= cb_nchains) {
+   if (UNLIKELY(!t) || t->unwatched || target >= cb_nchains) {
       cb_cur_chain = t ? cb_blocks_top_chain(t) : 0;
       return;
    }

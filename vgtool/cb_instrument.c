@@ -72,7 +72,7 @@ static VG_REGPARM(2) UWord cb_gate(Addr a, UWord multi)
 {
    if (!multi && (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a)))
       return 0;
-   if (UNLIKELY(!cb_cur))
+   if (UNLIKELY(!cb_cur) || cb_cur->unwatched)
       return 0;
    return cb_replay_may_run(cb_cur) ? 0 : 1;
 }

@@ -162,20 +162,17 @@ CB_WRAP(int, pthreadZuspinZuunlock, cb_spin_init_or_unlock,
 
 /* ---- condition variables: UNLOCK(m), the wait, COND_WAIT(c), LOCK(m) ---- */
 
-int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
-                     UWord clock, const void *ts)
+void cb_cond_wait_enter(UWord c, void *cv, void *m, int untimed)
 {
-   int r;
    cb_turn(c);
    REQ(CB_REQ_UNLOCK, m, CB_LOCK_MUTEX, c);
-   if (nargs == 2) /* untimed: only a signal ends it */
+   if (untimed) /* only a signal ends it */
       REQ4(CB_REQ_WAIT, CB_WAIT_COND, cv, m, c);
-   if (nargs == 4)
-      CALL_FN_W_WWWW(r, fn, cv, m, clock, ts);
-   else if (nargs == 3)
-      CALL_FN_W_WWW(r, fn, cv, m, ts);
-   else
-      CALL_FN_W_WW(r, fn, cv, m);
+}
+
+void cb_cond_wait_leave(UWord c, void *cv, void *m, int woken,
+                        void (*release)(void *), void (*retake)(void *))
+{
    /* The real wait returned holding m.  In replay, waiting for this
     * thread's turn while holding m could block the thread whose turn it is
     * (it may need m, which the recorded run gave it): give m back while
@@ -184,17 +181,35 @@ int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
     * recorded nor gated (their caller is not the program). */
    int gave_back = 0;
    if (!REQ_EXPR(CB_REQ_MAY_I, c, 0)) {
-      pthread_mutex_unlock(m);
+      release(m);
       gave_back = 1;
    }
-   if (r == 0) {
+   if (woken) {
       cb_turn(c);
       REQ(CB_REQ_COND_WAIT, cv, m, c);
    }
    cb_turn(c);
    if (gave_back)
-      pthread_mutex_lock(m);
+      retake(m);
    REQ(CB_REQ_LOCK, m, CB_LOCK_MUTEX, c);
+}
+
+static void cb_pthread_release(void *m) { pthread_mutex_unlock(m); }
+static void cb_pthread_retake(void *m) { pthread_mutex_lock(m); }
+
+int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
+                     UWord clock, const void *ts)
+{
+   int r;
+   cb_cond_wait_enter(c, cv, m, nargs == 2);
+   if (nargs == 4)
+      CALL_FN_W_WWWW(r, fn, cv, m, clock, ts);
+   else if (nargs == 3)
+      CALL_FN_W_WWW(r, fn, cv, m, ts);
+   else
+      CALL_FN_W_WW(r, fn, cv, m);
+   cb_cond_wait_leave(c, cv, m, r == 0, cb_pthread_release,
+                      cb_pthread_retake);
    return r;
 }
 

@@ -79,6 +79,15 @@ static inline void cb_wait_failed(void)
       VALGRIND_GET_ORIG_FN(fn);                                              \
       return impl(fn, (UWord)__builtin_return_address(0), __VA_ARGS__);      \
    }
+/* The same for a function that returns nothing. */
+#define CB_WRAP_ONE_VOID(soname, zname, impl, params, ...)                  \
+   void I_WRAP_SONAME_FNNAME_ZZ(soname, zname) params;                       \
+   void I_WRAP_SONAME_FNNAME_ZZ(soname, zname) params                        \
+   {                                                                         \
+      OrigFn fn;                                                             \
+      VALGRIND_GET_ORIG_FN(fn);                                              \
+      impl(fn, (UWord)__builtin_return_address(0), __VA_ARGS__);             \
+   }
 /* glibc 2.34 moved libpthread into libc.so.6: both sonames. */
 #define CB_WRAP(ret, zname, impl, params, ...)                               \
    CB_WRAP_ONE(VG_Z_LIBC_SONAME, ret, zname, impl, params, __VA_ARGS__)      \
@@ -104,6 +113,16 @@ CB_HIDDEN int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode);
  * LOCK(m).  nargs: the original's, 2 (cv, m), 3 (+ ts) or 4 (+ clock, ts). */
 CB_HIDDEN int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m,
                                UWord nargs, UWord clock, const void *ts);
+/* Its two halves, for a wrapper that makes the real call itself (GLib's
+ * GCond, cb_preload_glib.c).  enter: before the wait; untimed: only a
+ * signal can end it.  leave: after it returned holding m again; woken: it
+ * ended by a signal (not a time-out or an error); release and retake
+ * unlock and lock m, called from here (not recorded: their caller is not
+ * the program). */
+CB_HIDDEN void cb_cond_wait_enter(UWord c, void *cv, void *m, int untimed);
+CB_HIDDEN void cb_cond_wait_leave(UWord c, void *cv, void *m, int woken,
+                                  void (*release)(void *),
+                                  void (*retake)(void *));
 CB_HIDDEN int cb_cond_signal_any(OrigFn fn, UWord c, void *cv,
                                  UWord broadcast);
 

@@ -135,6 +135,25 @@ static SizeT cb_filter_len(const CbThread *t)
    return t->esc ? t->esc_lo - t->stk_lo : t->stk_len;
 }
 
+/* While t runs a modelled call's real code (CbThread.unwatched), the
+ * filter drops every address: the one way to silence the inline record
+ * path, which reads nothing else per access. */
+void cb_stacks_filter(const CbThread *t)
+{
+   if (t != cb_cur)
+      return;
+   if (t->unwatched) {
+      cb_stk_lo = 0;
+      cb_stk_len = ~(SizeT)0;
+   } else if (t->stk_known) {
+      cb_stk_lo = t->stk_lo;
+      cb_stk_len = cb_filter_len(t);
+   } else {
+      cb_stk_lo = 0;   /* unknown stack: nothing is dropped as local */
+      cb_stk_len = 0;
+   }
+}
+
 static void cb_escape_line(CbThread *o, Addr a)
 {
    UWord line = a >> CB_LINE_SHIFT;
@@ -148,8 +167,7 @@ static void cb_escape_line(CbThread *o, Addr a)
    Addr lo = line << CB_LINE_SHIFT;
    if (VG_(HT_count_nodes)(o->esc) == 1 || lo < o->esc_lo)
       o->esc_lo = lo < o->stk_lo ? o->stk_lo : lo;
-   if (o == cb_cur)
-      cb_stk_len = cb_filter_len(o);
+   cb_stacks_filter(o);
    if (!cb_stacks_watch_rsp) {
       cb_stacks_watch_rsp = True;
       cb_discard_pending = True;
@@ -287,8 +305,7 @@ void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len)
       cb_stk_add(t);
       cb_pc_invalidate();
    }
-   cb_stk_lo = t->stk_lo;
-   cb_stk_len = cb_filter_len(t);
+   cb_stacks_filter(t);
    if (UNLIKELY(cb_discard_pending)) {
       /* The block this thread is about to enter was looked up already: an
        * exhausted event counter sends it back to the scheduler before the

@@ -201,7 +201,8 @@ static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
       *ret = args[1] ? cb_once_caller(tid) : cb_once_take(tid);
       break;
    case CB_REQ_ONCE_RAN:
-      if (!cb_once_ran(tid, &once, &caller) || !cb_from_user(caller))
+      if (!cb_once_ran(tid, &once, &caller) || !cb_from_user(caller) ||
+          t->unwatched)
          break;
       cb_symdef_for(once);
       cb_event(t, CB_EV_RELEASE, CB_SYNC_ONCE, cb_caller_loc(caller), once, 0);
@@ -217,6 +218,8 @@ static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
    case CB_REQ_ACQUIRE:
       if (!cb_from_user(args[3]))
          break;
+      if (args[2] == CB_SYNC_ONCE)   /* a once control (GLib's g_once_*) */
+         cb_symdef_for(args[1]);
       cb_event(t, args[0] == CB_REQ_RELEASE ? CB_EV_RELEASE : CB_EV_ACQUIRE,
                (UChar)args[2], cb_caller_loc(args[3]), args[1], 0);
       break;
@@ -302,13 +305,48 @@ static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
    }
 }
 
+/* A modelled call's real code (CB_REQ_UNWATCHED_BEGIN..END): the thread
+ * runs it unrecorded and ungated (cb_stacks_filter, cb_blocks.c, the
+ * gates).  The wrappers it reaches there (GLib's g_cond_wait unlocks and
+ * locks its GMutex, GRecMutex locks a pthread mutex, a futex is a
+ * syscall()) are that implementation: their requests are answered "go
+ * on" and have no effect, not even the end of the thread's wait (it may
+ * block in there: the wrapper announced that before the real call). */
+static Bool cb_req_unwatched(CbThread *t, const UWord *args, UWord *ret)
+{
+   switch (args[0]) {
+   case CB_REQ_UNWATCHED_BEGIN:
+      if (t->unwatched++ == 0)
+         cb_stacks_filter(t);
+      return True;
+   case CB_REQ_UNWATCHED_END:
+      if (t->unwatched > 0 && --t->unwatched == 0)
+         cb_stacks_filter(t);
+      return True;
+   case CB_REQ_ONCE_ENTER: case CB_REQ_ONCE_TAKE: case CB_REQ_ONCE_RAN:
+      /* A once wrapper's own bookkeeping (its trampoline must get its
+       * routine back wherever it runs); ONCE_RAN makes no event while
+       * unwatched (cb_req_once). */
+      return False;
+   default:
+      if (t->unwatched == 0)
+         return False;
+      if (args[0] == CB_REQ_MAY_I || args[0] == CB_REQ_MAY_I_HELD ||
+          args[0] == CB_REQ_MAY_I_WAIT)
+         *ret = 1;
+      return True;
+   }
+}
+
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
 {
    if ((args[0] & 0xffff0000u) != CB_REQ_BASE)
       return False;
    CbThread *t = cb_thread(tid);
    *ret = 0;
-   if (t->wait.kind || t->signalling) {
+   if (cb_req_unwatched(t, args, ret))
+      return True;
+   if ((t->wait.kind || t->signalling) && !t->unwatched) {
       Addr caller = cb_req_caller(args);
       if (caller == 0 || cb_from_user(caller))
          cb_wait_end(t);

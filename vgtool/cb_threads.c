@@ -84,6 +84,7 @@ static void cb_thread_reset(CbThread *t, UInt wid)
    VG_(memset)(&t->wait, 0, sizeof t->wait);
    t->signalling = 0;
    t->exit_called = False;
+   t->unwatched = 0;
 }
 
 void cb_threads_init(void)
@@ -164,7 +165,7 @@ void cb_thread_start_client(ThreadId tid, ULong blocks)
       cb_stacks_thread_runs(tid, t, max + 1 - size - 256, size + 256);
    } else {
       cb_stk_lo = 0;   /* unknown stack: nothing is dropped as local */
-      cb_stk_len = 0;
+      cb_stk_len = t->unwatched ? ~(SizeT)0 : 0;
    }
 }
 

@@ -2,7 +2,10 @@
 #
 # Input: the dump, one event a line (trace/cbtrace.h, cb_event_print):
 #   INDEX T<tid> KIND [OPERANDS] [@ FILE:LINE] [in FUNCTION]
-# Variables: src = the program's source file name (e.g. rww.c).
+# Variables: src = the program's source file name (e.g. rww.c); lib = the
+# name of a library the program is built against (libglib-2.0, from its
+# cbtools-pkg marker) or "": events located in it are that library's
+# watched code, neither foreign nor required to name their variables.
 # Output: first a summary line of counts,
 #   threads=N creates=N starts=N joins=N exits=N begins=N ends=N locks=N
 #   unlocks=N reads=N writes=N waits=N signals=N barriers=N unclosed=N held=N
@@ -75,6 +78,15 @@ function in_program(loc,   f) {
    return f == src
 }
 
+# The location is in the library lib (libglib-2.0.so.0.7400.6@0x...).
+function in_lib(loc,   f) {
+   if (lib == "")
+      return 0
+   f = loc
+   sub(/.*\//, "", f)
+   return index(f, lib ".so") == 1
+}
+
 BEGIN { maxtid = 0 }
 
 {
@@ -95,10 +107,13 @@ BEGIN { maxtid = 0 }
       problem("T" tid " has an event before its start")
 
    located = (kind ~ /^(read|write|lock|unlock|wait|signal|broadcast|barrier-enter|barrier-leave|join|atomic-begin|atomic-end)$/)
+   inlib = 0
    if (located) {
       loc = location()
       if (loc == "")
          foreign(kind " without a file:line")
+      else if (in_lib(loc))
+         inlib = 1
       else if (!in_program(loc))
          foreign(kind " outside " src " (libc, crt, ld.so or the tool?)")
    }
@@ -108,7 +123,7 @@ BEGIN { maxtid = 0 }
       v = ops
       sub(/ size .*/, "", v)
       # 0x0 is a null-pointer access (crash.c), never a stack slot.
-      if (v == "" || (v ~ /^0x[0-9a-f]+$/ && v != "0x0") || v == "?")
+      if (!inlib && (v == "" || (v ~ /^0x[0-9a-f]+$/ && v != "0x0") || v == "?"))
          foreign(kind " of an unnamed address " v " (a stack slot?)")
    } else if (kind == "lock") {
       count["lock"]++

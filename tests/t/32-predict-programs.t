@@ -33,6 +33,11 @@ for src in "$CB_PROGRAM_SRC"/*.c; do
    *) buggy= ;;
    esac
    case $expect in bug*) ;; *) [ -n "$buggy" ] || continue ;; esac
+   why=$(cb_program_missing "$src")
+   if [ -n "$why" ]; then
+      skip "$name: not built: $why"
+      continue
+   fi
    if [ ! -x "$CB_PROGRAM_BIN/$name" ]; then
       ok "$name: built (make programs)" false
       continue

@@ -88,6 +88,8 @@ found_rows() {
 for src in "$CB_PROGRAM_SRC"/*.c; do
    name=$(basename "$src" .c)
    expect=$(cb_marker "$src" expect)
+   why=$(cb_program_missing "$src")
+   [ -z "$why" ] || { skip "$name: not built: $why"; continue; }
    [ -x "$CB_PROGRAM_BIN/$name" ] || { _tap_report 1 "$name: not built"; continue; }
    case $expect in
    bug*)

@@ -55,6 +55,8 @@ for src in "$CB_PROGRAM_SRC"/*.c; do
    set -- $expect
    pats=$2 var=$3
    prog=$CB_PROGRAM_BIN/$name
+   why=$(cb_program_missing "$src")
+   [ -z "$why" ] || { skip "$name: not built: $why"; continue; }
    [ -x "$prog" ] || { ok "$name: built" false; continue; }
 
    OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$TMP/$name.plain" -- "$prog" 2>&1); RC=$?

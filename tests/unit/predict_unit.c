@@ -603,6 +603,21 @@ static void test_orders(void) {
             "T2 start T1\nT2 begin worker\nT2 read cfg =7 @i.c:20\nT2 end worker\n"
             "T1 join T2\nT1 end main\n", CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK);
    ok(A.r.n == 0, "ORD: a write before the create is ordered: none");
+   /* A once control (GLib's g_once_init_enter): T2's inline test of o finds
+    * it set, which orders T2 after T1's release of it, and cfg's write
+    * before it; a test that finds it unset orders nothing. */
+   for (int set = 1; set >= 0; set--) {
+      char buf[512];
+      snprintf(buf, sizeof buf,
+               "T1 start T1\nT1 begin main\nT1 create T2\nT1 write cfg =7 @i.c:10\n"
+               "T1 release o\nT2 start T1\nT2 begin worker\nT2 read o =%d @i.c:19\n"
+               "T2 read cfg =7 @i.c:20\nT2 end worker\nT1 join T2\nT1 end main\n", set);
+      run_skip(buf, CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK);
+      if (set)
+         ok(A.r.n == 0, "ORD: a read that finds a once control set acquires it: none");
+      else
+         ok(only_ord() != NULL, "ORD: a read that finds it unset orders nothing: found");
+   }
    /* Check-then-act in critical sections: T2's check and act, then T3's
     * check.  Forced: T3's check before T2's act, which moves whole. */
    run_skip("T1 start T1\nT1 create T2\nT1 create T3\nT2 start T1\n"
