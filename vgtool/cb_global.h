@@ -32,9 +32,12 @@ extern Int   cb_out_fd;       /* -1: nothing is written */
 void cb_out_init(Int fd);
 void cb_out_flush(void);
 VG_REGPARM(0) void cb_out_flush_full(void);  /* from generated code */
-void cb_out_flush_if_old(void);
-/* Buffered records are written at least this often while threads switch. */
+void cb_out_flush_if_old(ULong blocks);   /* blocks: the core's count */
+/* Buffered records are written at least this often while the program
+ * runs; the clock is looked at every CB_FLUSH_BLOCKS blocks run (a few
+ * milliseconds). */
 #define CB_FLUSH_MS 200u
+#define CB_FLUSH_BLOCKS 100000u
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 
@@ -184,6 +187,7 @@ Bool cb_stacks_holds(Addr a);      /* a is on a live thread's stack */
 Bool cb_stacks_touch_page(UWord page); /* some of the page is */
 extern UInt cb_stacks_gen;         /* changes when the stacks do */
 void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len);
+void cb_stacks_runs_on(ThreadId tid);   /* the running thread re-enters */
 void cb_stacks_thread_gone(CbThread *t);
 /* pthread_create's argument: a local of t's that it hands to the child. */
 void cb_stacks_share_arg(CbThread *t, Addr arg);
