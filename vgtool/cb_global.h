@@ -263,6 +263,7 @@ extern const HChar *cb_plan_path;
 extern Int cb_status_fd;
 Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
+Bool cb_replay_released(void);           /* every thread runs free for good */
 /* Counted events t may run before the plan's next turn change (~0: any). */
 ULong cb_replay_allowance(CbThread *t);
 /* Before t->counted++: the event's kind, location, address and value. */
