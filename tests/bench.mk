@@ -3,7 +3,8 @@
 # they measure time, and tests never assert on time.
 
 BENCH_CFLAGS := -O1 -g -pthread
-BENCH_PROGRAMS := $(BUILD)/bench/memheavy $(BUILD)/bench/trivial
+BENCH_PROGRAMS := $(BUILD)/bench/memheavy $(BUILD)/bench/trivial \
+                  $(BUILD)/bench/lockheavy $(BUILD)/bench/switchheavy
 
 $(BUILD)/bench/%: tests/bench/%.c
 	@mkdir -p $(dir $@)

@@ -32,9 +32,12 @@ extern Int   cb_out_fd;       /* -1: nothing is written */
 void cb_out_init(Int fd);
 void cb_out_flush(void);
 VG_REGPARM(0) void cb_out_flush_full(void);  /* from generated code */
-void cb_out_flush_if_old(void);
-/* Buffered records are written at least this often while threads switch. */
+void cb_out_flush_if_old(ULong blocks);   /* blocks: the core's count */
+/* Buffered records are written at least this often while the program
+ * runs; the clock is looked at every CB_FLUSH_BLOCKS blocks run (a few
+ * milliseconds). */
 #define CB_FLUSH_MS 200u
+#define CB_FLUSH_BLOCKS 100000u
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 
@@ -187,6 +190,7 @@ Bool cb_stacks_holds(Addr a);      /* a is on a live thread's stack */
 Bool cb_stacks_touch_page(UWord page); /* some of the page is */
 extern UInt cb_stacks_gen;         /* changes when the stacks do */
 void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len);
+void cb_stacks_runs_on(ThreadId tid);   /* the running thread re-enters */
 void cb_stacks_thread_gone(CbThread *t);
 /* Sets the inline filter's globals for t when it is the running thread:
  * its own stack, or every address while it runs unwatched. */
@@ -265,6 +269,7 @@ extern const HChar *cb_plan_path;
 extern Int cb_status_fd;
 Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
+Bool cb_replay_released(void);           /* every thread runs free for good */
 /* Counted events t may run before the plan's next turn change (~0: any). */
 ULong cb_replay_allowance(CbThread *t);
 /* Before t->counted++: the event's kind, location, address and value. */

@@ -132,7 +132,7 @@ static void cb_forked_child(ThreadId tid)
 static void cb_start_client_code(ThreadId tid, ULong blocks)
 {
    cb_thread_start_client(tid, blocks);
-   cb_out_flush_if_old();
+   cb_out_flush_if_old(blocks);
 }
 
 /* A thread about to block in the kernel (sleep, read, futex) may be the

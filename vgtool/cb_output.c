@@ -93,13 +93,21 @@ VG_REGPARM(0) void cb_out_flush_full(void)
    cb_out_flush();
 }
 
-/* Called at thread switches and after blocking calls, not per event. */
-void cb_out_flush_if_old(void)
+/* Called each time the scheduler enters client code, not per event.
+ * Reading the clock is a system call under Valgrind, and the scheduler
+ * enters client code after every client request and system call: the
+ * clock is read only once the program has run CB_FLUSH_BLOCKS blocks
+ * since it was last read.  Records are only made while client code runs,
+ * and a thread about to block flushes anyway (cb_main.c), so the age of
+ * buffered records stays bounded. */
+void cb_out_flush_if_old(ULong blocks)
 {
    static UInt last_flush_ms;
+   static ULong last_look;
    UInt now;
-   if (cb_buf_used == 0)
+   if (cb_buf_used == 0 || blocks - last_look < CB_FLUSH_BLOCKS)
       return;
+   last_look = blocks;
    now = VG_(read_millisecond_timer)();
    if (now - last_flush_ms >= CB_FLUSH_MS) {
       cb_out_flush();

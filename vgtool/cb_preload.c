@@ -11,6 +11,8 @@
  */
 #include "cb_preload.h"
 
+int cb_turns_free;
+
 /* ---- locks: LOCK after the lock is held, UNLOCK before release ---- */
 
 int cb_mutex_self_blocks(const void *m)
@@ -180,7 +182,7 @@ void cb_cond_wait_leave(UWord c, void *cv, void *m, int woken,
     * where the recorded run had it.  Calls made from here are neither
     * recorded nor gated (their caller is not the program). */
    int gave_back = 0;
-   if (!REQ_EXPR(CB_REQ_MAY_I, c, 0)) {
+   if (!cb_free_running() && !cb_answer(REQ_EXPR(CB_REQ_MAY_I, c, 0))) {
       release(m);
       gave_back = 1;
    }

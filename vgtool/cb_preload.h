@@ -28,12 +28,33 @@
 #define REQ_EXPR(r, a, b)                                                    \
    VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (r), (UWord)(a), (UWord)(b), 0, 0, 0)
 
+/* Set once the tool answered a turn request with CB_MAY_I_FREE: from then
+ * on every turn is this process's, and the requests that only asked for
+ * one are not made.  Read and written by every thread, relaxed: it only
+ * ever goes from 0 to 1, and a thread that still sees 0 asks once more. */
+extern CB_HIDDEN int cb_turns_free;
+
+static inline int cb_free_running(void)
+{
+   return __atomic_load_n(&cb_turns_free, __ATOMIC_RELAXED);
+}
+
+/* An answer to a turn request: 0 wait, else it may run. */
+static inline UWord cb_answer(UWord a)
+{
+   if (a & CB_MAY_I_FREE)
+      __atomic_store_n(&cb_turns_free, 1, __ATOMIC_RELAXED);
+   return a;
+}
+
 /* Replay: wait until the schedule lets this thread run the event the call
  * makes.  caller 0: the call counts whoever made it.  The loop yields with
  * sched_yield, which releases Valgrind's big lock. */
 static inline void cb_turn(UWord caller)
 {
-   while (!REQ_EXPR(CB_REQ_MAY_I, caller, 0))
+   if (cb_free_running())
+      return;
+   while (!cb_answer(REQ_EXPR(CB_REQ_MAY_I, caller, 0)))
       sched_yield();
 }
 
@@ -46,8 +67,12 @@ static inline void cb_turn(UWord caller)
 static inline void cb_turn_unless_held(UWord caller, void *lock, UWord depth,
                                        UWord wait)
 {
-   while (!VALGRIND_DO_CLIENT_REQUEST_EXPR(0, CB_REQ_MAY_I_HELD, caller,
-                                           (UWord)lock, depth, wait, 0))
+   /* A blocking lock call still tells the deadlock check what it waits
+    * for, turns or not. */
+   if (wait == 0 && cb_free_running())
+      return;
+   while (!cb_answer(VALGRIND_DO_CLIENT_REQUEST_EXPR(
+      0, CB_REQ_MAY_I_HELD, caller, (UWord)lock, depth, wait, 0)))
       sched_yield();
 }
 
@@ -57,8 +82,8 @@ static inline void cb_turn_unless_held(UWord caller, void *lock, UWord depth,
 static inline void cb_turn_wait(UWord caller, UWord kind, UWord obj,
                                 UWord user)
 {
-   while (!VALGRIND_DO_CLIENT_REQUEST_EXPR(0, CB_REQ_MAY_I_WAIT, caller, kind,
-                                           obj, user, 0))
+   while (!cb_answer(VALGRIND_DO_CLIENT_REQUEST_EXPR(
+      0, CB_REQ_MAY_I_WAIT, caller, kind, obj, user, 0)))
       sched_yield();
 }
 

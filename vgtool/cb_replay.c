@@ -287,6 +287,12 @@ Bool cb_replay_init(void)
    return True;
 }
 
+/* For good: nothing sets the phase back once every thread is released. */
+Bool cb_replay_released(void)
+{
+   return cb_phase == CB_PH_RELEASED;
+}
+
 static Bool cb_allowed(CbThread *t)
 {
    switch (cb_phase) {

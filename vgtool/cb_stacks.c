@@ -306,6 +306,14 @@ void cb_stacks_thread_runs(ThreadId tid, CbThread *t, Addr lo, SizeT len)
       cb_pc_invalidate();
    }
    cb_stacks_filter(t);
+   cb_stacks_runs_on(tid);
+}
+
+/* The running thread runs on (or t, in cb_stacks_thread_runs): an escape
+ * found meanwhile by a scan of a full buffer may have left translations to
+ * discard. */
+void cb_stacks_runs_on(ThreadId tid)
+{
    if (UNLIKELY(cb_discard_pending)) {
       /* The block this thread is about to enter was looked up already: an
        * exhausted event counter sends it back to the scheduler before the

@@ -43,6 +43,19 @@ static Addr cb_user_caller(ThreadId tid, Addr caller)
    return caller;
 }
 
+/* A turn request's answer: 0, or 1 with CB_MAY_I_FREE once no turn will be
+ * refused again (cb_clientreq.h).  Not with --cb-instrument=all: the
+ * preload's own code is watched there, and its store of the flag would be
+ * an event that record and replay make at different points. */
+static UWord cb_answer(Bool may)
+{
+   if (!may)
+      return 0;
+   if (cb_instr != CB_INSTR_ALL && (!cb_replaying || cb_replay_released()))
+      return 1 | CB_MAY_I_FREE;
+   return 1;
+}
+
 /* The answer to "may I?" from a wrapper called from caller (0: a call
  * that counts whoever makes it). */
 static Bool cb_may_i(CbThread *t, Addr caller)
@@ -63,9 +76,9 @@ static void cb_req_lock(CbThread *t, UWord *args, UWord *ret)
        * check finds no other holder.) */
       Bool user = cb_from_user(args[1]);
       if (cb_replaying && user && cb_lock_depth(t, args[2]) < args[3])
-         *ret = cb_replay_may_run(t) ? 1 : 0;
+         *ret = cb_answer(cb_replay_may_run(t));
       else
-         *ret = 1;
+         *ret = cb_answer(True);
       if (*ret && user && (args[4] & 0xf) != 0)
          cb_wait_begin(t, (UChar)(CB_WAIT_LOCK + (args[4] & 0xf) - 1),
                        args[2], args[1],
@@ -109,7 +122,7 @@ static void cb_req_wait(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
    case CB_REQ_MAY_I_WAIT: {
       /* args: caller (0 for join, which counts whoever calls), kind,
        * object, the call's own caller. */
-      *ret = cb_may_i(t, args[1]) ? 1 : 0;
+      *ret = cb_answer(cb_may_i(t, args[1]));
       if (!*ret || (args[1] != 0 && !cb_from_user(args[1])))
          break;
       if (args[2] == CB_WAIT_JOIN)
@@ -354,7 +367,7 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
    switch (args[0]) {
    case CB_REQ_MAY_I:
       /* args[1]: caller, or 0 for calls that always count (create). */
-      *ret = cb_may_i(t, args[1]) ? 1 : 0;
+      *ret = cb_answer(cb_may_i(t, args[1]));
       break;
    case CB_REQ_MAY_I_WAIT:
    case CB_REQ_WAIT:

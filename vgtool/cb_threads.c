@@ -143,11 +143,20 @@ void cb_thread_ll_exit(ThreadId tid)
    }
 }
 
-/* A thread switch: the helpers find the running thread and its stack in
- * globals, refreshed here instead of looked up per access. */
+/* The scheduler enters client code: the helpers find the running thread
+ * and its stack in globals, refreshed here at a thread switch instead of
+ * looked up per access.  Most entries are no switch: the core comes back
+ * to the scheduler after every client request, system call, call of a
+ * wrapped function's original and time slice, and a lock-heavy program
+ * makes millions of them, so the same thread entering again costs a
+ * compare. */
 void cb_thread_start_client(ThreadId tid, ULong blocks)
 {
    CbThread *t = cb_thread(tid);
+   if (t == cb_cur && t->live && t->stk_known) {
+      cb_stacks_runs_on(tid);
+      return;
+   }
    /* Escapes by the thread that ran so far, before t runs. */
    cb_stacks_scan();
    if (!t->live)
