@@ -203,7 +203,8 @@ like "$out" "hung +yes|hung +\?" "hung: verdict in the table"
 like "$out" "BUG \(s4\).*no end 1 s after the threads were released" "hung: bug report"
 sleep 0.2
 alive=$(count_alive "$TMP/pids")
-is "$(wc -l < "$TMP/pids" | tr -d ' ')" 2 "hung program and its child both started"
+is "$(wc -l < "$TMP/pids" | tr -d ' ')" 4 \
+   "hung program and its child both started, in the run and when forced again (--confirm)"
 is "$alive" 0 "the whole process group was killed"
 
 : > "$TMP/pids"
