@@ -388,9 +388,17 @@ int main(int argc, char **argv) {
 
    uint64_t written = 0;
    int rc = 0;
+   /* Two candidates may come to one schedule (two variables of one
+    * critical section): force each ordering once. */
+   uint64_t *digests = cbp_xcalloc(a.r.n + 1, sizeof *digests);
    for (size_t i = 0; i < a.r.n && written < limit; i++) {
       cbp_candidate *c = &a.r.c[i];
       if (!c->built || c->dropped) continue;
+      uint64_t d = cbp_candidate_digest(&a.x, c);
+      int dup = 0;
+      for (uint64_t k = 0; k < written && !dup; k++) dup = digests[k] == d;
+      if (dup) { a.r.same_order++; continue; }
+      digests[written] = d;
       c->id = (uint32_t)(written + 1);
       char *p;
       if (asprintf(&p, "%s/s%u.pb", dir, c->id) < 0) { rc = 1; break; }
@@ -404,6 +412,7 @@ int main(int argc, char **argv) {
       }
       written++;
    }
+   free(digests);
    cbp_explore_result xr;
    memset(&xr, 0, sizeof xr);
    if (eo.delays && rc == 0) rc = write_delays(&t, &a, &eo, dir, limit, &written, &xr);

@@ -299,6 +299,8 @@ typedef struct {
    uint64_t dropped_insn;    /* needed a cut inside one instruction */
    uint64_t dropped_synth;   /* synthesis failed */
    uint64_t dropped_filter;  /* dropped by the keep hook (cbp_options) */
+   uint64_t same_order;      /* built, but forcing the orderings of an
+                                earlier schedule: not written */
    uint64_t deadlocks;       /* DLK candidates among c */
    uint64_t cycles_capped;   /* lock-graph cycle searches cut short */
    uint64_t orders;          /* ORD candidates among c */
@@ -437,6 +439,8 @@ int cbp_z3_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
                            cbp_z3_summary *s, size_t *built);
 
 /* ---- Output (schedule_out.c, report.c) ----------------------------------- */
+/* The orderings c's schedule forces, as cb_schedule_digest reads them. */
+uint64_t cbp_candidate_digest(const cbp_escape *x, const cbp_candidate *c);
 int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
                        const cbp_candidate *c, const char *path,
                        cb_error *err);

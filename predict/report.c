@@ -104,6 +104,9 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",
               (unsigned long long)r->symmetric);
+   if (r->same_order)
+      fprintf(out, "cbpredict: %llu more schedules would force the orderings of an "
+                   "earlier one: not written\n", (unsigned long long)r->same_order);
    if (r->dropped_vc || r->dropped_insn || r->dropped_synth || r->dropped_filter)
       fprintf(out, "cbpredict: dropped: %llu ordered by create/join/barrier/signal, "
                    "%llu needing a cut inside one instruction, %llu without a "

@@ -238,3 +238,28 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    for (size_t k = 0; k < nv; k++) free_steps(var[k].tail, var[k].n_tail);
    return rc;
 }
+
+/* The digest of the orderings c's schedule forces (cb_ordering_digest of
+ * its prefix, main tail and alternates, as cb_schedule_digest computes it
+ * from the file). */
+uint64_t cbp_candidate_digest(const cbp_escape *x, const cbp_candidate *c) {
+   size_t total = c->ntail, nv = 1;
+   for (int k = 0; k < CBP_NALT; k++) total += c->nalt[k];
+   cb_order_step *all = cbp_xcalloc(total + 1, sizeof *all);
+   const cb_order_step *tails[CBP_NALT + 1];
+   size_t ntails[CBP_NALT + 1], at = 0;
+   tails[0] = all; ntails[0] = c->ntail;
+   for (uint32_t i = 0; i < c->ntail; i++, at++)
+      all[at] = (cb_order_step){c->tail[i].tid, c->tail[i].count == CBP_RUN_OUT
+                                                   ? CB_ORDER_RUN_OUT : c->tail[i].count};
+   for (int k = 0; k < CBP_NALT; k++) {
+      if (!c->nalt[k]) continue;
+      tails[nv] = all + at; ntails[nv++] = c->nalt[k];
+      for (uint32_t i = 0; i < c->nalt[k]; i++, at++)
+         all[at] = (cb_order_step){c->alt[k][i].tid, c->alt[k][i].count == CBP_RUN_OUT
+                                                        ? CB_ORDER_RUN_OUT : c->alt[k][i].count};
+   }
+   uint64_t d = cb_ordering_digest(c->prefix, x->nthreads, tails, ntails, nv);
+   free(all);
+   return d;
+}
