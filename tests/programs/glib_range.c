@@ -11,10 +11,9 @@
  * Natively the display runs after the tuner is done.  Forcing the
  * display's read of the low end (f) before the tuner's write of it (e1 =
  * e2: it ran first in the recorded run) makes it read the old low end and
- * then, once the tuner has let go, the new high end, every time.  Under
- * load the display may run first in the recorded run: the order violation
- * is then forced the other way round, on either field (the marker allows
- * both).
+ * then, once the tuner has let go, the new high end, every time.  The
+ * display waits a moment before it looks, so that the recorded run has the
+ * tuner first even on a loaded machine (the marker allows either order).
  *
  * cbtools-pkg: glib-2.0
  * cbtools-expect: bug ORD -
@@ -41,6 +40,7 @@ static gpointer tune(gpointer unused)
 static gpointer show(gpointer unused)
 {
    (void)unused;
+   g_usleep(200000); /* the display refreshes a moment later */
    g_rw_lock_reader_lock(&range_lock);        // cb: lock range_lock
    int low = range.low;                       // cb: read range.low [e1 e2 f]
    g_rw_lock_reader_unlock(&range_lock);      // cb: unlock range_lock
