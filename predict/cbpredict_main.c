@@ -395,9 +395,9 @@ int main(int argc, char **argv) {
       cbp_candidate *c = &a.r.c[i];
       if (!c->built || c->dropped) continue;
       uint64_t d = cbp_candidate_digest(&a.x, c);
-      int dup = 0;
-      for (uint64_t k = 0; k < written && !dup; k++) dup = digests[k] == d;
-      if (dup) { a.r.same_order++; continue; }
+      uint64_t dup = 0;
+      for (uint64_t k = 0; k < written && !dup; k++) dup = digests[k] == d ? k + 1 : 0;
+      if (dup) { a.r.same_order++; c->same_as = (uint32_t)dup; continue; }
       digests[written] = d;
       c->id = (uint32_t)(written + 1);
       char *p;

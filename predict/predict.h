@@ -284,6 +284,7 @@ typedef struct {
    int dropped;         /* dropped by the keep hook or synthesis (why) */
    const char *why;
    uint32_t id;         /* schedule number sN, 0 if not written */
+   uint32_t same_as;    /* not written: schedule sN forces its orderings */
    /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" (the
     * schedule written is the model's order: z3_order) or "unknown" (kept
     * undecided, or satisfiable but replay could not follow the model's

@@ -71,8 +71,8 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
               vw, "variable", "e1", "f", "e2", "threads");
       for (size_t i = 0; i < r->n; i++) {
          const cbp_candidate *c = &r->c[i];
-         if (!c->id) continue;
-         snprintf(id, sizeof id, "s%u", c->id);
+         if (!c->id && !c->same_as) continue; /* =sN: sN forces it */
+         snprintf(id, sizeof id, "%ss%u", c->id ? "" : "=", c->id ? c->id : c->same_as);
          int w = snprintf(th, sizeof th, "T%u/T%u", c->t1, c->t2);
          for (uint32_t k = 0; k < c->nmore && w > 0 && (size_t)w < sizeof th; k++)
             w += snprintf(th + w, sizeof th - (size_t)w, "/T%u", c->more[k].tid);

@@ -27,7 +27,8 @@ if ! cbpredict --help | grep -q -- '--z3'; then
 fi
 
 # rows TABLE: a predicted violation a line, "PATTERN VAR E1 F E2 THREADS".
-rows() { awk '/^s[0-9]+ / { print $2, $3, $4, $5, $6, $7 }' "$1" | sort; }
+# A candidate whose orderings an earlier schedule forces is listed as =sN.
+rows() { awk '/^=?s[0-9]+ / { print $2, $3, $4, $5, $6, $7 }' "$1" | sort; }
 # z3_count TABLE WHAT: a count of the --z3 summary line ("dropped as
 # impossible", "undecided", "candidates from the lockset pass").
 z3_count() { sed -n "s/^cbpredict: z3: .*[ ,]\([0-9][0-9]*\) $2.*/\1/p" "$1"; }
