@@ -215,6 +215,15 @@ static int parse_patterns(const char *arg, unsigned *skip, int *explore) {
    return 0;
 }
 
+/* The map of written schedules by ordering digest (ctx: the digests;
+ * payload k is s(k+1)'s); a digest is its own hash. */
+static int digest_eq(const void *ctx, uint32_t i, const void *key) {
+   return ((const uint64_t *)ctx)[i] == *(const uint64_t *)key;
+}
+static uint64_t digest_hash(const void *ctx, uint32_t i) {
+   return ((const uint64_t *)ctx)[i];
+}
+
 /* --delays: delay schedules after the predicted ones, numbered on from
  * them, with what is left of --max (explore.c).  0, or 1 when one could not
  * be written. */
@@ -389,16 +398,19 @@ int main(int argc, char **argv) {
    uint64_t written = 0;
    int rc = 0;
    /* Two candidates may come to one schedule (two variables of one
-    * critical section): force each ordering once. */
+    * critical section): force each ordering once.  digests[k] is s(k+1)'s. */
    uint64_t *digests = cbp_xcalloc(a.r.n + 1, sizeof *digests);
+   cbp_map byd;
+   cbp_map_init(&byd, 256);
    for (size_t i = 0; i < a.r.n && written < limit; i++) {
       cbp_candidate *c = &a.r.c[i];
       if (!c->built || c->dropped) continue;
       uint64_t d = cbp_candidate_digest(&a.x, c);
-      uint64_t dup = 0;
-      for (uint64_t k = 0; k < written && !dup; k++) dup = digests[k] == d ? k + 1 : 0;
-      if (dup) { a.r.same_order++; c->same_as = (uint32_t)dup; continue; }
+      uint32_t *slot = cbp_map_probe(&byd, d, digest_eq, digests, &d);
+      if (*slot) { a.r.same_order++; c->same_as = *slot; continue; }
       digests[written] = d;
+      *slot = (uint32_t)(written + 1);
+      cbp_map_added(&byd, digest_hash, digests);
       c->id = (uint32_t)(written + 1);
       char *p;
       if (asprintf(&p, "%s/s%u.pb", dir, c->id) < 0) { rc = 1; break; }
@@ -413,6 +425,7 @@ int main(int argc, char **argv) {
       written++;
    }
    free(digests);
+   cbp_map_free(&byd);
    cbp_explore_result xr;
    memset(&xr, 0, sizeof xr);
    if (eo.delays && rc == 0) rc = write_delays(&t, &a, &eo, dir, limit, &written, &xr);

@@ -104,16 +104,21 @@ static uint64_t prefix_end(const cbp_rf *rf, uint32_t k, uint64_t count) {
    return rf->pos[k][count - 1] + 1;
 }
 
+/* The position in v's writes of its first write after trace index i. */
+static size_t first_write_after(const cbp_rf *rf, uint32_t v, uint64_t i) {
+   size_t lo = rf->woff[v], hi = rf->woff[v + 1];
+   while (lo < hi) {
+      size_t m = lo + (hi - lo) / 2;
+      if (rf->widx[m] <= i) lo = m + 1; else hi = m;
+   }
+   return lo;
+}
+
 /* Whether a write of variable v by a thread other than j lies after trace
  * index i and before stop, inside its own thread's prefix. */
 static int write_in_window(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                            uint32_t v, uint64_t i, uint64_t stop) {
-   size_t lo = rf->woff[v], hi = rf->woff[v + 1];
-   while (lo < hi) { /* the first write after i */
-      size_t m = lo + (hi - lo) / 2;
-      if (rf->widx[m] <= i) lo = m + 1; else hi = m;
-   }
-   for (size_t k = lo; k < rf->woff[v + 1] && rf->widx[k] < stop; k++) {
+   for (size_t k = first_write_after(rf, v, i); k < rf->woff[v + 1] && rf->widx[k] < stop; k++) {
       uint32_t tid = rf->wtid[k];
       if (tid == j || tid > rf->x->nthreads) continue;
       if (rf->widx[k] < prefix_end(rf, tid, prefix[tid - 1])) return 1;
@@ -130,12 +135,8 @@ int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
       uint64_t i = rf->pos[j][c];
       uint32_t v = rf->x->var_of[i];
       if (rf->t->events[i].kind != CB_EV_READ || !v || !rf->x->var_shared[v]) continue;
-      size_t lo = rf->woff[v], hi = rf->woff[v + 1], base = lo;
-      while (lo < hi) { /* the first write after i */
-         size_t m = lo + (hi - lo) / 2;
-         if (rf->widx[m] <= i) lo = m + 1; else hi = m;
-      }
-      if (lo > base && rf->wtid[lo - 1] == w && rf->widx[lo - 1] >= wstart) return 1;
+      size_t k = first_write_after(rf, v, i); /* its writer is k - 1 */
+      if (k > rf->woff[v] && rf->wtid[k - 1] == w && rf->widx[k - 1] >= wstart) return 1;
    }
    return 0;
 }
