@@ -121,7 +121,7 @@ static cbp_step *f_last(const cb_trace *t, const cbp_escape *x, const cbp_rf *rf
 }
 
 /* How far the scans below look, in trace events. */
-#define F_ON_SCAN 65536
+#define F_ON_SCAN 4096
 
 /* Whether T1 touches variable var after e2 (within F_ON_SCAN events). */
 static int t1_uses_later(const cb_trace *t, const cbp_escape *x, const cbp_candidate *c,

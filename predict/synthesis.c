@@ -506,7 +506,12 @@ static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
  * events up to there read what T1 wrote from its cut on, which the
  * schedule moves after f.  Keeping what ran before f there keeps f's
  * context: the waiters a producer's signal wakes are waiting. */
+#define LATE_SCAN 65536 /* events the check reads at most (beyond: not tried) */
 static int late_ok(synth *S, const cbp_candidate *c, const uint64_t *late) {
+   uint64_t more = 0;
+   for (uint32_t j = 1; j <= S->x->nthreads && more <= LATE_SCAN; j++)
+      if (j != c->t1 && late[j - 1] > c->prefix[j - 1]) more += late[j - 1] - c->prefix[j - 1];
+   if (more > LATE_SCAN) return 0;
    if (!S->rf) S->rf = cbp_rf_new(S->t, S->x);
    for (uint32_t j = 1; j <= S->x->nthreads; j++)
       if (j != c->t1 && late[j - 1] > c->prefix[j - 1] &&
