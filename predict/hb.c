@@ -19,9 +19,6 @@
 
 #define NONE UINT64_MAX
 
-const char *const cbp_hb_kind_name[CBP_HB_NKINDS] = {"create", "join", "barrier", "cond",
-                                                      "sem", "release"};
-
 int cbp_hb_anchor(unsigned kind) {
    return kind < CB_EV_KIND_COUNT &&
           (CB_IS_COUNTED(kind) || kind == CB_EV_THREAD_START || kind == CB_EV_THREAD_EXIT);
