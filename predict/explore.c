@@ -21,7 +21,7 @@
  * Which, deterministic for one --seed: every single delay first (each
  * point once, in an order the seed shuffles), then chains of 2 .. N points
  * drawn at random, until --max are written.  No ordering is written twice
- * (cb_ordering_digest of prefix and tail), nor one given as --seen (what
+ * (cbp_candidate_digest of the schedule), nor one given as --seen (what
  * cbtest already forced in earlier rounds).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
@@ -194,19 +194,6 @@ static uint32_t chain_plan(explorer *X, const point *ch, unsigned d, uint32_t *c
    return outs ? ns : 0; /* nobody to run while the held thread waits */
 }
 
-static uint64_t plan_digest(const explorer *X, uint32_t ntail) {
-   cb_order_step *st = cbp_xcalloc(ntail + 1, sizeof *st);
-   for (uint32_t s = 0; s < ntail; s++) {
-      st[s].tid = X->tail[s].tid;
-      st[s].count = X->tail[s].count == CBP_RUN_OUT ? CB_ORDER_RUN_OUT : X->tail[s].count;
-   }
-   const cb_order_step *tails[1] = {st};
-   size_t nt[1] = {ntail};
-   uint64_t d = cb_ordering_digest(X->prefix, X->n, tails, nt, 1);
-   free(st);
-   return d;
-}
-
 /* The candidate schedule_out.c writes: e1 the first point, f the second,
  * e2 the last (one point: all three), the variable the first point's. */
 static void chain_candidate(const explorer *X, const point *ch, unsigned d,
@@ -249,21 +236,21 @@ static int try_chain(explorer *X, const point *ch, unsigned d, cb_error *err) {
    cbp_explore_result *r = X->res;
    uint32_t counted, ntail = chain_plan(X, ch, d, &counted);
    if (!ntail) return 0;
-   uint64_t dg = plan_digest(X, ntail);
+   cbp_analysis *a = X->a;
+   cbp_candidate c;
+   chain_candidate(X, ch, d, ntail, &c);
+   uint64_t dg = cbp_candidate_digest(&a->x, &c);
    long known = digest_find(X, dg);
    if (known >= 0) {
       if ((size_t)known < X->nseen) r->seen++;
       else r->duplicates++;
       return 0;
    }
-   cbp_analysis *a = X->a;
    if (cbp_plan_check(X->t, &a->x, &a->v, a->L, X->prefix, X->tail, counted)) {
       digest_add(X, dg); /* not asked again */
       r->unfollowable++;
       return 0;
    }
-   cbp_candidate c;
-   chain_candidate(X, ch, d, ntail, &c);
    c.id = X->next_id;
    char path[4096];
    snprintf(path, sizeof path, "%s/s%u.pb", X->dir, c.id);

@@ -41,7 +41,7 @@ void cbp_explore_rows(FILE *out, const cb_trace *t, const cbp_explore_result *r,
       for (int k = 0; k < 3; k++)
          cb_location_str(t, t->events[row->at[k]].loc, l[k], sizeof l[k]);
       threads_of(row, th, sizeof th);
-      fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", id, "explore", vw,
+      fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", id, cbp_pattern_name[CBP_EXP], vw,
               var_name(t, row, v, sizeof v), l[0], l[1], l[2], th);
    }
 }
@@ -81,7 +81,7 @@ void cbp_explore_json(FILE *out, const cb_trace *t, const cbp_explore_result *r,
       fprintf(out, "%s{\"id\":\"s%u\",\"schedule\":", i ? "," : "", row->id);
       snprintf(path, sizeof path, "%s/s%u.pb", dir, row->id);
       cb_json_write_string(out, path);
-      fputs(",\"pattern\":\"explore\",\"variable\":", out);
+      fprintf(out, ",\"pattern\":\"%s\",\"variable\":", cbp_pattern_name[CBP_EXP]);
       cb_json_write_string(out, var_name(t, row, v, sizeof v));
       fprintf(out, ",\"delays\":%u,\"threads\":[", row->delays);
       for (unsigned j = 0; j < row->ntids; j++)

@@ -4,7 +4,9 @@
  * thread's previous event), so that the second knows, at a signal, whether
  * anyone waits on that condition: a signal nobody waits for can wake no
  * one and is forgotten at once, and a condition's list of signals is
- * emptied whenever its last waiter woke, which keeps the matching linear.
+ * emptied whenever its last waiter woke.  A wait finds its signal by a
+ * binary search and skips the used-up ones (sig.skip), so the matching
+ * stays near linear even when the list is never emptied.
  * The second pass makes the groups in trace order; a group is made when
  * its first sink shows up (a post nobody took, a signal that woke no one
  * make none), except barrier rounds and release runs, made at their first
@@ -17,9 +19,6 @@
 
 #define NONE UINT64_MAX
 
-const char *const cbp_hb_kind_name[CBP_HB_NKINDS] = {"create", "join", "barrier", "cond",
-                                                      "sem", "release"};
-
 int cbp_hb_anchor(unsigned kind) {
    return kind < CB_EV_KIND_COUNT &&
           (CB_IS_COUNTED(kind) || kind == CB_EV_THREAD_START || kind == CB_EV_THREAD_EXIT);
@@ -27,7 +26,11 @@ int cbp_hb_anchor(unsigned kind) {
 
 enum { OBJ_BARRIER, OBJ_COND, OBJ_SEM, OBJ_RELEASE };
 
-typedef struct { uint64_t ev; uint32_t tid, group; uint8_t bcast, used; } sig;
+/* A signal that may still wake someone.  skip: the first entry at or
+ * after this one that a wait may still take (itself until a wait used it
+ * up), path-compressed: the matching stays linear however long a
+ * condition always has a waiter (a pool of idle workers). */
+typedef struct { uint64_t ev; size_t skip; uint32_t tid, group; uint8_t bcast; } sig;
 
 /* A synchronisation object, by (what, address, sub): sub is a semaphore's
  * post number, a release object's class. */
@@ -139,16 +142,38 @@ static wstart *wait_starts(const cb_trace *t, size_t *n) {
    return w;
 }
 
+/* The first of o's signals at or after k not used up (o->ns: none). */
+static size_t sig_find(obj *o, size_t k) {
+   size_t r = k;
+   while (r < o->ns && o->s[r].skip != r) r = o->s[r].skip;
+   while (k < o->ns && o->s[k].skip != k) { /* compress */
+      size_t nx = o->s[k].skip;
+      o->s[k].skip = r;
+      k = nx;
+   }
+   return r;
+}
+
+/* The first signal after event `began` (signals are kept in trace order). */
+static size_t sig_after(const obj *o, uint64_t began) {
+   size_t lo = 0, hi = o->ns;
+   while (lo < hi) {
+      size_t m = (lo + hi) / 2;
+      if (o->s[m].ev <= began) lo = m + 1; else hi = m;
+   }
+   return lo;
+}
+
 /* The earliest signal of another thread after the wait began that may
  * still wake someone; used up unless a broadcast. */
 static void cond_wait(build *B, size_t i, const cb_event *e, uint64_t began) {
    obj *o = object(B, OBJ_COND, e->addr, 0, 1);
    if (began == NONE) return;
    if (o->pending) o->pending--;
-   for (size_t k = 0; k < o->ns; k++) {
+   for (size_t k = sig_find(o, sig_after(o, began)); k < o->ns; k = sig_find(o, k + 1)) {
       sig *s = &o->s[k];
-      if (s->ev <= began || s->tid == e->tid || (s->used && !s->bcast)) continue;
-      s->used = 1;
+      if (s->tid == e->tid) continue;
+      if (!s->bcast) s->skip = k + 1;
       if (!s->group) {
          s->group = new_group(B, CBP_HB_COND, 0, 0) + 1;
          add_src(B, s->group - 1, s->ev);
@@ -208,7 +233,8 @@ static void sync_event(build *B, thr *h, size_t i, const cb_event *e) {
       obj *o = object(B, OBJ_COND, e->addr, 0, 1);
       if (!o->pending) break; /* wakes no one */
       o->s = cbp_grow(o->s, &o->caps, o->ns, sizeof *o->s);
-      o->s[o->ns++] = (sig){i, e->tid, 0, (uint8_t)(e->size & 1), 0};
+      o->s[o->ns] = (sig){i, o->ns, e->tid, 0, (uint8_t)(e->size & 1)};
+      o->ns++;
       break;
    }
    case CB_EV_COND_WAIT:

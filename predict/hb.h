@@ -41,9 +41,8 @@
 
 typedef enum {
    CBP_HB_CREATE, CBP_HB_JOIN, CBP_HB_BARRIER, CBP_HB_COND, CBP_HB_SEM,
-   CBP_HB_RELEASE, CBP_HB_NKINDS
+   CBP_HB_RELEASE
 } cbp_hb_kind;
-extern const char *const cbp_hb_kind_name[CBP_HB_NKINDS];
 
 typedef struct {
    uint8_t kind;        /* cbp_hb_kind */

@@ -127,7 +127,7 @@ static void fit_limit(z3w_window *w, const z3w_scratch *s)
       }
    }
    /* Never start inside one machine instruction. */
-   while (wb > q->window_begin && z3w_same_insn(&s->t->events[wb]))
+   while (wb > q->window_begin && cbp_glued(&s->t->events[wb]))
       wb--;
    w->wb = wb;
    if (wb > 0)
@@ -199,7 +199,7 @@ static int add_event(z3w_window *w, z3w_scratch *s, size_t i, size_t *pos)
    we->idx = i;
    we->tid = e->tid;
    we->tprev = th->last_pos;
-   we->var = (z3w_same_insn(e) && th->last_pos != Z3W_NONE) ? w->ev[th->last_pos].var
+   we->var = (cbp_glued(e) && th->last_pos != Z3W_NONE) ? w->ev[th->last_pos].var
                                                             : w->nvars++;
    th->last_pos = *pos;
    const z3w_query *q = s->q;

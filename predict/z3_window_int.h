@@ -6,6 +6,7 @@
 #ifndef Z3_WINDOW_INT_H
 #define Z3_WINDOW_INT_H
 
+#include "predict.h" /* cbp_glued: part of one instruction with the previous event */
 #include "z3_window.h"
 
 /* A bump allocator: the window's lists live until z3w_free. */
@@ -87,13 +88,6 @@ static inline int z3w_in(const z3w_scratch *s, size_t i) {
    const cb_event *e = &s->t->events[i];
    return e->tid < s->nth && s->th[e->tid].end != Z3W_NONE && i <= s->th[e->tid].end &&
           cbp_hb_anchor(e->kind);
-}
-/* Part of one machine instruction with the thread's previous event, so
- * that nothing runs between them (a split store is not: predict.h,
- * cbp_glued). */
-static inline int z3w_same_insn(const cb_event *e) {
-   return (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
-          (e->size & CB_SIZE_SAME_INSN) && !(e->size & CB_SIZE_SPLIT);
 }
 static inline int z3w_carries_value(const cb_event *e) {
    unsigned b = CB_SIZE_BYTES(e->size);

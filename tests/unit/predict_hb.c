@@ -198,6 +198,21 @@ static void test_once_and_threads(void) {
    agree("once, create and join");
 }
 
+static void test_release_runs(void) {
+   /* T3 acquires T2's release, then T1 releases again (a second run): T4,
+    * acquiring after both, follows T2's release too, through the chain of
+    * runs (cbp_hb_group.prev), though T1 never acquired. */
+   load("T1 start T1\nT1 create T2 @h.c:20\nT1 create T3 @h.c:21\nT1 create T4 @h.c:22\n"
+        "T2 start T1\nT3 start T1\nT4 start T1\n"
+        "T2 write a @h.c:1\nT2 release O @h.c:2\nT3 acquire O @h.c:3\n"
+        "T1 write b @h.c:4\nT1 release O @h.c:5\nT4 acquire O @h.c:6\nT4 write c @h.c:7\n"
+        "T3 write d @h.c:8\n");
+   pin("release runs: the first run before an acquire after the second", 1, 7, 1);
+   pin("release runs: the second run", 4, 7, 1);
+   pin("release runs: the second run not before an earlier acquire", 4, 8, 0);
+   agree("two release runs");
+}
+
 int main(void) {
    setvbuf(stdout, NULL, _IOLBF, 0);
    Z = cb_z3_new(10000, 0);
@@ -209,6 +224,7 @@ int main(void) {
    test_two_signals();
    test_semaphore();
    test_once_and_threads();
+   test_release_runs();
    unload();
    cb_z3_free(Z);
    printf("1..%d\n", ntest);

@@ -558,6 +558,22 @@ static void test_cond(void)
       "T1 read x =5 <e1>\n"
       "T1 write x =6 <e2>\n";
    query(timed, 0, "control: a wait with no signal", CB_Z3_SAT);
+   /* The signal that woke T1 came after T1 began waiting (its unlock after
+    * f), and T2 reads z only once T1 woke: e1, after the signal, cannot
+    * run before f (z3w_wait; happens-before alone would allow it). */
+   const char *woken =
+      "T1 lock m\n"
+      "T1 write y =1 <f>\n"
+      "T1 unlock m\n"
+      "T2 lock m\n"
+      "T2 signal c\n"
+      "T2 unlock m\n"
+      "T2 read y =1 <e1>\n"
+      "T1 wait c m\n"
+      "T1 write z =1\n"
+      "T2 read z =1\n"
+      "T2 read y =1 <e2>\n";
+   query(woken, 0, "a signal wakes only a wait begun before it", CB_Z3_UNSAT);
 }
 
 static void test_barrier(void)
