@@ -15,6 +15,9 @@
  * A bug is then forced again, --confirm times, with the same variant: a
  * schedule is kept as the reproducer only when its failure comes back
  * every time (a test that fails now and then on its own is no proof).
+ * A failure that does not come back does not decide: the next variant is
+ * forced, and the first reproduced failure is the verdict; when none is,
+ * the first failure is, reported as not reproduced.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -64,26 +67,39 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
       confirm(o, io, cs, r);
       return;
    }
-   unsigned nv = (unsigned)cb_schedule_nvariants(cs->s);
+   unsigned nv = (unsigned)cb_schedule_nvariants(cs->s), tried = 0;
    double seconds = 0;
-   int have_pass = 0;
-   cbr_result run;
-   for (unsigned k = 0; k < nv; k++) {
+   int have_pass = 0, decided = 0, have_unsure = 0;
+   cbr_result run, unsure;
+   for (unsigned k = 0; k < nv && !decided; k++) {
       cbr_run_one(o, io, cs, k, &run);
+      confirm(o, io, cs, &run);
       seconds += run.seconds;
-      /* Keep the deciding run, else the first that passed, else the
-       * last infeasible one. */
-      if (decides(run.verdict) || !have_pass) {
+      tried = k + 1;
+      if (cbr_not_reproduced(&run)) {
+         /* A failure that did not come back every time is no reproducer
+          * (after the tail the threads run free, and that part decided
+          * it): keep the first such run and go on, since a later
+          * variant's tail may force what the free part did only now and
+          * then. */
+         if (!have_unsure)
+            unsure = run;
+         have_unsure = 1;
+      } else if (decides(run.verdict)) {
+         *r = run;
+         decided = 1;
+      } else if (!have_pass) {
+         /* Else the first run that passed, else the last infeasible one. */
          *r = run;
          have_pass = run.verdict == CBR_PASSED;
       }
-      r->variants_tried = k + 1;
-      if (decides(run.verdict))
-         break;
-      if (o->verbose && k + 1 < nv)
-         fprintf(stderr, "cbreplay: %s variant %u %s; forcing variant %u\n",
-                 cs->name, k, cbr_verdict_name(run.verdict), k + 1);
+      if (o->verbose && !decided && k + 1 < nv)
+         fprintf(stderr, "cbreplay: %s variant %u %s%s; forcing variant %u\n",
+                 cs->name, k, cbr_verdict_name(run.verdict),
+                 cbr_not_reproduced(&run) ? " but not every time" : "", k + 1);
    }
+   if (!decided && have_unsure)
+      *r = unsure;
+   r->variants_tried = tried;
    r->seconds = seconds;
-   confirm(o, io, cs, r);
 }

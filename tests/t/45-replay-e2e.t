@@ -41,7 +41,7 @@ predict_and_replay() {
    mkdir -p "$d"
    cb_record "$1" "$d/trace.pb"
    cbpredict -o "$d/s" "$d/trace.pb" > "$d/predict.out" 2>&1
-   OUT=$(cd "$d" && cbreplay --schedules "$d/s" --all --confirm 0 --timeout $TIMEOUT \
+   OUT=$(cd "$d" && cbreplay --schedules "$d/s" --all --confirm 1 --timeout $TIMEOUT \
             -- "$CB_PROGRAM_BIN/$1" 2>"$d/replay.err")
    RC=$?
    printf '%s\n' "$OUT" > "$d/replay.out"
