@@ -4,6 +4,7 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,22 @@ static const cb_symbol *find_symbol(const cb_trace *t, uint64_t addr)
    return NULL;
 }
 
+/* The length of a symbol's name as the source spells it.  GCC names a
+ * static variable of a function `count.0`, `l.1` (the number tells apart
+ * the statics of one name in one file), and Valgrind's debug information
+ * describes only variables at file scope, so such a variable is known by
+ * its symbol alone: `l.0` would read as a member `0` of `l`. */
+static int static_local_len(const char *name)
+{
+   const char *dot = strrchr(name, '.');
+   if (!dot || dot == name || !dot[1] || dot[1 + strspn(dot + 1, "0123456789")])
+      return (int)strlen(name);
+   for (const char *p = name; p < dot; p++)
+      if (!(isalnum((unsigned char)*p) || *p == '_'))
+         return (int)strlen(name);
+   return (int)(dot - name);
+}
+
 /* The name the debug information gave addr, if the tool asked. */
 static const cb_variable *find_variable(const cb_trace *t, uint64_t addr)
 {
@@ -276,10 +293,11 @@ const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
    }
    const cb_symbol *s = find_symbol(t, addr);
    if (s && s->name && s->name[0]) {
+      int n = static_local_len(s->name);
       if (addr == s->address)
-         snprintf(buf, len, "%s", s->name);
+         snprintf(buf, len, "%.*s", n, s->name);
       else
-         snprintf(buf, len, "%s+%" PRIu64, s->name, addr - s->address);
+         snprintf(buf, len, "%.*s+%" PRIu64, n, s->name, addr - s->address);
       return buf;
    }
    const cb_alloc_span *a = find_alloc(t, addr, index);

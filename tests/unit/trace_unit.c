@@ -659,6 +659,24 @@ static void test_names(void)
    ok(strcmp(cb_variable_str(&t, 0x40404f, v, sizeof v), "counter+15") == 0 &&
           strcmp(cb_variable_str(&t, 0x404050, v, sizeof v), "0x404050") == 0,
       "a symbol covers its bytes and no more (%s)", v);
+   {
+      cb_trace ts = {0};
+      cb_symbol st = {0x405000, 16, "l.0"}, dotted = {0x405100, 8, "a.b.1"},
+                vers = {0x405200, 8, "stderr@GLIBC_2.2.5"};
+      cb_trace_add_symbol(&ts, &st, &err);
+      cb_trace_add_symbol(&ts, &dotted, &err);
+      cb_trace_add_symbol(&ts, &vers, &err);
+      cb_trace_finish(&ts);
+      char v2[200], v3[200], v4[200];
+      ok(strcmp(cb_variable_str(&ts, 0x405000, v, sizeof v), "l") == 0 &&
+             strcmp(cb_variable_str(&ts, 0x405008, v2, sizeof v2), "l+8") == 0 &&
+             strcmp(cb_variable_str(&ts, 0x405100, v3, sizeof v3), "a.b.1") == 0 &&
+             strcmp(cb_variable_str(&ts, 0x405200, v4, sizeof v4),
+                    "stderr@GLIBC_2.2.5") == 0,
+         "a function's static is named as the source spells it (%s, %s; "
+         "others unchanged: %s, %s)", v, v2, v3, v4);
+      cb_trace_free(&ts);
+   }
    ok(strcmp(cb_variable_str(&t, 0x4a52a4, v, sizeof v),
              "heap block of 16 bytes from rww.c:14, offset 4") == 0,
       "a reused heap address names the last block by default (%s)", v);
