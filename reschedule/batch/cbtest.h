@@ -174,6 +174,9 @@ typedef struct {
                               cbreplay named the threads, locks and lines,
                               one thread a line (no final newline) */
    char out_path[PATH_MAX], err_path[PATH_MAX]; /* cbreplay's output */
+   unsigned again, again_failed; /* a bug forced again (cbreplay --confirm)
+                                    this often, and failed this often: the
+                                    schedule reproduces it when they agree */
    size_t key;             /* its access pattern in cbt_suite.patterns */
 } cbt_run;
 
@@ -189,6 +192,10 @@ typedef struct {
    double test_score; /* the same over its test's forced runs only */
    char reproduce[8192];
 } cbt_bug;
+
+/* Whether r's schedule reproduces its bug: 1 when every forced-again run
+ * failed too, 0 when one passed, -1 when it was not forced again. */
+int cbt_reproduced(const cbt_run *r);
 
 /* An access pattern (pattern and the three code sites) over the forced runs
  * that forced it, scored after Falcon (ICSE 2010): failed / (totalfailed +

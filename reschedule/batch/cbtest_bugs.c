@@ -76,6 +76,13 @@ static int counts(enum cbt_verdict v)
    return cbt_is_bug(v) || v == CBT_PASSED;
 }
 
+int cbt_reproduced(const cbt_run *r)
+{
+   if (!r->again)
+      return -1;
+   return r->again_failed == r->again;
+}
+
 static void make_reproduce(const cbt_suite *s, const cbt_test *t,
                            const cbt_run *r, char *buf, size_t len)
 {
@@ -233,7 +240,14 @@ void cbt_collect_bugs(cbt_suite *s)
             if (same_bug(&t->runs[s->bugs[b].run], r))
                break;
          if (b < s->nbugs) {
-            s->bugs[b].nruns++;
+            cbt_bug *bug = &s->bugs[b];
+            bug->nruns++;
+            /* A run whose schedule reproduces the bug stands for it. */
+            if (cbt_reproduced(r) == 1 && cbt_reproduced(&t->runs[bug->run]) == 0) {
+               bug->run = ri;
+               bug->verdict = r->verdict;
+               make_reproduce(s, t, r, bug->reproduce, sizeof bug->reproduce);
+            }
             continue;
          }
          cbt_bug *more = realloc(s->bugs, (s->nbugs + 1) * sizeof *more);

@@ -332,19 +332,34 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
       test_finished(s, ti);
 }
 
-/* The tail variant of a schedule with several, from cbreplay's bug report
- * ("  tail variant N ..."), or -1. */
-static int replay_variant(const char *out_path)
+/* From cbreplay's bug report (reschedule/report.c): the tail variant of a
+ * schedule with several ("  tail variant N ...", else -1), and how often
+ * the failure was forced again and came back ("  not reproduced: forced
+ * again N times, it failed M"; a reproduced one says "reproduce: ..." and
+ * came back every time: --confirm, 1 for cbtest's runs). */
+static void replay_facts(cbt_run *r)
 {
-   FILE *f = fopen(out_path, "r");
+   FILE *f = fopen(r->out_path, "r");
    char line[512];
-   int v = -1;
-   while (f && fgets(line, sizeof line, f))
-      if (sscanf(line, "  tail variant %d", &v) == 1)
-         break;
+   unsigned n, m;
+   r->variant = -1;
+   r->again = r->again_failed = 0;
+   while (f && fgets(line, sizeof line, f)) {
+      if (r->variant < 0)
+         (void)sscanf(line, "  tail variant %d", &r->variant);
+      if (sscanf(line, "  not reproduced: forced again %u time%*[s], it failed %u",
+                 &n, &m) == 2 ||
+          sscanf(line, "  not reproduced: forced again %u time, it failed %u",
+                 &n, &m) == 2) {
+         r->again = n;
+         r->again_failed = m;
+      } else if (!strncmp(line, "  reproduce: ", 13) &&
+                 !strstr(line, "(not forced again")) {
+         r->again = r->again_failed = 1;
+      }
+   }
    if (f)
       fclose(f);
-   return v;
 }
 
 /* A deadlock's threads as cbreplay's bug report names them, one a line
@@ -381,7 +396,7 @@ static void replay_deadlock(const char *out_path, char *buf, size_t len)
 void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
 {
    r->exit_code = e->code;
-   r->variant = replay_variant(r->out_path);
+   replay_facts(r);
    r->seconds = e->seconds;
    if (e->code < 0 && e->error[0]) {
       r->verdict = CBT_ERROR; /* cbreplay did not start */

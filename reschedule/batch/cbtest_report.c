@@ -118,6 +118,20 @@ static void json_run(cbt_json *j, const cbt_run *r)
    cbt_json_end(j);
 }
 
+
+/* "reproduced": true when the bug came back every time it was forced
+ * again, false when not (then `reproduce` only runs it again), null when
+ * it was not forced again. */
+static void json_reproduced(cbt_json *j, const cbt_run *r)
+{
+   int rep = cbt_reproduced(r);
+   if (rep < 0)
+      cbt_json_string(j, "reproduced", NULL);
+   else
+      cbt_json_bool(j, "reproduced", rep);
+   cbt_json_uint(j, "forced_again", r->again);
+   cbt_json_uint(j, "failed_again", r->again_failed);
+}
 static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
 {
    const cbt_test *t = &s->tests[b->test];
@@ -148,6 +162,7 @@ static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
          cbt_json_string(j, NULL, t->runs[i].name);
    cbt_json_end(j);
    cbt_json_string(j, "reproduce", b->reproduce);
+   json_reproduced(j, r);
    cbt_json_end(j);
 }
 
@@ -451,6 +466,7 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
    json_deadlock(j, r);
    cbt_json_string(j, "reproduce", b->reproduce);
+   json_reproduced(j, r);
    cbt_json_end(j);
    cbt_json_end(j);
 }

@@ -112,7 +112,14 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
    }
    print_deadlock(out, r);
    fprintf(out, "      details:   %s\n", r->out_path);
-   fprintf(out, "      reproduce: %s\n", bug->reproduce);
+   if (cbt_reproduced(r) == 0)
+      fprintf(out, "      not reproduced: forced again %u time%s, it failed "
+                   "%u (the failure does not come from this schedule "
+                   "alone)\n      run again: %s\n",
+              r->again, r->again == 1 ? "" : "s", r->again_failed,
+              bug->reproduce);
+   else
+      fprintf(out, "      reproduce: %s\n", bug->reproduce);
 }
 
 static void print_test(FILE *out, const cbt_suite *s, size_t ti)
