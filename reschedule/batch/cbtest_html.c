@@ -236,7 +236,10 @@ static void write_html(FILE *f, const void *arg)
          fputs("</pre>\n", f);
       }
       flow_lanes(f, s, t, r);
-      fputs("<p>Reproduce:</p><pre>", f);
+      fputs(cbt_reproduced(r) == 0
+               ? "<p>Not reproduced: when forced again, the run did not fail "
+                 "every time. Run again:</p><pre>"
+               : "<p>Reproduce:</p><pre>", f);
       esc(f, bug->reproduce);
       fputs("</pre>\n", f);
    }

@@ -416,9 +416,12 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    char msg[4 * PATH_MAX + 10000 + sizeof waits];
    snprintf(msg, sizeof msg,
             "%s %s on %s, confirmed: the forced run %s "
-            "(test %s, schedule %s)%s. %s; %s; %s. Reproduce: %s",
+            "(test %s, schedule %s)%s. %s; %s; %s. %s: %s",
             r->pattern, cbt_shape_name(r->pattern), r->variable,
             cbt_verdict_words(b->verdict), t->id, r->name, waits, w1, wf, w2,
+            cbt_reproduced(r) == 0 ? "Not reproduced when forced again; run "
+                                     "again"
+                                   : "Reproduce",
             b->reproduce);
 
    cbt_json_object(j, NULL);

@@ -86,6 +86,9 @@ is "$(jget "$J" '$d->{bugs}[0]{reproduced} ? "true" : "false"')" false \
 is "$(jget "$J" '$d->{bugs}[0]{failed_again}')" 0 "once: report.json: failed again 0 times"
 ok "once: report.json: forced again at least once" \
    [ "$(jget "$J" '$d->{bugs}[0]{forced_again}')" -ge 1 ]
+like "$(jget "$TMP/out1/report.sarif" '$d->{runs}[0]{results}[0]{message}{text}')" \
+   "Not reproduced when forced again; run again: " "once: report.sarif's message says so"
+like "$(cat "$TMP/out1/report.html")" "Not reproduced: " "once: report.html too"
 ok "once: the failing run was not the last (the variants after it were forced)" \
    [ "$(ls "$TMP/runs" | wc -l)" -gt 3 ]
 
