@@ -92,9 +92,13 @@ Bool cb_obj_instrumented(Addr a)
 /* The start-up glue the linker puts into every program and library
  * (crti.o's _init and _fini, crtbegin.o's frame_dummy and
  * __do_global_dtors_aux): C runtime too, but inside a watched object.  It
- * has neither a sized symbol nor line info, which Valgrind then cannot name;
- * user code always has one or the other (a stripped library keeps its
- * exported names).  Asked at translation time only. */
+ * has neither a sized symbol nor line info, which Valgrind then cannot name,
+ * and no call frame information either (crtstuff is built without unwind
+ * tables).  A static function of a stripped library (Debian's libglib:
+ * g_hash_table_insert_node) has no name or line either, but it has its
+ * frame information, like all compiled code on amd64: it is the user's
+ * code, and a check-then-insert on a GHashTable races there.  Asked at
+ * translation time only. */
 Bool cb_code_is_runtime_glue(Addr a)
 {
    const HChar *s, *dir;
@@ -103,7 +107,8 @@ Bool cb_code_is_runtime_glue(Addr a)
       return False;
    DiEpoch ep = VG_(current_DiEpoch)();
    return !VG_(get_fnname)(ep, a, &s) &&
-          !VG_(get_filename_linenum)(ep, a, &s, &dir, &line);
+          !VG_(get_filename_linenum)(ep, a, &s, &dir, &line) &&
+          !VG_(has_CF_info)(a);
 }
 
 Bool cb_addr_is_plt(Addr a)

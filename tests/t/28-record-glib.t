@@ -149,4 +149,62 @@ if [ -s "$d" ]; then
       "glib_once: nothing is predicted on the data the once controls guard"
 fi
 
+# ---- GLib's static functions are watched: Debian's libglib is stripped,
+# so g_hash_table_insert_node has neither a name nor a line, like the
+# linker's start-up glue, which is not watched; but it has call frame
+# information, which the glue has not.  A cache that looks up under its
+# lock and inserts under it again, with the work between, builds twice when
+# two threads miss: the insert's writes must be in the trace, and cbtest
+# must confirm the race.
+cat > "$TMP/gcache.c" <<'EOF2'
+#include <glib.h>
+#include <stdio.h>
+static GHashTable *cache;
+static GMutex cache_lock;
+static int builds;
+static gpointer worker(gpointer data)
+{
+   const char *key = data;
+   g_mutex_lock(&cache_lock);
+   const char *v = g_hash_table_lookup(cache, key);
+   g_mutex_unlock(&cache_lock);
+   if (!v) {
+      g_atomic_int_inc(&builds);
+      char *nv = g_strdup_printf("<%s>", key);
+      g_mutex_lock(&cache_lock);
+      g_hash_table_insert(cache, g_strdup(key), nv);
+      g_mutex_unlock(&cache_lock);
+   }
+   return NULL;
+}
+int main(void)
+{
+   cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+   GThread *a = g_thread_new("a", worker, "alpha");
+   GThread *b = g_thread_new("b", worker, "alpha");
+   g_thread_join(a);
+   g_thread_join(b);
+   if (g_atomic_int_get(&builds) != 1) {
+      fprintf(stderr, "built %d times\n", builds);
+      return 1;
+   }
+   g_hash_table_destroy(cache);
+   return 0;
+}
+EOF2
+if cc -O2 -g -o "$TMP/gcache" "$TMP/gcache.c" $(pkg-config --cflags --libs glib-2.0); then
+   cbtrace record -o "$TMP/gcache.pb" -- "$TMP/gcache" >/dev/null 2>&1
+   nw=$(cbtrace dump "$TMP/gcache.pb" 2>/dev/null |
+        awk '/ begin g_hash_table_insert /{ins[$2] = 1} / end g_hash_table_insert /{ins[$2] = 0}
+             $3 == "write" && ins[$2] {n++} END {print n + 0}')
+   ok "gcache: the writes of g_hash_table_insert's static helpers are recorded ($nw)" \
+      test "$nw" -ge 2
+   (cd "$TMP" && cbtest -j 2 --timeout 60 -o gcache.out -- "$TMP/gcache" \
+      >"$TMP/gcache.txt" 2>&1); rc=$?
+   is "$rc" 1 "gcache: cbtest confirms the check-then-insert race (exit 1)"
+   [ "$rc" = 1 ] || sed 's/^/#   /' "$TMP/gcache.txt" | head -20
+else
+   ok "gcache.c builds against GLib" false
+fi
+
 done_testing
