@@ -48,6 +48,14 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
       loc->function = (char *)l->function;
       loc->file = (char *)l->file;
       loc->has_line = 1; loc->line = l->line;
+      /* In a library without debug information, the line of the user's
+       * code that called into it (replay checks the code address, not
+       * this). */
+      uint32_t user = cb_user_loc(t, tidx);
+      if (user) {
+         loc->file = (char *)t->locs[user].file;
+         loc->line = t->locs[user].line;
+      }
    }
    pe->location = loc;
    pe->has_address_stable = 1; pe->address_stable = addr_is_global(t, e->addr) != 0;

@@ -178,6 +178,11 @@ int cb_call_from_name(const char *name);
  * into buf, returns buf. */
 const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
                             size_t len);
+/* For an event whose code has no file:line (a library without debug
+ * information: GLib's insides), the location of its thread's nearest
+ * earlier event that has one: the user's code that called into the
+ * library.  0 when the event has a file:line itself or none is near. */
+uint32_t cb_user_loc(const cb_trace *t, size_t tidx);
 /* A data address in words, the best the trace knows:
  *   the source's own name, from debug information (trace.proto Variable):
  *     "checking.balance", "slots[3]", "job", "count+2" (2 bytes into it);

@@ -111,6 +111,26 @@ const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
    return buf;
 }
 
+/* How far back cb_user_loc looks, in trace events of any thread. */
+#define USER_LOC_SCAN 4096
+
+static int has_line(const cb_trace *t, uint32_t loc)
+{
+   return loc > 0 && loc < t->nlocs && t->locs[loc].file &&
+          t->locs[loc].file[0] && t->locs[loc].line;
+}
+
+uint32_t cb_user_loc(const cb_trace *t, size_t tidx)
+{
+   if (tidx >= t->nevents || has_line(t, t->events[tidx].loc))
+      return 0;
+   uint32_t tid = t->events[tidx].tid;
+   for (size_t i = tidx, n = 0; i-- > 0 && n < USER_LOC_SCAN; n++)
+      if (t->events[i].tid == tid && has_line(t, t->events[i].loc))
+         return t->events[i].loc;
+   return 0;
+}
+
 /* ---- Heap blocks: which allocation covers an address at an event -------- */
 struct cb_alloc_span {
    uint64_t addr, end; /* [addr, end) */
@@ -304,10 +324,18 @@ const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
    if (a) {
       /* The debug information gives no type to a block (malloc returns
        * void *): its size, allocation site and the offset in it. */
-      char where[300];
-      cb_location_str(t, t->events[a->index].loc, where, sizeof where);
-      int n = snprintf(buf, len, "heap block of %" PRIu64 " bytes from %s",
-                       a->end - a->addr, where);
+      char where[300], near[300];
+      uint32_t aloc = t->events[a->index].loc, user = cb_user_loc(t, a->index);
+      const char *fn = aloc < t->nlocs ? t->locs[aloc].function : NULL;
+      if (user && fn && fn[0])
+         snprintf(where, sizeof where, "%s", fn); /* a library's g_malloc */
+      else
+         cb_location_str(t, aloc, where, sizeof where);
+      if (user)
+         cb_location_str(t, user, near, sizeof near);
+      int n = snprintf(buf, len, "heap block of %" PRIu64 " bytes from %s%s%s",
+                       a->end - a->addr, where, user ? " near " : "",
+                       user ? near : "");
       if (addr != a->addr && n >= 0 && (size_t)n < len)
          snprintf(buf + n, len - (size_t)n, ", offset %" PRIu64, addr - a->addr);
       return buf;

@@ -203,6 +203,16 @@ if cc -O2 -g -o "$TMP/gcache" "$TMP/gcache.c" $(pkg-config --cflags --libs glib-
       >"$TMP/gcache.txt" 2>&1); rc=$?
    is "$rc" 1 "gcache: cbtest confirms the check-then-insert race (exit 1)"
    [ "$rc" = 1 ] || sed 's/^/#   /' "$TMP/gcache.txt" | head -20
+   # GLib has no line information: the report gives the user's lines
+   # that called into it (the insert, the lookup) and the allocation's.
+   ins=$(grep -n 'g_hash_table_insert(cache' "$TMP/gcache.c" | cut -d: -f1)
+   look=$(grep -n 'g_hash_table_lookup(cache' "$TMP/gcache.c" | cut -d: -f1)
+   like "$(cat "$TMP/gcache.txt")" "e1 write gcache\.c:$ins " \
+      "gcache: e1 named by the line of the insert ($ins)"
+   like "$(cat "$TMP/gcache.txt")" "f  read  gcache\.c:$look " \
+      "gcache: f named by the line of the lookup ($look)"
+   like "$(cat "$TMP/gcache.txt")" "BUG ORD on heap block of [0-9]+ bytes from g_malloc0? near gcache\.c:[0-9]+" \
+      "gcache: the table's memory named by the user's line near its allocation"
 else
    ok "gcache.c builds against GLib" false
 fi

@@ -677,6 +677,13 @@ static void test_names(void)
          "others unchanged: %s, %s)", v, v2, v3, v4);
       cb_trace_free(&ts);
    }
+   /* Event 3 is in libfoo.so, which has no lines: its user location is
+    * T1's nearest earlier event with one (the alloc at rww.c:30); event 0
+    * has a line of its own; T2's event 1 has a line too. */
+   ok(cb_user_loc(&t, 3) == 2 && cb_user_loc(&t, 0) == 0 &&
+          cb_user_loc(&t, 1) == 0 && cb_user_loc(&t, 999) == 0,
+      "an event in a library without lines: the caller's line (loc %u)",
+      cb_user_loc(&t, 3));
    ok(strcmp(cb_variable_str(&t, 0x4a52a4, v, sizeof v),
              "heap block of 16 bytes from rww.c:14, offset 4") == 0,
       "a reused heap address names the last block by default (%s)", v);
