@@ -264,6 +264,20 @@ void cbr_print_table(FILE *out, const cbr_report *rep)
    print_notes(out, rep);
 }
 
+/* The "blocked" lines of a run: each thread that waited, what for, and
+ * who held it. */
+static void print_waits(FILE *out, const cbr_result *r)
+{
+   char line[512];
+   unsigned kept = r->status.nblocked < CBR_MAX_BLOCKED ? r->status.nblocked
+                                                        : CBR_MAX_BLOCKED;
+   for (unsigned k = 0; k < kept; k++)
+      fprintf(out, "    %s\n", cbr_blocked_text(&r->status.blocked[k], line,
+                                                sizeof line));
+   if (r->status.nblocked > kept)
+      fprintf(out, "    and %u more threads wait\n", r->status.nblocked - kept);
+}
+
 /* Under the table: why each run ended as it did, when the verdict alone
  * does not say. */
 static void print_notes(FILE *out, const cbr_report *rep)
@@ -271,9 +285,11 @@ static void print_notes(FILE *out, const cbr_report *rep)
    char far[128];
    for (size_t i = 0; i < rep->n; i++) {
       const cbr_result *r = &rep->results[i];
-      if (r->verdict == CBR_INFEASIBLE)
+      if (r->verdict == CBR_INFEASIBLE) {
          fprintf(out, "  %s infeasible: %s\n", rep->cs[i].name,
                  r->status.reason);
+         print_waits(out, r); /* what a stalled plan's threads waited for */
+      }
       else if (r->verdict == CBR_ERROR)
          fprintf(out, "  %s error: %s\n", rep->cs[i].name, r->error);
       else if (cbr_verdict_is_bug(r->verdict))
@@ -448,7 +464,7 @@ const char *cbr_blocked_text(const cbr_blocked *b, char *buf, size_t len)
 static void print_ending(FILE *out, const cbr_report *rep,
                          const cbr_result *r)
 {
-   char far[128], line[512];
+   char far[128];
    if (r->verdict == CBR_HUNG)
       fprintf(out, ": no end %g s %s, a livelock or a wait the tool does not "
                    "see through; its process group was killed",
@@ -466,15 +482,8 @@ static void print_ending(FILE *out, const cbr_report *rep,
    if (then_stuck(r))
       fprintf(out, " (then the tool could not go on: %s)", r->status.reason);
    fputc('\n', out);
-   if (r->verdict != CBR_DEADLOCK)
-      return;
-   unsigned kept = r->status.nblocked < CBR_MAX_BLOCKED ? r->status.nblocked
-                                                        : CBR_MAX_BLOCKED;
-   for (unsigned k = 0; k < kept; k++)
-      fprintf(out, "    %s\n", cbr_blocked_text(&r->status.blocked[k], line,
-                                                sizeof line));
-   if (r->status.nblocked > kept)
-      fprintf(out, "    and %u more threads wait\n", r->status.nblocked - kept);
+   if (r->verdict == CBR_DEADLOCK)
+      print_waits(out, r);
 }
 
 static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)

@@ -8,7 +8,8 @@
  * the waiting call), "holder" (the thread holding the lock, or the joined
  * thread; 0 none), "holder_location" (where the holder took the lock),
  * "text" (the same in words)}, and "deadlocked_threads" (all of them: the
- * list keeps the first few); "variant" is the tail variant whose run gave
+ * list keeps the first few); a run whose plan stalled has the same for the
+ * threads that waited then, as "waits" and "waiting_threads"; "variant" is the tail variant whose run gave
  * the verdict,
  * "variants_tried" how many were forced, "variants" how many the schedule
  * has; "steps_followed" of "steps" says how far the tail was followed
@@ -24,13 +25,15 @@
 
 #include "replay.h"
 
-static void json_deadlock(FILE *out, const cbr_status *st)
+static void json_deadlock(FILE *out, const cbr_status *st, int deadlock)
 {
    char text[512];
    unsigned kept = st->nblocked < CBR_MAX_BLOCKED ? st->nblocked
                                                   : CBR_MAX_BLOCKED;
-   fprintf(out, ",\n   \"deadlocked_threads\": %u, \"deadlock\": [",
-           st->nblocked);
+   /* A stall's waits (infeasible) are not a deadlock: other keys. */
+   fprintf(out, ",\n   \"%s\": %u, \"%s\": [",
+           deadlock ? "deadlocked_threads" : "waiting_threads", st->nblocked,
+           deadlock ? "deadlock" : "waits");
    for (unsigned k = 0; k < kept; k++) {
       const cbr_blocked *b = &st->blocked[k];
       fprintf(out, "%s{\"tid\": %u, \"waits_for\": ", k ? ", " : "",
@@ -150,8 +153,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
          fputs(", \"divergence\": ", out);
          cb_json_write_string(out, r->status.divergence);
       }
-      if (r->verdict == CBR_DEADLOCK)
-         json_deadlock(out, &r->status);
+      if (r->verdict == CBR_DEADLOCK || r->status.nblocked)
+         json_deadlock(out, &r->status, r->verdict == CBR_DEADLOCK);
       json_progress(out, cs, r);
       fputs(", \"reason\": ", out);
       cb_json_write_string(out, r->verdict == CBR_ERROR ? r->error

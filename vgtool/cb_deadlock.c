@@ -109,6 +109,9 @@ void cb_wait_begin(CbThread *t, UChar kind, Addr obj, Addr caller,
 
 typedef struct {
    CbThread *t;
+   UChar kind;          /* what it waits for: its wait's, or (a woken
+                           condition wait) CB_WAIT_LOCK on the mutex */
+   Addr  obj;
    UInt  holder;        /* lock: a thread that holds it; join: the joined */
    Addr  holder_caller; /* lock: where the holder took it */
    ULong value;         /* BARRIER: arrived << 32 | count */
@@ -145,6 +148,8 @@ static Bool cb_is_blocked(CbThread *t, CbBlocked *b)
    UChar mode;
    CbThread *u;
    b->t = t;
+   b->kind = w->kind;
+   b->obj = w->obj;
    b->holder = 0;
    b->holder_caller = 0;
    b->value = 0;
@@ -235,15 +240,15 @@ static void cb_obj_name(Addr a, HChar *buf, Int len)
 static void cb_blocked_status(const CbBlocked *b)
 {
    const CbWait *w = &b->t->wait;
-   Addr obj = w->kind == CB_WAIT_JOIN ? 0 : w->obj;
+   Addr obj = b->kind == CB_WAIT_JOIN ? 0 : b->obj;
    HChar where[64], hwhere[64], name[64], line[256];
    cb_where(w->caller ? w->caller - 1 : 0, where, sizeof where);
    cb_where(b->holder_caller ? b->holder_caller - 1 : 0, hwhere,
             sizeof hwhere);
    cb_obj_name(obj, name, sizeof name);
    VG_(snprintf)(line, sizeof line, "blocked %u %u 0x%lx %s %u %s 0x%llx %s",
-                 b->t->wid, (UInt)w->kind, (UWord)obj, where, b->holder,
-                 hwhere, w->kind == CB_WAIT_BARRIER ? b->value : 0ULL, name);
+                 b->t->wid, (UInt)b->kind, (UWord)obj, where, b->holder,
+                 hwhere, b->kind == CB_WAIT_BARRIER ? b->value : 0ULL, name);
    cb_replay_status(line);
 }
 
@@ -266,6 +271,36 @@ static void cb_deadlock_end(CbBlocked *bl, UInt n)
       cb_replay_deadlocked();
    cb_end_run();
    VG_(exit)(CB_DEADLOCK_EXIT);
+}
+
+/* A stalled plan (cb_replay.c): what each thread that the program itself
+ * holds back waits for, as "blocked" lines like a deadlock's, so that the
+ * report says why the plan could not go on (a waiter whose signal comes
+ * from a thread the plan holds, a lock held by one).  Threads only the
+ * plan holds back say nothing: the infeasible line names the turn. */
+void cb_deadlock_say_waits(void)
+{
+   UInt said = 0;
+   for (ThreadId i = 1; i <= cb_max_tid && said < CB_STALL_WAITS_SAID; i++) {
+      CbThread *t = &cb_threads[i];
+      CbBlocked b;
+      if (!t->live || !t->wait.kind)
+         continue;
+      if (!cb_is_blocked(t, &b)) {
+         /* Signalled, it must take the mutex again: who holds that? */
+         CbThread *u = t->wait.kind == CB_WAIT_COND && t->wait.extra
+                          ? cb_lock_holder(t, t->wait.extra, 0,
+                                           &b.holder_caller)
+                          : NULL;
+         if (!u)
+            continue;
+         b.kind = CB_WAIT_LOCK;
+         b.obj = t->wait.extra;
+         b.holder = u->wid;
+      }
+      cb_blocked_status(&b);
+      said++;
+   }
 }
 
 void cb_deadlock_check(void)

@@ -367,6 +367,31 @@ static void cb_run_out_ends(const HChar *fact)
    cb_next_step();
 }
 
+/* The plan made no progress for the stall limit: say what the threads
+ * wait for (cb_deadlock.c), and whose turn it was, then release them. */
+static void cb_stalled(void)
+{
+   HChar buf[160];
+   cb_deadlock_say_waits();
+   if (cb_phase == CB_PH_TAIL) {
+      VG_(snprintf)(buf, sizeof buf, "stalled: no scheduled progress "
+                    "(T%llu's turn, step %llu of %llu)", cb_tail[2 * cb_step],
+                    cb_step + 1, cb_ntail);
+   } else {
+      ULong t = 1;
+      while (t <= cb_nthreads && cb_done[t] >= cb_prefix[t])
+         t++;
+      if (t <= cb_nthreads)
+         VG_(snprintf)(buf, sizeof buf, "stalled: no scheduled progress "
+                       "(before the cut, T%llu at %llu of its %llu events%s)",
+                       t, cb_done[t], cb_prefix[t],
+                       cb_exited[t] ? ", exited" : "");
+      else
+         VG_(snprintf)(buf, sizeof buf, "stalled: no scheduled progress");
+   }
+   cb_infeasible(buf);
+}
+
 Bool cb_replay_may_run(CbThread *t)
 {
    if (cb_allowed(t))
@@ -389,7 +414,7 @@ Bool cb_replay_may_run(CbThread *t)
       return cb_allowed(t);
    }
    if (idle > cb_stall_ms) {
-      cb_infeasible("stalled: no scheduled progress");
+      cb_stalled();
       return True;
    }
    return False;

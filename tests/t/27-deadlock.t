@@ -547,5 +547,39 @@ done
 out=$(cbreplay --stall-ms 500 --timeout 60 --schedule "$TMP/held.pb" -- "$TMP/handoff" 2>&1)
 is "$?" 3 "a thread held back by the plan is no deadlock: infeasible, exit 3"
 like "$out" "^s[0-9]+ .* infeasible " "held back by the plan: infeasible in the table, not deadlock"
+# Why it stalled: whose turn it was, and what the program's own threads
+# waited for.
+like "$out" "infeasible: stalled: no scheduled progress \(T9's turn, step 1 of 1\)" \
+   "held back by the plan: the report says whose turn it was"
+# A thread the program blocks behind one the plan holds: main holds m
+# (held by the plan after its lock and create), the worker's turn is its
+# lock of m.  The report names the wait, the lock and its holder.
+cat > "$TMP/behind.c" <<'EOF'
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+void *worker(void *x)
+{
+   pthread_mutex_lock(&m);        /* behind-wait */
+   pthread_mutex_unlock(&m);
+   return x;
+}
+int main(void)
+{
+   pthread_t w;
+   pthread_mutex_lock(&m);        /* behind-hold */
+   pthread_create(&w, NULL, worker, NULL);
+   pthread_mutex_unlock(&m);
+   pthread_join(w, NULL);
+   return 0;
+}
+EOF
+cc -g -O0 -pthread -o "$TMP/behind" "$TMP/behind.c"
+"$MK" -o "$TMP/behind.pb" --program "$TMP/behind" --prefix 2,0 --tail 2:1
+out=$(cbreplay --stall-ms 500 --timeout 60 --schedule "$TMP/behind.pb" -- "$TMP/behind" 2>&1)
+is "$?" 3 "a thread blocked behind one the plan holds: infeasible, exit 3"
+like "$out" "infeasible: stalled: no scheduled progress \(T2's turn, step 1 of 1\)" \
+   "blocked behind a held thread: whose turn it was"
+like "$out" "^    T2 waits for lock m at behind\.c:$(grep -n behind-wait "$TMP/behind.c" | cut -d: -f1), held by T1 \(taken at behind\.c:$(grep -n behind-hold "$TMP/behind.c" | cut -d: -f1)\)$" \
+   "blocked behind a held thread: what it waited for, and who held it"
 
 done_testing
