@@ -12,15 +12,7 @@
 MK=$TOP/build/tests/replay_mkschedule
 CBTEST=${CBTEST:-$TOP/bin/cbtest}
 
-# jget FILE PERL-EXPR: evaluates EXPR on the parsed JSON document $d; prints
-# the value, or "PARSE-ERROR" when the file is not JSON.
-jget() {
-   perl -MJSON::PP -e '
-      local $/; open my $f, "<", $ARGV[0] or do { print "PARSE-ERROR\n"; exit };
-      my $d = eval { JSON::PP->new->utf8->decode(<$f>) };
-      if (!$d) { print "PARSE-ERROR\n"; exit }
-      my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n";' "$1" "$2"
-}
+. "$TOP/tests/lib/json.sh"
 
 # ---- Command line and bad input ----------------------------------------------
 OUT=$("$CBTEST" --help 2>&1); RC=$?

@@ -74,7 +74,7 @@ E2=$(grep -n '/\* e2, f \*/' "$TMP/shop.c" | cut -d: -f1)
 SUM=$(cat "$TMP/sum.out")
 is "$RC" 1 "cbtest --all-bugs: a bug confirmed"
 J=$TMP/out/report.json
-jget() { perl -MJSON::PP -0777 -e 'local $/; open my $f, "<", $ARGV[0] or die; my $d = decode_json(<$f>); my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n"' "$1" "$2"; }
+. "$TOP/tests/lib/json.sh"
 
 # ---- Ranking --------------------------------------------------------------
 FIRST_SCHED=$(jget "$J" '$d->{tests}[0]{schedules}[0]{variable}')

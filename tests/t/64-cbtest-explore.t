@@ -19,14 +19,7 @@
 DIG=$TOP/build/tests/schedule_digest
 TIMEOUT=20
 
-# jget FILE PERL-EXPR: EXPR on the parsed JSON document $d.
-jget() {
-   perl -MJSON::PP -e '
-      local $/; open my $f, "<", $ARGV[0] or do { print "PARSE-ERROR\n"; exit };
-      my $d = eval { JSON::PP->new->utf8->decode(<$f>) };
-      if (!$d) { print "PARSE-ERROR\n"; exit }
-      my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n";' "$1" "$2"
-}
+. "$TOP/tests/lib/json.sh"
 
 # ---- Command lines -------------------------------------------------------------
 OUT=$(cbtest --help); like "$OUT" "--explore" "cbtest --help names --explore"

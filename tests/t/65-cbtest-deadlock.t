@@ -12,15 +12,7 @@
 . "$TOP/tests/lib/programs.sh"
 
 CBTEST=$TOP/bin/cbtest
-# jget FILE PERL-EXPR: EXPR on the parsed JSON document $d ("PARSE-ERROR"
-# when the file is not JSON).
-jget() {
-   perl -MJSON::PP -e '
-      local $/; open my $f, "<", $ARGV[0] or do { print "PARSE-ERROR\n"; exit };
-      my $d = eval { JSON::PP->new->utf8->decode(<$f>) };
-      if (!$d) { print "PARSE-ERROR\n"; exit }
-      my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n";' "$1" "$2"
-}
+. "$TOP/tests/lib/json.sh"
 
 progs=
 for src in "$CB_PROGRAM_SRC"/*.c; do

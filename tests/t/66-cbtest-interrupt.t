@@ -17,15 +17,7 @@
 
 CBTEST=$TOP/bin/cbtest
 MK=$TOP/build/tests/replay_mkschedule
-# jget FILE PERL-EXPR: EXPR on the parsed JSON document $d ("PARSE-ERROR"
-# when the file is not JSON).
-jget() {
-   perl -MJSON::PP -e '
-      local $/; open my $f, "<", $ARGV[0] or do { print "PARSE-ERROR\n"; exit };
-      my $d = eval { JSON::PP->new->utf8->decode(<$f>) };
-      if (!$d) { print "PARSE-ERROR\n"; exit }
-      my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n";' "$1" "$2"
-}
+. "$TOP/tests/lib/json.sh"
 # wait_for CMD...: up to 300 s (a loaded machine) until CMD succeeds.
 wait_for() {
    i=0

@@ -15,13 +15,7 @@
 . "$TOP/tests/lib/programs.sh"
 
 CBTEST=$TOP/bin/cbtest
-jget() {
-   perl -MJSON::PP -e '
-      local $/; open my $f, "<", $ARGV[0] or do { print "PARSE-ERROR\n"; exit };
-      my $d = eval { JSON::PP->new->utf8->decode(<$f>) };
-      if (!$d) { print "PARSE-ERROR\n"; exit }
-      my $v = eval $ARGV[1]; print defined $v ? "$v\n" : "undef\n";' "$1" "$2"
-}
+. "$TOP/tests/lib/json.sh"
 
 cat > "$TMP/once.c" <<'EOF2'
 #include <fcntl.h>
