@@ -92,9 +92,14 @@ static inline UInt cb_record_len(const UChar *p)
 
 /* ---- source-level names of data (cb_names.c) ---- */
 void cb_names_init(void);                 /* after the options */
-void cb_names_before_mmap(Int fd);        /* pre-syscall of mmap */
 void cb_names_sync_object(Addr a);        /* a lock, semaphore, ... */
 void cb_names_scan(const UChar *p, const UChar *end);
+
+/* ---- how much debug info is read, per object (cb_dinfo.c) ---- */
+void cb_dinfo_init(void);             /* after cb_names_init */
+void cb_dinfo_before_map(Int fd);     /* pre-syscall: mmap (fd), mprotect (-1) */
+void cb_dinfo_after_map(void);        /* their post-syscall */
+void cb_dinfo_first_run(void);        /* before the first client code */
 
 /* ---- objects (cb_objects.c) ---- */
 Bool cb_obj_instrumented(Addr a);   /* code address in an instrumented object */

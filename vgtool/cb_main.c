@@ -81,6 +81,7 @@ static void cb_post_clo_init(void)
 
    cb_out_init(cb_opt_out_fd);
    cb_names_init();
+   cb_dinfo_init();
    cb_threads_init();
    if (cb_replaying && !cb_replay_init())
       VG_(exit)(2);
@@ -131,6 +132,7 @@ static void cb_forked_child(ThreadId tid)
  * what it did in the trace. */
 static void cb_start_client_code(ThreadId tid, ULong blocks)
 {
+   cb_dinfo_first_run();
    cb_thread_start_client(tid, blocks);
    cb_out_flush_if_old(blocks);
 }
@@ -145,7 +147,9 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
    if (cb_buf_used > 0)
       cb_out_flush();
    if (syscallno == __NR_mmap)
-      cb_names_before_mmap((Int)args[4]);
+      cb_dinfo_before_map((Int)args[4]);
+   if (syscallno == __NR_mprotect)
+      cb_dinfo_before_map(-1);
    if (syscallno == __NR_exit)
       cb_thread(tid)->exit_called = True;
    if (syscallno == __NR_exit_group || syscallno == __NR_execve ||
@@ -165,6 +169,8 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
 static void cb_post_syscall(ThreadId tid, UInt syscallno, UWord *args,
                             UInt nArgs, SysRes res)
 {
+   if (syscallno == __NR_mmap || syscallno == __NR_mprotect)
+      cb_dinfo_after_map();
 }
 
 static void cb_pre_clo_init(void)
