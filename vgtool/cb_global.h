@@ -38,6 +38,9 @@ void cb_out_flush_if_old(ULong blocks);   /* blocks: the core's count */
  * milliseconds). */
 #define CB_FLUSH_MS 200u
 #define CB_FLUSH_BLOCKS 100000u
+/* The system call hooks' part in when the buffer is written. */
+void cb_out_before_syscall(UInt sysno, const UWord *args);
+void cb_out_after_syscall(UInt sysno, const UWord *args, SysRes res);
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 

@@ -138,14 +138,12 @@ static void cb_start_client_code(ThreadId tid, ULong blocks)
 }
 
 /* A thread about to block in the kernel (sleep, read, futex) may be the
- * last thing the program does before it is killed: let its records out.
- * One write per system call at most, and only when there is something to
- * write, costs about as much as the call itself. */
+ * last thing the program does before it is killed: its records go out
+ * first, unless another thread will write them (cb_out_before_syscall). */
 static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
                            UInt nArgs)
 {
-   if (cb_buf_used > 0)
-      cb_out_flush();
+   cb_out_before_syscall(syscallno, args);
    if (syscallno == __NR_mmap)
       cb_dinfo_before_map((Int)args[4]);
    if (syscallno == __NR_mprotect)
@@ -169,6 +167,7 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
 static void cb_post_syscall(ThreadId tid, UInt syscallno, UWord *args,
                             UInt nArgs, SysRes res)
 {
+   cb_out_after_syscall(syscallno, args, res);
    if (syscallno == __NR_mmap || syscallno == __NR_mprotect)
       cb_dinfo_after_map();
 }
