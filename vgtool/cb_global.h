@@ -41,6 +41,7 @@ void cb_out_flush_if_old(ULong blocks);   /* blocks: the core's count */
 /* The system call hooks' part in when the buffer is written. */
 void cb_out_before_syscall(UInt sysno, const UWord *args);
 void cb_out_after_syscall(UInt sysno, const UWord *args, SysRes res);
+Bool cb_futex_blocks(const UWord *args);   /* a futex call's op waits */
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 
@@ -161,6 +162,8 @@ typedef struct {
    UInt    unwatched;    /* depth of modelled calls it runs the real code
                             of (CB_REQ_UNWATCHED_BEGIN): none of what it
                             does there is recorded or gated */
+   Addr    lock_slot;    /* its cb_lock_slot in the client, 0 unknown
+                            (CB_REQ_LOCK_SLOT, cb_clientreq.h) */
 } CbThread;
 
 extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
@@ -251,6 +254,7 @@ extern Bool cb_split_skip;  /* the next read event was counted already */
 
 /* ---- client requests (cb_sync.c) ---- */
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);
+void cb_sync_futex_wait(ThreadId tid);   /* pre-syscall of a futex wait */
 
 /* ---- deadlocks (cb_deadlock.c) ---- */
 /* t is about to block in a call it made from watched code (cb_sync.c);

@@ -143,6 +143,8 @@ static void cb_start_client_code(ThreadId tid, ULong blocks)
 static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
                            UInt nArgs)
 {
+   if (syscallno == __NR_futex && !cb_replaying && cb_futex_blocks(args))
+      cb_sync_futex_wait(tid);
    cb_out_before_syscall(syscallno, args);
    if (syscallno == __NR_mmap)
       cb_dinfo_before_map((Int)args[4]);

@@ -141,7 +141,7 @@ static UWord cb_futex_op(const UWord *args)
    return args[1] & ~(UWord)(VKI_FUTEX_PRIVATE_FLAG | VKI_FUTEX_CLOCK_REALTIME);
 }
 
-static Bool cb_futex_blocks(const UWord *args)
+Bool cb_futex_blocks(const UWord *args)
 {
    switch (cb_futex_op(args)) {
    case VKI_FUTEX_WAIT: case VKI_FUTEX_WAIT_BITSET: case VKI_FUTEX_LOCK_PI:
