@@ -103,8 +103,8 @@ VG_REGPARM(0) void cb_out_flush_full(void)
  * enters client code after every client request and system call: the
  * clock is read only once the program has run CB_FLUSH_BLOCKS blocks
  * since it was last read.  Records are only made while client code runs,
- * and a thread about to block flushes anyway (cb_main.c), so the age of
- * buffered records stays bounded. */
+ * and the last thread to block writes them (cb_out_before_syscall), so the
+ * age of buffered records stays bounded. */
 void cb_out_flush_if_old(ULong blocks)
 {
    static UInt last_flush_ms;

@@ -9,7 +9,9 @@
  * again, for the deadlock check (cb_deadlock.c): a request about the
  * user's own call, or one that names no call, shows its thread running
  * (the requests the C runtime's calls make may come from inside a user's
- * blocking call, as mtx_lock calls pthread_mutex_lock).
+ * blocking call, as mtx_lock calls pthread_mutex_lock).  In record mode a
+ * blocking lock call says it by a store to its thread's lock slot instead,
+ * read only if it really blocks (cb_sync_futex_wait, CB_MAY_I_SLOTS).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
