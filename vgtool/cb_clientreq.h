@@ -63,7 +63,9 @@ typedef enum {
     * other wrappers it reaches) is the primitive's own implementation, and
     * is neither recorded nor gated.  They nest. */
    CB_REQ_UNWATCHED_BEGIN, /* () */
-   CB_REQ_UNWATCHED_END    /* () */
+   CB_REQ_UNWATCHED_END,   /* () */
+   CB_REQ_LOCK_SLOT     /* (cb_lock_slot *): the calling thread's slot,
+                           once, before its first use (CB_MAY_I_SLOTS) */
 } cb_client_request;
 
 /* In the answer to CB_REQ_MAY_I, CB_REQ_MAY_I_HELD and CB_REQ_MAY_I_WAIT,
@@ -73,6 +75,21 @@ typedef enum {
  * turn.  Each request costs a return to Valgrind's scheduler, and in a
  * lock-heavy program they were a quarter of all. */
 #define CB_MAY_I_FREE 2u
+
+/* Beside CB_MAY_I_FREE, in record mode: a lock call that may block
+ * (pthread_mutex_lock, an rwlock's rdlock and wrlock, mtx_lock) says what
+ * it is about to wait for in its thread's slot instead of by a
+ * CB_REQ_MAY_I_HELD, a store in place of a return to the scheduler, and
+ * the tool reads the slot when the thread blocks in a futex wait, before
+ * which the lock call cannot block (cb_sync_futex_wait).  Not spinlocks:
+ * they spin, and a spinning thread is never seen to block.  Not replay
+ * mode, whose deadlock check is left as it was. */
+#define CB_MAY_I_SLOTS 4u
+typedef struct {
+   UWord wait;     /* as CB_REQ_MAY_I_HELD's; 0: no lock call under way */
+   UWord lock;
+   UWord caller;
+} cb_lock_slot;
 
 /* In CB_REQ_MAY_I_HELD's wait: the lock blocks its own holder when taken
  * again (a normal mutex, a spinlock), rather than nest or fail. */

@@ -38,6 +38,10 @@ void cb_out_flush_if_old(ULong blocks);   /* blocks: the core's count */
  * milliseconds). */
 #define CB_FLUSH_MS 200u
 #define CB_FLUSH_BLOCKS 100000u
+/* The system call hooks' part in when the buffer is written. */
+void cb_out_before_syscall(UInt sysno, const UWord *args);
+void cb_out_after_syscall(UInt sysno, const UWord *args, SysRes res);
+Bool cb_futex_blocks(const UWord *args);   /* a futex call's op waits */
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 
@@ -92,9 +96,14 @@ static inline UInt cb_record_len(const UChar *p)
 
 /* ---- source-level names of data (cb_names.c) ---- */
 void cb_names_init(void);                 /* after the options */
-void cb_names_before_mmap(Int fd);        /* pre-syscall of mmap */
 void cb_names_sync_object(Addr a);        /* a lock, semaphore, ... */
 void cb_names_scan(const UChar *p, const UChar *end);
+
+/* ---- how much debug info is read, per object (cb_dinfo.c) ---- */
+void cb_dinfo_init(void);             /* after cb_names_init */
+void cb_dinfo_before_map(Int fd);     /* pre-syscall: mmap (fd), mprotect (-1) */
+void cb_dinfo_after_map(void);        /* their post-syscall */
+void cb_dinfo_first_run(void);        /* before the first client code */
 
 /* ---- objects (cb_objects.c) ---- */
 Bool cb_obj_instrumented(Addr a);   /* code address in an instrumented object */
@@ -153,6 +162,8 @@ typedef struct {
    UInt    unwatched;    /* depth of modelled calls it runs the real code
                             of (CB_REQ_UNWATCHED_BEGIN): none of what it
                             does there is recorded or gated */
+   Addr    lock_slot;    /* its cb_lock_slot in the client, 0 unknown
+                            (CB_REQ_LOCK_SLOT, cb_clientreq.h) */
 } CbThread;
 
 extern CbThread *cb_threads;       /* indexed by Valgrind ThreadId */
@@ -243,6 +254,7 @@ extern Bool cb_split_skip;  /* the next read event was counted already */
 
 /* ---- client requests (cb_sync.c) ---- */
 Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret);
+void cb_sync_futex_wait(ThreadId tid);   /* pre-syscall of a futex wait */
 
 /* ---- deadlocks (cb_deadlock.c) ---- */
 /* t is about to block in a call it made from watched code (cb_sync.c);

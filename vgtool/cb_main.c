@@ -81,6 +81,7 @@ static void cb_post_clo_init(void)
 
    cb_out_init(cb_opt_out_fd);
    cb_names_init();
+   cb_dinfo_init();
    cb_threads_init();
    if (cb_replaying && !cb_replay_init())
       VG_(exit)(2);
@@ -131,21 +132,24 @@ static void cb_forked_child(ThreadId tid)
  * what it did in the trace. */
 static void cb_start_client_code(ThreadId tid, ULong blocks)
 {
+   cb_dinfo_first_run();
    cb_thread_start_client(tid, blocks);
    cb_out_flush_if_old(blocks);
 }
 
 /* A thread about to block in the kernel (sleep, read, futex) may be the
- * last thing the program does before it is killed: let its records out.
- * One write per system call at most, and only when there is something to
- * write, costs about as much as the call itself. */
+ * last thing the program does before it is killed: its records go out
+ * first, unless another thread will write them (cb_out_before_syscall). */
 static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
                            UInt nArgs)
 {
-   if (cb_buf_used > 0)
-      cb_out_flush();
+   if (syscallno == __NR_futex && !cb_replaying && cb_futex_blocks(args))
+      cb_sync_futex_wait(tid);
+   cb_out_before_syscall(syscallno, args);
    if (syscallno == __NR_mmap)
-      cb_names_before_mmap((Int)args[4]);
+      cb_dinfo_before_map((Int)args[4]);
+   if (syscallno == __NR_mprotect)
+      cb_dinfo_before_map(-1);
    if (syscallno == __NR_exit)
       cb_thread(tid)->exit_called = True;
    if (syscallno == __NR_exit_group || syscallno == __NR_execve ||
@@ -165,6 +169,9 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
 static void cb_post_syscall(ThreadId tid, UInt syscallno, UWord *args,
                             UInt nArgs, SysRes res)
 {
+   cb_out_after_syscall(syscallno, args, res);
+   if (syscallno == __NR_mmap || syscallno == __NR_mprotect)
+      cb_dinfo_after_map();
 }
 
 static void cb_pre_clo_init(void)

@@ -19,9 +19,8 @@
  *
  * Cost: --read-var-info=yes makes Valgrind read the DWARF of every object
  * it loads, and the C library's (Debian's libc6-dbg) alone costs seconds.
- * cbtrace record asks for variable info in record mode only, and before
- * each object is mapped this file turns the reading on for the objects the
- * tool watches and off for the C runtime (cb_names_before_mmap).
+ * cbtrace record asks for variable info in record mode only, and
+ * cb_dinfo.c has it read for the objects the tool watches only.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -69,22 +68,6 @@ void cb_names_init(void)
       cb_nc[i] = ~(Addr)0;
    for (UInt i = 0; i < CB_NPC_SIZE; i++)
       cb_npc[i].page = ~(UWord)0;
-}
-
-/* An object is about to be mapped from fd: read its variables only if the
- * tool watches it (the C runtime's are many and never the user's). */
-void cb_names_before_mmap(Int fd)
-{
-   HChar link[64], path[512];
-   if (!cb_names_on || fd < 0)
-      return;
-   VG_(snprintf)(link, sizeof link, "/proc/self/fd/%d", fd);
-   SSizeT n = VG_(readlink)(link, path, sizeof path - 1);
-   if (n <= 0)
-      return;
-   path[n] = 0;
-   VG_(clo_read_var_info) = cb_instr != CB_INSTR_MAIN &&
-                            !cb_path_is_c_runtime(path);
 }
 
 static CbNamePage *cb_page_class(Addr a)

@@ -14,12 +14,17 @@
 #include "pub_tool_hashtable.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcproc.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 #include "cb_global.h"
 
 /* Not in the tool headers, but exported by libcoregrind: moves a descriptor
  * above the client's range so that a program closing all its descriptors
  * cannot close ours. */
 extern Int VG_(safe_fd)(Int oldfd);
+/* Nor this (pub_core_threadstate.h): threads that hold or wait for the
+ * big lock, the running one included; not those blocked in system calls. */
+extern Int VG_(count_runnable_threads)(void);
 
 UChar cb_buf[CB_BUF_BYTES + CB_BUF_SLACK] __attribute__((aligned(64)));
 UWord cb_buf_used;
@@ -98,8 +103,8 @@ VG_REGPARM(0) void cb_out_flush_full(void)
  * enters client code after every client request and system call: the
  * clock is read only once the program has run CB_FLUSH_BLOCKS blocks
  * since it was last read.  Records are only made while client code runs,
- * and a thread about to block flushes anyway (cb_main.c), so the age of
- * buffered records stays bounded. */
+ * and the last thread to block writes them (cb_out_before_syscall), so the
+ * age of buffered records stays bounded. */
 void cb_out_flush_if_old(ULong blocks)
 {
    static UInt last_flush_ms;
@@ -112,6 +117,66 @@ void cb_out_flush_if_old(ULong blocks)
    if (now - last_flush_ms >= CB_FLUSH_MS) {
       cb_out_flush();
       last_flush_ms = now;
+   }
+}
+
+/* Before a system call, the buffer is written when the call may block
+ * and no other thread of the process can run: the program may then be
+ * killed while it waits (a hang, a timeout), and what it did must be in
+ * the trace.  Not when the call cannot block (a futex wake: a switch-heavy
+ * program makes one per hand-off), nor while another thread can run: it
+ * writes the buffer itself before it blocks, and while it runs the buffer
+ * is written at least every CB_FLUSH_MS.  Threads that a wake has woken
+ * can run, though Valgrind shows them blocked until each has the big lock
+ * back: cb_woken counts them, from the wakes' results (private futexes
+ * only, whose waiters are this process's threads; not requeues, whose
+ * count includes threads moved to another futex, still asleep) down to
+ * the waits that returned.  Replay mode writes before every call, as it
+ * always did. */
+static UInt cb_woken;
+
+/* The futex operation of a futex call, without its flags. */
+static UWord cb_futex_op(const UWord *args)
+{
+   return args[1] & ~(UWord)(VKI_FUTEX_PRIVATE_FLAG | VKI_FUTEX_CLOCK_REALTIME);
+}
+
+Bool cb_futex_blocks(const UWord *args)
+{
+   switch (cb_futex_op(args)) {
+   case VKI_FUTEX_WAIT: case VKI_FUTEX_WAIT_BITSET: case VKI_FUTEX_LOCK_PI:
+   case VKI_FUTEX_WAIT_REQUEUE_PI:
+      return True;
+   default:
+      return False;
+   }
+}
+
+void cb_out_before_syscall(UInt sysno, const UWord *args)
+{
+   if (cb_buf_used == 0)
+      return;
+   if (!cb_replaying) {
+      if (sysno == __NR_sched_yield ||
+          (sysno == __NR_futex && !cb_futex_blocks(args)))
+         return;
+      if (cb_woken > 0 || VG_(count_runnable_threads)() > 1)
+         return;
+   }
+   cb_out_flush();
+}
+
+void cb_out_after_syscall(UInt sysno, const UWord *args, SysRes res)
+{
+   if (sysno != __NR_futex || sr_isError(res))
+      return;
+   UWord op = cb_futex_op(args);
+   if (op == VKI_FUTEX_WAKE || op == VKI_FUTEX_WAKE_BITSET ||
+       op == VKI_FUTEX_WAKE_OP) {
+      if (args[1] & VKI_FUTEX_PRIVATE_FLAG)
+         cb_woken = (UInt)VG_MIN((UWord)cb_nlive, cb_woken + sr_Res(res));
+   } else if (cb_futex_blocks(args) && cb_woken > 0) {
+      cb_woken--;   /* one woken thread runs (or a spurious wake-up) */
    }
 }
 

@@ -12,6 +12,13 @@
 #include "cb_preload.h"
 
 int cb_turns_free;
+int cb_slots_on;
+
+/* This thread's lock slot (CB_MAY_I_SLOTS), and whether the tool knows
+ * where it is.  Initial-exec: a preloaded library's TLS is static, and a
+ * slot must cost a store, not a call of __tls_get_addr. */
+static __thread cb_lock_slot cb_slot __attribute__((tls_model("initial-exec")));
+static __thread int cb_slot_told __attribute__((tls_model("initial-exec")));
 
 /* ---- locks: LOCK after the lock is held, UNLOCK before release ---- */
 
@@ -23,17 +30,45 @@ int cb_mutex_self_blocks(const void *m)
    return kind == PTHREAD_MUTEX_NORMAL || kind == 3 /* ADAPTIVE_NP */;
 }
 
-int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode, int self_blocks)
+/* A blocking lock call; sleeps: it waits in a futex wait, which the
+ * tool sees, when it blocks (not a spinlock), so that in record mode it
+ * says what it waits for in its slot rather than by a request. */
+static int cb_lock_call(OrigFn fn, UWord caller, void *m, UWord mode,
+                        int self_blocks, int sleeps)
 {
    int r;
-   cb_turn_unless_held(caller, m, 1,
-                       (1 + mode) | (self_blocks ? CB_WAIT_SELF_BLOCKS : 0));
-   CALL_FN_W_W(r, fn, m);
+   UWord wait = (1 + mode) | (self_blocks ? CB_WAIT_SELF_BLOCKS : 0);
+   if (sleeps && __atomic_load_n(&cb_slots_on, __ATOMIC_RELAXED)) {
+      /* A call made inside another one (mtx_lock calls
+       * pthread_mutex_lock) leaves the outer call's slot alone: the
+       * outer one is the program's. */
+      int outer = cb_slot.wait != 0;
+      if (!cb_slot_told) {
+         cb_slot_told = 1;
+         REQ(CB_REQ_LOCK_SLOT, &cb_slot, 0, 0);
+      }
+      if (!outer) {
+         cb_slot.lock = (UWord)m;
+         cb_slot.caller = caller;
+         cb_slot.wait = wait;
+      }
+      CALL_FN_W_W(r, fn, m);
+      if (!outer)
+         cb_slot.wait = 0;
+   } else {
+      cb_turn_unless_held(caller, m, 1, wait);
+      CALL_FN_W_W(r, fn, m);
+   }
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
    else
       cb_wait_failed();
    return r;
+}
+
+int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode, int self_blocks)
+{
+   return cb_lock_call(fn, caller, m, mode, self_blocks, 1);
 }
 
 int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode)
@@ -113,7 +148,7 @@ static int cb_rw_clockwrlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
                              UWord clk, const struct timespec *ts)
 { return cb_clocklock(fn, c, l, clk, ts, CB_LOCK_WR); }
 static int cb_spin_lock(OrigFn fn, UWord c, pthread_spinlock_t *l)
-{ return cb_lock(fn, c, (void *)l, CB_LOCK_MUTEX, 1); }
+{ return cb_lock_call(fn, c, (void *)l, CB_LOCK_MUTEX, 1, 0); }
 static int cb_spin_trylock(OrigFn fn, UWord c, pthread_spinlock_t *l)
 { return cb_trylock(fn, c, (void *)l, CB_LOCK_MUTEX); }
 

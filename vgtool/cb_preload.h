@@ -33,6 +33,8 @@
  * one are not made.  Read and written by every thread, relaxed: it only
  * ever goes from 0 to 1, and a thread that still sees 0 asks once more. */
 extern CB_HIDDEN int cb_turns_free;
+/* Set with it in record mode when the answer also has CB_MAY_I_SLOTS. */
+extern CB_HIDDEN int cb_slots_on;
 
 static inline int cb_free_running(void)
 {
@@ -42,6 +44,8 @@ static inline int cb_free_running(void)
 /* An answer to a turn request: 0 wait, else it may run. */
 static inline UWord cb_answer(UWord a)
 {
+   if (a & CB_MAY_I_SLOTS)
+      __atomic_store_n(&cb_slots_on, 1, __ATOMIC_RELAXED);
    if (a & CB_MAY_I_FREE)
       __atomic_store_n(&cb_turns_free, 1, __ATOMIC_RELAXED);
    return a;
@@ -123,7 +127,8 @@ static inline void cb_wait_failed(void)
 /* Lock and condition helpers of cb_preload.c, shared with the C11 ones
  * (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success.
  * self_blocks: the lock blocks its own holder when taken again
- * (cb_mutex_self_blocks, or any spinlock). */
+ * (cb_mutex_self_blocks).  A lock that sleeps in a futex wait when it
+ * blocks (not a spinlock: cb_spin_lock). */
 CB_HIDDEN int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode,
                       int self_blocks);
 /* A pthread_mutex_t or mtx_t that its owner blocks on forever when it

@@ -9,7 +9,9 @@
  * again, for the deadlock check (cb_deadlock.c): a request about the
  * user's own call, or one that names no call, shows its thread running
  * (the requests the C runtime's calls make may come from inside a user's
- * blocking call, as mtx_lock calls pthread_mutex_lock).
+ * blocking call, as mtx_lock calls pthread_mutex_lock).  In record mode a
+ * blocking lock call says it by a store to its thread's lock slot instead,
+ * read only if it really blocks (cb_sync_futex_wait, CB_MAY_I_SLOTS).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -20,6 +22,8 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_clreq.h"
 #include "pub_tool_stacktrace.h"
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_vki.h"
 #include "cb_global.h"
 #include "cb_clientreq.h"
 #include "cb_syncobj.h"
@@ -51,9 +55,30 @@ static UWord cb_answer(Bool may)
 {
    if (!may)
       return 0;
-   if (cb_instr != CB_INSTR_ALL && (!cb_replaying || cb_replay_released()))
+   if (cb_instr != CB_INSTR_ALL && !cb_replaying)
+      return 1 | CB_MAY_I_FREE | CB_MAY_I_SLOTS;
+   if (cb_instr != CB_INSTR_ALL && cb_replay_released())
       return 1 | CB_MAY_I_FREE;
    return 1;
+}
+
+/* Record mode: the thread is about to block in a futex wait.  If a lock
+ * call of the program's is under way, its slot says on what
+ * (CB_MAY_I_SLOTS): the wait the deadlock check is told about, as
+ * CB_REQ_MAY_I_HELD tells it in replay mode, here only once the call
+ * really blocks. */
+void cb_sync_futex_wait(ThreadId tid)
+{
+   CbThread *t = cb_thread(tid);
+   if (!t->lock_slot || t->wait.kind || t->unwatched ||
+       !VG_(am_is_valid_for_client)(t->lock_slot, sizeof(cb_lock_slot),
+                                    VKI_PROT_READ))
+      return;
+   const cb_lock_slot *s = (const cb_lock_slot *)t->lock_slot;
+   if ((s->wait & 0xf) == 0 || !cb_from_user(s->caller))
+      return;
+   cb_wait_begin(t, (UChar)(CB_WAIT_LOCK + (s->wait & 0xf) - 1), s->lock,
+                 s->caller, (s->wait & CB_WAIT_SELF_BLOCKS) != 0, 0);
 }
 
 /* The answer to "may I?" from a wrapper called from caller (0: a call
@@ -328,6 +353,9 @@ static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
 static Bool cb_req_unwatched(CbThread *t, const UWord *args, UWord *ret)
 {
    switch (args[0]) {
+   case CB_REQ_LOCK_SLOT:   /* whatever the thread runs: made once */
+      t->lock_slot = args[1];
+      return True;
    case CB_REQ_UNWATCHED_BEGIN:
       if (t->unwatched++ == 0)
          cb_stacks_filter(t);

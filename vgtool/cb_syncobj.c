@@ -72,6 +72,30 @@ static Word cb_held_cmp(const void *a, const void *b)
    return x->lock == y->lock && x->wid == y->wid ? 0 : 1;
 }
 
+/* Nodes of released locks, kept for the next acquisition: a lock-heavy
+ * program takes and releases a lock hundreds of thousands of times, and a
+ * node from this list costs a load and a store where VG_(malloc) and
+ * VG_(free) search and split the arena.  At most CB_HELD_SPARE are kept: as
+ * many as the locks held at once, in practice. */
+#define CB_HELD_SPARE 64
+static CbHeld *cb_held_spare[CB_HELD_SPARE];
+static UInt cb_held_nspare;
+
+static CbHeld *cb_held_alloc(void)
+{
+   if (cb_held_nspare > 0)
+      return cb_held_spare[--cb_held_nspare];
+   return VG_(malloc)("cb.held", sizeof(CbHeld));
+}
+
+static void cb_held_recycle(CbHeld *h)
+{
+   if (cb_held_nspare < CB_HELD_SPARE)
+      cb_held_spare[cb_held_nspare++] = h;
+   else
+      VG_(free)(h);
+}
+
 static CbHeld *cb_held_find(const CbThread *t, Addr lock)
 {
    if (!cb_held)
@@ -98,7 +122,7 @@ Bool cb_lock_acquired(const CbThread *t, Addr lock, UChar mode, Addr caller)
    }
    if (!cb_held)
       cb_held = VG_(HT_construct)("cb.held");
-   h = VG_(malloc)("cb.held", sizeof *h);
+   h = cb_held_alloc();
    h->key = cb_held_key(t, lock);
    h->lock = lock;
    h->wid = t->wid;
@@ -133,7 +157,7 @@ Bool cb_lock_releasing(const CbThread *t, Addr lock, UChar *mode)
    *mode = h->mode;
    if (--h->depth > 0)
       return False;
-   VG_(free)(VG_(HT_gen_remove)(cb_held, h, cb_held_cmp));
+   cb_held_recycle(VG_(HT_gen_remove)(cb_held, h, cb_held_cmp));
    return True;
 }
 

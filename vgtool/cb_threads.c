@@ -85,6 +85,7 @@ static void cb_thread_reset(CbThread *t, UInt wid)
    t->signalling = 0;
    t->exit_called = False;
    t->unwatched = 0;
+   t->lock_slot = 0;
 }
 
 void cb_threads_init(void)
