@@ -11,6 +11,11 @@
  * Natively both consumers are waiting before the producer starts.
  * Forcing one consumer's check (e1 = e2) after the producer's first add
  * (f), with the other still waiting, lets it steal the job every time.
+ * On a loaded machine the recorded run may have the second consumer check
+ * after that add (it takes the job while the first, signalled, has not yet
+ * woken): then the steal is forced the other way, the woken consumer's
+ * second check (f) before the producer's second add (e1 = e2).  The
+ * markers allow either.
  *
  * cbtools-expect: bug ORD jobs
  * cbtools-threads: 4
@@ -29,7 +34,7 @@ static void *consumer(void *arg)
    pthread_mutex_lock(&lock);
    if (jobs == 0)                            // cb: read jobs [e1 e2]
       pthread_cond_wait(&job_ready, &lock);
-   if (jobs == 0)
+   if (jobs == 0)                            // cb: read jobs [f]
       missing++;
    else
       jobs--;
@@ -42,7 +47,7 @@ static void *producer(void *arg)
    (void)arg;
    for (int i = 0; i < 2; i++) {
       pthread_mutex_lock(&lock);
-      jobs++;                                // cb: write jobs [f]
+      jobs++;                                // cb: write jobs [f e1 e2]
       pthread_cond_signal(&job_ready);
       pthread_mutex_unlock(&lock);
    }
