@@ -12,8 +12,10 @@ if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$MK" ]; then
 fi
 
 # ---- two parents, each creating a child -----------------------------------
-# T2 (A) and T3 (B) each sleep as argv says, then create a child; A's child
-# logs 'a', B's 'b'; the program passes when 'a' came first.
+# T2 (A) and T3 (B) each sleep as argv says (and 100 ms more, so that main
+# has created both before either creates its child, even on a loaded
+# machine), then create a child; A's child logs 'a', B's 'b'; the program
+# passes when 'a' came first.
 cat > "$TMP/ids.c" <<'EOF'
 #include <pthread.h>
 #include <stdio.h>
@@ -30,7 +32,7 @@ static void *child(void *name) {
 }
 static void *parent(void *arg) {
    const char **a = arg;
-   usleep(atoi(a[1]) * 1000);
+   usleep((100 + atoi(a[1])) * 1000);  /* main creates both parents first */
    pthread_t c;
    pthread_create(&c, NULL, child, (void *)a[0]);
    pthread_join(c, NULL);

@@ -68,7 +68,11 @@ EOF2
 E1=$(grep -n '/\* e1 \*/' "$TMP/shop.c" | cut -d: -f1)
 E2=$(grep -n '/\* e2, f \*/' "$TMP/shop.c" | cut -d: -f1)
 (cd "$TMP" && cc -O1 -g -pthread -o shop shop.c) || { ok "shop.c compiles" false; done_testing; }
-(cd "$TMP" && ./shop); is "$?" 0 "shop passes natively"
+# Racy: natively it may lose a sale too, now and then (on a loaded machine
+# more often); it must pass in most runs.
+npass=0
+for i in 1 2 3 4 5; do (cd "$TMP" && ./shop 2>/dev/null) && npass=$((npass + 1)); done
+ok "shop passes natively in most runs ($npass of 5)" test "$npass" -ge 3
 
 (cd "$TMP" && "$CBTEST" --all-bugs --timeout 5 -o out -- ./shop >sum.out 2>sum.err); RC=$?
 SUM=$(cat "$TMP/sum.out")
