@@ -273,16 +273,6 @@ static void cb_deadlock_end(CbBlocked *bl, UInt n)
    VG_(exit)(CB_DEADLOCK_EXIT);
 }
 
-/* Whether the live thread wid waits in a call that only another thread can
- * end (the deadlock check's test): replay uses it to see at once that a
- * plan cannot go on (cb_replay.c).  False for a thread that is not live. */
-Bool cb_wid_blocked(UInt wid)
-{
-   CbThread *t = cb_live_wid(wid);
-   CbBlocked b;
-   return t && t->wait.kind && cb_is_blocked(t, &b);
-}
-
 /* A stalled plan (cb_replay.c): what each thread that the program itself
  * holds back waits for, as "blocked" lines like a deadlock's, so that the
  * report says why the plan could not go on (a waiter whose signal comes

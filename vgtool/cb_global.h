@@ -269,7 +269,6 @@ void cb_cond_signal_sent(CbThread *t, Addr cv);
 void cb_deadlock_check(void);
 #define CB_STALL_WAITS_SAID 16
 void cb_deadlock_say_waits(void);
-Bool cb_wid_blocked(UInt wid);
 void cb_deadlock_off(void);          /* the process is ending, or a child */
 /* The pre-syscall of rt_sigaction: a handler may end any wait. */
 void cb_deadlock_sigaction(ThreadId tid, Int signo, Addr act);

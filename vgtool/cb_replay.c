@@ -367,31 +367,6 @@ static void cb_run_out_ends(const HChar *fact)
    cb_next_step();
 }
 
-/* Whether no thread the plan lets run can go on: each waits in a call that
- * only another thread can end (cb_deadlock.c's test, the one that ends a
- * deadlocked run), and every other thread is held back by the plan, so
- * nothing will ever end the wait.  Known at once, where the stall limit
- * (seconds) and a run-out step's idle limit would wait for it.  A thread
- * the plan lets run that is not live yet (its creator has still to create
- * it) or waits where the tool does not see (a read(), a futex by hand)
- * leaves the decision to those limits. */
-static Bool cb_plan_blocked(void)
-{
-   if (cb_phase == CB_PH_TAIL)
-      return cb_wid_blocked((UInt)cb_tail[2 * cb_step]);
-   if (cb_phase != CB_PH_PREFIX)
-      return False;
-   Bool any = False;
-   for (ULong w = 1; w <= cb_nthreads; w++) {
-      if (cb_done[w] >= cb_prefix[w])
-         continue;
-      if (!cb_wid_blocked((UInt)w))
-         return False;
-      any = True;
-   }
-   return any;
-}
-
 /* The plan made no progress for the stall limit: say what the threads
  * wait for (cb_deadlock.c), and whose turn it was, then release them. */
 static void cb_stalled(void)
@@ -429,15 +404,6 @@ Bool cb_replay_may_run(CbThread *t)
       return False;
    }
    UInt idle = VG_(read_millisecond_timer)() - cb_last_progress;
-   if (cb_plan_blocked()) {
-      /* Every thread the plan lets run waits for one it holds back. */
-      if (cb_phase == CB_PH_TAIL && cb_run_out) {
-         cb_run_out_ends("run-out-blocked");
-         return cb_allowed(t);
-      }
-      cb_stalled();
-      return True;
-   }
    if (cb_phase == CB_PH_TAIL && cb_run_out && idle > cb_run_out_idle_ms() &&
        cb_denials - cb_denials_at_progress >= CB_RUN_OUT_IDLE_DENIALS) {
       cb_run_out_ends("run-out-blocked");
