@@ -347,10 +347,9 @@ static void replay_facts(cbt_run *r)
    while (f && fgets(line, sizeof line, f)) {
       if (r->variant < 0)
          (void)sscanf(line, "  tail variant %d", &r->variant);
-      if (sscanf(line, "  not reproduced: forced again %u time%*[s], it failed %u",
-                 &n, &m) == 2 ||
-          sscanf(line, "  not reproduced: forced again %u time, it failed %u",
-                 &n, &m) == 2) {
+      const char *failed = strstr(line, ", it failed ");
+      if (sscanf(line, "  not reproduced: forced again %u", &n) == 1 &&
+          failed && sscanf(failed, ", it failed %u", &m) == 1) {
          r->again = n;
          r->again_failed = m;
       } else if (!strncmp(line, "  reproduce: ", 13) &&
