@@ -152,6 +152,7 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
       last[tid] = i + 1;
       x->counted[tid]++;
       if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) continue;
+      if (e->flags & CB_EVF_LOCK_WORD) continue; /* a lock, not data */
       /* Map keys live in vaddr, indexed by variable id. */
       keyctx kc = {vaddr};
       uint64_t a = e->addr;

@@ -23,7 +23,7 @@ static uint64_t written;
 
 static void ev(uint8_t kind, uint8_t size, uint32_t tid, uint32_t loc, uint64_t addr,
                uint64_t value) {
-   cb_event e = {kind, size, tid, loc, addr, value};
+   cb_event e = {.kind = kind, .size = size, .tid = tid, .loc = loc, .addr = addr, .value = value};
    if (cb_writer_event(w, &e, &err)) {
       fprintf(stderr, "cb-gen-trace: cannot write: %s\n", err.msg);
       exit(1);

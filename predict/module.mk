@@ -38,6 +38,16 @@ $(BUILD)/tests/predict_rank_san: $(BUILD)/san/tests/unit/predict_rank.o $(PREDIC
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
+# The program's own lock words (trace/spinlocks.c) and what prediction
+# makes of them.
+$(BUILD)/tests/predict_lockwords: $(BUILD)/host/tests/unit/predict_lockwords.o $(PREDICT_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
+$(BUILD)/tests/predict_lockwords_san: $(BUILD)/san/tests/unit/predict_lockwords.o $(PREDICT_SAN_OBJS) $(LIBCBTRACE_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
 # Delay schedules and their dedup (predict/explore.c, trace/ordering.c).
 $(BUILD)/tests/predict_explore: $(BUILD)/host/tests/unit/predict_explore.o $(PREDICT_OBJS) $(LIBCBTRACE)
 	@mkdir -p $(dir $@)
@@ -47,5 +57,6 @@ $(BUILD)/host/predict/%.o $(BUILD)/san/predict/%.o $(BUILD)/host/tests/unit/pred
 
 CHECK_DEPS += $(BIN)/cbpredict $(BUILD)/tests/predict_unit $(BUILD)/tests/predict_unit_san \
               $(BUILD)/tests/predict_rank $(BUILD)/tests/predict_rank_san \
+              $(BUILD)/tests/predict_lockwords $(BUILD)/tests/predict_lockwords_san \
               $(BUILD)/tests/predict_explore \
               $(BUILD)/tools/cb-gen-trace

@@ -121,6 +121,7 @@ static inline int cbp_cut_ok(const cbp_escape *x, size_t i) {
  * event: the rest of one machine instruction, unless it is the store of a
  * plain read-modify-write that replay splits (CB_SIZE_SPLIT). */
 static inline int cbp_glued(const cb_event *e) {
+   if (e->flags & CB_EVF_GLUED) return 1; /* a lock word's locked store */
    return (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
           (e->size & CB_SIZE_SAME_INSN) && !(e->size & CB_SIZE_SPLIT);
 }
@@ -452,6 +453,7 @@ typedef struct {
    const char *note; /* a sentence about why nothing was predicted, or NULL */
    const cbp_z3_summary *z3; /* with --z3, else NULL */
    const struct cbp_explore_result *explore; /* with --delays, else NULL */
+   long lock_words; /* of the locks, the program's own (cb_spinlocks_mark) */
 } cbp_report_info;
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info);

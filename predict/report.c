@@ -95,6 +95,10 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->orders, r->n,
            (unsigned long long)info->written, info->dir, info->seconds);
    if (info->explore) cbp_explore_summary(out, info->explore);
+   if (info->lock_words > 0)
+      fprintf(out, "cbpredict: %ld of the locks %s the program's own: a word taken by an "
+                   "atomic exchange from 0 and released by its holder's store of 0\n",
+              info->lock_words, info->lock_words == 1 ? "is" : "are");
    unhandled_line(out, t);
    if (r->cycles_capped)
       fprintf(out, "cbpredict: the lock-order graph is too large to search every cycle "
@@ -152,6 +156,7 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
            (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter,
            info->seconds);
+   fprintf(out, ",\"lock_words\":%ld", info->lock_words > 0 ? info->lock_words : 0);
    if (info->note) { fputs(",\"note\":", out); cb_json_write_string(out, info->note); }
    if (info->z3) {
       const cbp_z3_summary *z = info->z3;

@@ -36,10 +36,14 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
    pe->has_tid = 1; pe->tid = e->tid;
    pe->has_index = 1; pe->index = cidx;
    pe->has_trace_index = 1; pe->trace_index = tidx;
-   pe->has_kind = 1; pe->kind = e->kind;
+   /* A hand-made lock's LOCK or UNLOCK is the store replay will see. */
+   pe->has_kind = 1; pe->kind = e->flags & CB_EVF_FROM_WRITE ? CB_EV_WRITE : e->kind;
    pe->has_address = 1; pe->address = e->addr;
    pe->variable_name = (char *)cb_variable_str_at(t, e->addr, tidx, name, 256);
-   if (cb_event_carries_value(e->kind, e->size)) { pe->has_value = 1; pe->value = e->value; }
+   if (cb_event_carries_value(e->kind, e->size) && !(e->flags & CB_EVF_FROM_WRITE)) {
+      pe->has_value = 1;
+      pe->value = e->value;
+   }
    if (e->loc < t->nlocs) {
       const cb_location *l = &t->locs[e->loc];
       loc->has_id = 1; loc->id = e->loc;

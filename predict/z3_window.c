@@ -162,7 +162,7 @@ static int state_at_begin(z3w_window *w, z3w_scratch *s)
          continue;
       thread_st *th = &s->th[e->tid];
       held_lock *h;
-      if (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) {
+      if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) && !(e->flags & CB_EVF_LOCK_WORD)) {
          addr_rec *r = z3w_map_get(&s->mem, e->addr);
          if (!r)
             return -1;
@@ -272,7 +272,8 @@ static int window_events(z3w_window *w, z3w_scratch *s)
       size_t pos = Z3W_NONE;
       if (in && add_event(w, s, i, &pos) < 0)
          return -1;
-      if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) && mem_access(s, i, in, pos) < 0)
+      if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
+          !(e->flags & CB_EVF_LOCK_WORD) && mem_access(s, i, in, pos) < 0)
          return -1;
       if ((e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK) && in &&
           lock_event(w, s, i, pos) < 0)

@@ -31,10 +31,13 @@ typedef struct {
 int cb_fail(cb_error *err, const char *fmt, ...)
    __attribute__((format(printf, 2, 3)));
 
-/* One event; the same fields as cb_wire_event (see its table). */
+/* One event; the same fields as cb_wire_event (see its table), and flags
+ * that only the reader's users set (CB_EVF_*), never read from or written
+ * to a trace file. */
 typedef struct {
    uint8_t kind;  /* enum cb_event_kind */
    uint8_t size;
+   uint8_t flags; /* CB_EVF_*: 0 as read */
    uint32_t tid;  /* creation order, main = 1 */
    uint32_t loc;  /* index into cb_trace.locs, 0 = unknown */
    uint64_t addr;
@@ -119,6 +122,20 @@ typedef struct {
    uint32_t nthreads; /* highest thread id seen */
    void *arena_;      /* owns every string above */
 } cb_trace;
+
+/* cb_event.flags, set in memory by cb_spinlocks_mark (trace/spinlocks.c). */
+#define CB_EVF_LOCK_WORD 0x01u  /* a read or write of a lock word: no data */
+#define CB_EVF_FROM_WRITE 0x02u /* a LOCK or UNLOCK that is a WRITE of the
+                                   program's own lock word in the trace */
+#define CB_EVF_GLUED 0x04u      /* such a store of a locked instruction: the
+                                   rest of its read, no cut between them */
+
+/* Marks the lock words the program takes by hand (an atomic exchange or
+ * compare-and-swap from 0, released by its holder's store of 0): their
+ * acquiring and releasing stores become LOCK and UNLOCK events, their other
+ * accesses CB_EVF_LOCK_WORD.  Returns how many words, -1 on no memory (the
+ * trace is then unchanged). */
+long cb_spinlocks_mark(cb_trace *t);
 
 /* ---- Reading ------------------------------------------------------------ */
 

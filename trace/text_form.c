@@ -142,7 +142,7 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
       }
       if (rc) break;
       nw = k;
-      cb_event e = {0, 0, 0, 0, 0, 0};
+      cb_event e = {0};
       if (nw < 2 || parse_tid(w[0], &e.tid)) {
          rc = cb_fail(err, "line %zu: expected 'T<n> KIND ...'", lineno);
          break;

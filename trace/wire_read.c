@@ -153,7 +153,8 @@ static void take_event(cb_wire_decoder *d, const cb_wire_event *e)
       d->dropped++;
       return;
    }
-   cb_event ev = {e->kind, e->size, e->tid, e->loc, e->addr, e->value};
+   cb_event ev = {.kind = e->kind, .size = e->size, .tid = e->tid, .loc = e->loc,
+                   .addr = e->addr, .value = e->value};
    if (ev.loc > d->max_loc) {
       ev.loc = 0;
       d->bad_loc++;

@@ -17,6 +17,10 @@
 #include "trace.pb-c.h"
 #include "trace_internal.h" /* cb_crc32, to frame a chunk by hand */
 
+/* A cb_event from its six trace fields, in cb_wire.h's order (flags 0). */
+#define EV(k, s, t, l, a, v) \
+   {.kind = (k), .size = (s), .tid = (t), .loc = (l), .addr = (a), .value = (v)}
+
 static int n_test, n_failed;
 static const char *dir;
 
@@ -221,13 +225,13 @@ static void test_compact(void)
    for (int round = 0; round < 20000; round++) {
       uint32_t tid = (uint32_t)(1 + (round / 50) % 4);
       cb_event evs[] = {
-          {CB_EV_LOCK, CB_LOCK_MUTEX, tid, 3, 0x4040a0, 0},
-          {CB_EV_READ, 4, tid, 4, 0x404060, counter},
-          {CB_EV_WRITE, 4 | CB_SIZE_SAME_INSN, tid, 4, 0x404060, counter + 1},
-          {CB_EV_READ, 8, tid, 5, 0x4a52a0 + (round % 16) * 8, 0x4a5000},
-          {CB_EV_WRITE, 4, tid, 6, 0x4a52a0 + (round % 16) * 8 + 4,
-           (uint64_t)round},
-          {CB_EV_UNLOCK, CB_LOCK_MUTEX, tid, 7, 0x4040a0, 0},
+          EV(CB_EV_LOCK, CB_LOCK_MUTEX, tid, 3, 0x4040a0, 0),
+          EV(CB_EV_READ, 4, tid, 4, 0x404060, counter),
+          EV(CB_EV_WRITE, 4 | CB_SIZE_SAME_INSN, tid, 4, 0x404060, counter + 1),
+          EV(CB_EV_READ, 8, tid, 5, 0x4a52a0 + (round % 16) * 8, 0x4a5000),
+          EV(CB_EV_WRITE, 4, tid, 6, 0x4a52a0 + (round % 16) * 8 + 4,
+           (uint64_t)round),
+          EV(CB_EV_UNLOCK, CB_LOCK_MUTEX, tid, 7, 0x4040a0, 0),
       };
       counter++;
       for (size_t k = 0; k < sizeof evs / sizeof *evs; k++, n++)
@@ -461,16 +465,16 @@ static void test_bad_files(void)
       "writer to an impossible path fails: %s", err.msg);
    /* Writer refuses bad events instead of writing an unreadable trace. */
    w = cb_writer_open(path_of("refuse.pb"), &h, &err);
-   cb_event e0 = {CB_EV_READ, 4, 0, 0, 1, 1};
-   cb_event e1 = {CB_EV_KIND_COUNT, 4, 1, 0, 1, 1};
-   cb_event e2 = {CB_EV_READ, 4, 1, 5, 1, 1};
+   cb_event e0 = EV(CB_EV_READ, 4, 0, 0, 1, 1);
+   cb_event e1 = EV(CB_EV_KIND_COUNT, 4, 1, 0, 1, 1);
+   cb_event e2 = EV(CB_EV_READ, 4, 1, 5, 1, 1);
    ok(cb_writer_event(w, &e0, &err) < 0 && cb_writer_event(w, &e1, &err) < 0 &&
           cb_writer_event(w, &e2, &err) < 0,
       "writer refuses tid 0, unknown kinds, undefined locations");
    cb_writer_close(w, NULL, &err);
    /* Events at the unknown location in a trace that defines none. */
    w = cb_writer_open(path_of("noloc.pb"), &h, &err);
-   cb_event e3 = {CB_EV_WRITE, 4, 1, 0, 0x404040, 3};
+   cb_event e3 = EV(CB_EV_WRITE, 4, 1, 0, 0x404040, 3);
    cb_writer_event(w, &e3, &err);
    cb_writer_close(w, &f, &err);
    r = cb_trace_read(path_of("noloc.pb"), &t, &err);
@@ -606,20 +610,20 @@ static void test_names(void)
    cb_symbol s = {0x404040, 16, "counter"};
    cb_trace_add_symbol(&t, &s, &err);
    cb_event evs[] = {
-       {CB_EV_WRITE, 4, 2, 1, 0x404040, 7},
-       {CB_EV_READ, 4 | CB_SIZE_SAME_INSN, 2, 1, 0x404048, 1},
-       {CB_EV_ALLOC, 0, 1, 2, 0x4a52a0, 32},
-       {CB_EV_WRITE, 8, 1, 3, 0x4a52a8, 5},
-       {CB_EV_FREE, 0, 1, 2, 0x4a52a0, 0},
-       {CB_EV_ALLOC, 0, 1, 1, 0x4a52a0, 16},
-       {CB_EV_LOCK, CB_LOCK_WR, 1, 0, 0x404050, 1},
-       {CB_EV_COND_WAIT, 0, 3, 2, 0x404060, 0x404040},
-       {CB_EV_COND_SIGNAL, 1, 3, 2, 0x404060, 0},
-       {CB_EV_THREAD_CREATE, 0, 1, 2, 0, 2},
-       {CB_EV_THREAD_START, 0, 2, 0, 0, 1},
-       {CB_EV_BLOCK_BEGIN, 0, 2, 1, 0x401130, 0},
-       {CB_EV_BARRIER_ENTER, 0, 2, 0, 0x999000, 4},
-       {CB_EV_READ, 32, 2, 0, 0x999000, 0},
+       EV(CB_EV_WRITE, 4, 2, 1, 0x404040, 7),
+       EV(CB_EV_READ, 4 | CB_SIZE_SAME_INSN, 2, 1, 0x404048, 1),
+       EV(CB_EV_ALLOC, 0, 1, 2, 0x4a52a0, 32),
+       EV(CB_EV_WRITE, 8, 1, 3, 0x4a52a8, 5),
+       EV(CB_EV_FREE, 0, 1, 2, 0x4a52a0, 0),
+       EV(CB_EV_ALLOC, 0, 1, 1, 0x4a52a0, 16),
+       EV(CB_EV_LOCK, CB_LOCK_WR, 1, 0, 0x404050, 1),
+       EV(CB_EV_COND_WAIT, 0, 3, 2, 0x404060, 0x404040),
+       EV(CB_EV_COND_SIGNAL, 1, 3, 2, 0x404060, 0),
+       EV(CB_EV_THREAD_CREATE, 0, 1, 2, 0, 2),
+       EV(CB_EV_THREAD_START, 0, 2, 0, 0, 1),
+       EV(CB_EV_BLOCK_BEGIN, 0, 2, 1, 0x401130, 0),
+       EV(CB_EV_BARRIER_ENTER, 0, 2, 0, 0x999000, 4),
+       EV(CB_EV_READ, 32, 2, 0, 0x999000, 0),
    };
    for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
       cb_trace_add_event(&t, &evs[i], &err);
@@ -1119,8 +1123,9 @@ static void test_wire_events(void)
       if (i == n - 10)
          e.kind = CB_WIRE_LOCDEF;
       memcpy(raw + i * sizeof e, &e, sizeof e);
-      cb_event c = {e.kind, e.size, e.tid, e.loc > 1 ? 0 : e.loc, e.addr,
-                    cb_event_carries_value(e.kind, e.size) ? e.value : 0};
+      cb_event c = {.kind = e.kind, .size = e.size, .tid = e.tid,
+                    .loc = e.loc > 1 ? 0 : e.loc, .addr = e.addr,
+                    .value = cb_event_carries_value(e.kind, e.size) ? e.value : 0};
       if (e.tid && i < n - 10) {
          want[nwant++] = c;
          nbad += e.loc > 1;
@@ -1167,7 +1172,7 @@ static void test_deadlock_footer(void)
    cb_symbol sb = {0x601040, 40, "b"}, sc = {0x601080, 48, "ready"};
    cb_writer_symbol(w, &sb, &err);
    cb_writer_symbol(w, &sc, &err);
-   cb_event e = {CB_EV_LOCK, CB_LOCK_MUTEX, 3, 2, 0x601040, 0};
+   cb_event e = {.kind = CB_EV_LOCK, .size = CB_LOCK_MUTEX, .tid = 3, .loc = 2, .addr = 0x601040};
    cb_writer_event(w, &e, &err);
    cb_blocked b[4] = {
       {1, CB_WAIT_JOIN, 3, 0, 2, 0, 0},
