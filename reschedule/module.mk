@@ -6,7 +6,8 @@ CBREPLAY_SRCS := reschedule/options.c reschedule/find_schedule.c \
                  reschedule/keeper.c reschedule/run_one.c \
                  reschedule/judge.c reschedule/diverged.c reschedule/variants.c \
                  reschedule/check_cmd.c reschedule/run_all.c \
-                 reschedule/report.c reschedule/report_json.c \
+                 reschedule/report.c reschedule/report_bug.c \
+                 reschedule/report_json.c \
                  reschedule/progress.c reschedule/record_run.c
 CBREPLAY_OBJS := $(CBREPLAY_SRCS:%.c=$(BUILD)/host/%.o)
 CBREPLAY_LIB  := $(BUILD)/libcbreplay.a

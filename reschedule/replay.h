@@ -326,5 +326,13 @@ const char *cbr_pattern_of(const cb_schedule *s);
 int cbr_is_explore(const cb_schedule *s);
 int cbr_shows_value(const cb_sched_event *e);
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
+/* "failed (exit 1)", "hung (before release)", ... */
+const char *cbr_verdict_text(const cbr_result *r, char *buf, size_t len);
+/* The tool could not follow the plan after all: worth saying, unless the
+ * deadlock is why. */
+int cbr_then_stuck(const cbr_result *r);
+/* The "blocked" lines of a run: each thread that waited, what for, and
+ * who held it. */
+void cbr_print_waits(FILE *out, const cbr_result *r);
 
 #endif /* CB_REPLAY_H */

@@ -1,0 +1,329 @@
+/* report_bug.c: cbreplay's bug reports, one per forced run that failed,
+ * deadlocked or hung (and one per run where Valgrind or the tool failed):
+ * what happened, the events e1, f, e2 in the program's terms, why that is
+ * a bug, and the command that reproduces it.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "replay.h"
+
+/* ---- Bug reports ----------------------------------------------------------- */
+
+/* Only reads and writes have a value worth showing: a lock event's value
+ * field is no value of the program's. */
+int cbr_shows_value(const cb_sched_event *e)
+{
+   return e->has_value && (!e->has_kind || e->kind == CB_EV_READ ||
+                           e->kind == CB_EV_WRITE);
+}
+
+static int is_lock_event(const cb_sched_event *e)
+{
+   return e && e->has_kind && (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK);
+}
+
+/* What an event acts on: the schedule's variable, unless the event is a
+ * lock event on another address (a deadlock's first lock): then its own
+ * name (PatternEvent.variable_name), or "lock ADDRESS" in a schedule
+ * written before events carried one. */
+static const char *object_of(const cb_schedule *s,
+                             const cb_sched_event *e, const char *var,
+                             char *buf, size_t len)
+{
+   if (!is_lock_event(e) || !e->has_address || !s->has_variable ||
+       e->address == s->variable)
+      snprintf(buf, len, "%s", var);
+   else if (e->variable_name && *e->variable_name)
+      snprintf(buf, len, "%s", e->variable_name);
+   else
+      snprintf(buf, len, "lock 0x%llx", (unsigned long long)e->address);
+   return buf;
+}
+
+/* The value is the forced run's (the tool says it, "value K V"), with the
+ * recorded run's beside it when they differ: a lost update reads as
+ * "write hits = 1 (recorded run: 2)". */
+static void print_event(FILE *out, const char *role,
+                        const cb_sched_event *e, const char *var,
+                        const cbr_status *st, int k)
+{
+   char where[PATH_MAX + 32];
+   if (!e) {
+      fprintf(out, "    %-3s (not named by the schedule)\n", role);
+      return;
+   }
+   const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
+   fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
+   if (cbr_shows_value(e) && st->has_value[k] && st->value[k] != e->value)
+      fprintf(out, " = %llu (recorded run: %llu)", st->value[k],
+              (unsigned long long)e->value);
+   else if (cbr_shows_value(e) && st->has_value[k])
+      fprintf(out, " = %llu", st->value[k]);
+   else if (cbr_shows_value(e))
+      fprintf(out, " = %llu in the recorded run", (unsigned long long)e->value);
+   fprintf(out, "  at %s", cbr_event_where(e, 0, where, sizeof where));
+   if (e->location && e->location->function && *e->location->function)
+      fprintf(out, " in %s()", e->location->function);
+   fprintf(out, "  (its counted event %llu)\n", (unsigned long long)e->index);
+}
+
+/* Pattern DLK (cbpredict's deadlocks.c): e1 = T1 takes lock A, f = T2
+ * takes lock B (the schedule's variable), e2 = T1 asks for B. */
+static int is_deadlock(const cb_schedule *s)
+{
+   return s->pattern && !strcmp(s->pattern, "DLK");
+}
+
+/* Pattern ORD (cbpredict's orders.c): e1 = e2 = T1's access that ran
+ * first in the recorded run, f = T2's conflicting access forced before it. */
+static int is_order(const cb_schedule *s)
+{
+   return s->pattern && !strcmp(s->pattern, "ORD");
+}
+
+/* Threads the schedule's tail runs: more than two in a deadlock cycle. */
+static size_t tail_threads(const cb_schedule *s)
+{
+   uint32_t seen[16];
+   size_t n = 0;
+   for (size_t i = 0; i < s->n_tail; i++) {
+      size_t k = 0;
+      while (k < n && seen[k] != s->tail[i]->tid) k++;
+      if (k == n && n < 16) seen[n++] = s->tail[i]->tid;
+   }
+   return n;
+}
+
+/* A delay schedule's points (e1 the first, f the second, e2 the last: as
+ * many as its tail has counted steps, plus one) and what was done there. */
+static void print_delays(FILE *out, const cb_schedule *s, const char *var,
+                         const cbr_status *st)
+{
+   unsigned d = 1;
+   for (size_t i = 0; i < s->n_tail; i++)
+      d += !(s->tail[i]->has_run_out && s->tail[i]->run_out);
+   char obj[256], name[16], a[PATH_MAX + 32];
+   const cb_sched_event *pt[3] = {s->e1, s->f, s->e2};
+   unsigned num[3] = {1, 2, d};
+   for (int k = 0; k < 3 && k < (int)d; k++) {
+      snprintf(name, sizeof name, "d%u", num[k]);
+      /* The plan names no pattern events for a delay schedule (plan.c):
+       * the tool reports no forced values for them, the recorded ones
+       * are shown. */
+      print_event(out, name, pt[k], object_of(s, pt[k], var, obj, sizeof obj),
+                  st, k);
+   }
+   if (!s->e1)
+      return;
+   fprintf(out, "  the recorded run was followed until T%u's %s at %s (d1); T%u "
+                "was held there", s->e1->tid, cb_event_kind_name(s->e1->kind),
+           cbr_event_where(s->e1, 1, a, sizeof a), s->e1->tid);
+   if (d > 1)
+      fprintf(out, " while %s ran alone to its own delay point and was held "
+                   "in turn", d > 2 ? "a chain of threads" : "another thread");
+   fprintf(out, "; then every other thread ran alone as far as it could, "
+                "then the held one, and then all went on.\n");
+}
+
+static void print_stderr_tail(FILE *out, const char *what,
+                              const cbr_result *r)
+{
+   fprintf(out, "  %s:\n", what);
+   const char *p = r->stderr_tail;
+   while (*p) {
+      const char *nl = strchr(p, '\n');
+      int n = nl ? (int)(nl - p) : (int)strlen(p);
+      fprintf(out, "    | %.*s\n", n, p);
+      p += n + (nl ? 1 : 0);
+   }
+}
+
+const char *cbr_blocked_text(const cbr_blocked *b, char *buf, size_t len)
+{
+   char obj[64];
+   if (b->kind == CB_WAIT_JOIN)
+      obj[0] = 0;
+   else if (strcmp(b->name, "?") != 0)
+      snprintf(obj, sizeof obj, "%s", b->name);
+   else
+      snprintf(obj, sizeof obj, "0x%llx", b->object);
+   cb_blocked_words w = {b->tid, b->kind, obj, b->where, b->holder,
+                         b->holder_where, b->value};
+   return cb_blocked_describe(&w, buf, len);
+}
+
+/* The headline's end and the line after it: how the run ended, and for a
+ * deadlock what each thread waits for. */
+static void print_ending(FILE *out, const cbr_report *rep,
+                         const cbr_result *r)
+{
+   char far[128];
+   if (r->verdict == CBR_HUNG)
+      fprintf(out, ": no end %g s %s, a livelock or a wait the tool does not "
+                   "see through; its process group was killed",
+              rep->o->timeout_s,
+              r->hung_before_release ? "after the last scheduling step"
+                                     : "after the threads were released");
+   else if (r->verdict == CBR_DEADLOCK)
+      fprintf(out, ": each of its threads waits for another, and the tool "
+                   "ended it at once");
+   fprintf(out, "\n  %s %s",
+           r->verdict == CBR_HUNG       ? "it hung"
+           : r->verdict == CBR_DEADLOCK ? "it deadlocked"
+                                        : "it failed",
+           cbr_how_far(r, far, sizeof far));
+   if (cbr_then_stuck(r))
+      fprintf(out, " (then the tool could not go on: %s)", r->status.reason);
+   fputc('\n', out);
+   if (r->verdict == CBR_DEADLOCK)
+      cbr_print_waits(out, r);
+}
+
+/* The headline: "BUG (sN): WHAT on VAR; the forced run VERDICT". */
+static void print_headline(FILE *out, const cbr_schedule *cs,
+                           const cbr_result *r, const char *var)
+{
+   const cb_schedule *s = cs->s;
+   char vt[128];
+   if (r->verdict == CBR_DEADLOCK)
+      snprintf(vt, sizeof vt, "deadlocked");
+   else
+      cbr_verdict_text(r, vt, sizeof vt);
+   if (cbr_is_explore(s))
+      fprintf(out, "\nBUG (%s): explore: a delay schedule (no predicted "
+                   "violation) made the program fail; the forced run %s",
+              cs->name, vt);
+   else if (is_order(s))
+      fprintf(out, "\nBUG (%s): ORD order violation on %s; the forced run %s",
+              cs->name, var, vt);
+   else if (is_deadlock(s))
+      fprintf(out, "\nBUG (%s): DLK lock-order inversion on %s, a deadlock; "
+                   "the forced run %s", cs->name, var, vt);
+   else
+      fprintf(out, "\nBUG (%s): %s atomicity violation on %s; the forced run %s",
+              cs->name, cbr_pattern_of(s), var, vt);
+}
+
+/* The sentence under e1, f and e2 that says what went wrong, per pattern;
+ * obj: what each of them acts on. */
+static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256])
+{
+   char a[PATH_MAX + 32], b[PATH_MAX + 32], c[PATH_MAX + 32];
+   int dlk = is_deadlock(s), ord = is_order(s);
+   size_t cycle = dlk ? tail_threads(s) : 0;
+   if (dlk && cycle > 2)
+      fprintf(out, "  %zu threads each take one lock and then ask for the next one's "
+                   "(T%u took %s at %s and asked for %s at %s, which T%u took at %s, "
+                   "...): a cycle in which each waits for the next forever.\n",
+              cycle, s->e1->tid, obj[0], cbr_event_where(s->e1, 1, a, sizeof a),
+              obj[2], cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
+              cbr_event_where(s->f, 1, c, sizeof c));
+   else if (dlk && s->e1 && s->f && s->e2)
+      fprintf(out, "  T%u took %s%s at %s and then asked for lock %s at %s, "
+                   "while T%u held it, taken at %s: the two threads take these locks "
+                   "in opposite orders, and each can wait for the other "
+                   "forever.\n",
+              s->e1->tid, strncmp(obj[0], "lock ", 5) ? "lock " : "", obj[0],
+              cbr_event_where(s->e1, 1, a, sizeof a), obj[2],
+              cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
+              cbr_event_where(s->f, 1, c, sizeof c));
+   else if (ord && s->e1 && s->f)
+      fprintf(out, "  in the recorded run T%u's %s at %s came before T%u's %s at "
+                   "%s, and nothing orders them (no create, join, barrier or "
+                   "signal): forced the other way round, T%u's %s ran first.\n",
+              s->e1->tid, cb_event_kind_name(s->e1->kind),
+              cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
+              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c),
+              s->f->tid, cb_event_kind_name(s->f->kind));
+   else if (s->e1 && s->f && s->e2)
+      fprintf(out, "  T%u's %s at %s and its %s at %s were not atomic: T%u's "
+                   "%s at %s ran between them.\n",
+              s->e1->tid, cb_event_kind_name(s->e1->kind),
+              cbr_event_where(s->e1, 1, a, sizeof a),
+              cb_event_kind_name(s->e2->kind),
+              cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
+              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c));
+}
+
+static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
+{
+   const cbr_schedule *cs = &rep->cs[i];
+   const cb_schedule *s = cs->s;
+   const cbr_result *r = &rep->results[i];
+   char var[256], cmd[8192], obj[3][256];
+   int dlk = is_deadlock(s), exp = cbr_is_explore(s);
+   cbr_variable_of(s, var, sizeof var);
+   print_headline(out, cs, r, var);
+   print_ending(out, rep, r);
+   if (r->status.unexpected)
+      fprintf(out, "  it %s\n", r->status.divergence);
+   if (r->nvariants > 1)
+      fprintf(out, "  tail variant %u%s%s%s of the schedule's %u (%u tried)\n",
+              r->variant, *cbr_variant_name(cs, r->variant) ? " (" : "",
+              cbr_variant_name(cs, r->variant),
+              *cbr_variant_name(cs, r->variant) ? ")" : "", r->nvariants,
+              r->variants_tried);
+   if (exp)
+      print_delays(out, s, var, &r->status);
+   else {
+      print_event(out, "e1", s->e1,
+                  object_of(s, s->e1, var, obj[0], sizeof obj[0]), &r->status, 0);
+      print_event(out, "f", s->f,
+                  object_of(s, s->f, var, obj[1], sizeof obj[1]), &r->status, 1);
+      print_event(out, "e2", s->e2,
+                  object_of(s, s->e2, var, obj[2], sizeof obj[2]), &r->status, 2);
+      print_explanation(out, s, obj);
+   }
+   /* A deadlock's e2 never completes, so the tool cannot see e1, f, e2
+    * in order; the deadlock or hang itself is the evidence, said above. */
+   if (dlk && r->verdict == CBR_DEADLOCK)
+      fprintf(out, "  the deadlock happened in this run: yes\n");
+   else if (!exp && !(dlk && r->status.pattern < 0))
+      fprintf(out, "  the %s happened in this run: %s\n",
+              dlk ? "deadlock" : "violation",
+              r->status.pattern == 1 ? "yes"
+              : r->status.pattern == 0
+                 ? r->verdict == CBR_DEADLOCK
+                      ? "no (the deadlock came from elsewhere in the "
+                        "forced schedule)"
+                      : "no (the failure came from elsewhere in the forced "
+                        "schedule)"
+                 : "unknown (the tool did not say)");
+   if (r->stderr_tail[0] && !r->stderr_shown)
+      print_stderr_tail(out, "the program's stderr ended with", r);
+   if (cbr_not_reproduced(r))
+      fprintf(out, "  not reproduced: forced again %u time%s, it failed %u: the "
+                   "failure does not come from this schedule alone, so it is not kept "
+                   "as a reproducer\n  run again: %s\n",
+              r->confirm_runs, r->confirm_runs == 1 ? "" : "s", r->confirm_bugs,
+              cbr_reproduce_command(rep, i, cmd, sizeof cmd));
+   else
+      fprintf(out, "  reproduce: %s%s\n", cbr_reproduce_command(rep, i, cmd, sizeof cmd),
+              r->confirm_runs ? "" : " (not forced again: --confirm 0)");
+}
+
+/* A run where Valgrind or the tool failed: no bug, but what it said. */
+static void print_one_error(FILE *out, const cbr_report *rep, size_t i)
+{
+   const cbr_result *r = &rep->results[i];
+   char cmd[8192];
+   fprintf(out, "\nERROR (%s): %s; this says nothing about the program\n",
+           rep->cs[i].name, r->error);
+   if (r->stderr_tail[0])
+      print_stderr_tail(out, "the run's stderr (the program's and "
+                             "Valgrind's) ended with", r);
+   fprintf(out, "  run again: %s\n", cbr_reproduce_command(rep, i, cmd,
+                                                          sizeof cmd));
+}
+
+void cbr_print_bug_reports(FILE *out, const cbr_report *rep)
+{
+   for (size_t i = 0; i < rep->n; i++)
+      if (cbr_verdict_is_bug(rep->results[i].verdict))
+         print_one_bug(out, rep, i);
+      else if (rep->results[i].verdict == CBR_ERROR)
+         print_one_error(out, rep, i);
+}
