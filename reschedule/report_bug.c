@@ -151,7 +151,7 @@ const char *cbr_blocked_text(const cbr_blocked *b, char *buf, size_t len)
    else
       snprintf(obj, sizeof obj, "0x%llx", b->object);
    cb_blocked_words w = {b->tid, b->kind, obj, b->where, b->holder,
-                         b->holder_where, b->value};
+                         b->holder_where, b->value, 0};
    return cb_blocked_describe(&w, buf, len);
 }
 

@@ -259,6 +259,7 @@ typedef struct {
    uint32_t holder;          /* lock: a holder; join: the joined; 0 none */
    const char *holder_where; /* lock: where the holder took it, or "?" */
    uint64_t value;           /* BARRIER: arrived << 32 | count */
+   int holder_ended;         /* lock: the holder ended without releasing it */
 } cb_blocked_words;
 const char *cb_blocked_describe(const cb_blocked_words *w, char *buf,
                                 size_t len);

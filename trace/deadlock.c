@@ -38,7 +38,10 @@ const char *cb_blocked_describe(const cb_blocked_words *w, char *buf,
    const char *hat = w->holder_where && *w->holder_where ? w->holder_where
                                                          : "?";
    char holder[128] = "";
-   if (w->holder)
+   if (w->holder && w->holder_ended && w->kind != CB_WAIT_JOIN)
+      snprintf(holder, sizeof holder, ", held by T%u, which ended without "
+               "releasing it (taken at %s)", w->holder, hat);
+   else if (w->holder)
       snprintf(holder, sizeof holder, ", held by T%u (taken at %s)",
                w->holder, hat);
    switch (w->kind) {
@@ -83,7 +86,11 @@ const char *cb_blocked_str(const cb_trace *t, const cb_blocked *b, char *buf,
    cb_blocked_words w = {b->tid, b->kind, obj,
                          cb_location_str(t, b->loc, at, sizeof at), b->holder,
                          cb_location_str(t, b->holder_loc, hat, sizeof hat),
-                         b->value};
+                         b->value, 0};
+   /* The footer lists every live thread: a holder not among them ended. */
+   w.holder_ended = b->holder != 0;
+   for (size_t i = 0; i < t->footer.nblocked && w.holder_ended; i++)
+      w.holder_ended = t->footer.blocked[i].tid != b->holder;
    return cb_blocked_describe(&w, buf, len);
 }
 

@@ -34,7 +34,8 @@ typedef enum {
                            MAY_I; wait 1 + CB_LOCK_*: a lock call that
                            blocks until it has the lock (0: unlock, try,
                            timed), about to be made when the answer is 1;
-                           | CB_WAIT_SELF_BLOCKS: a lock that does not nest */
+                           | CB_WAIT_SELF_BLOCKS: a lock that does not nest,
+                           | CB_WAIT_ROBUST: a robust mutex */
    CB_REQ_LOCK_DEPTH,   /* (obj): how deep this thread holds obj, 0 = not */
    CB_REQ_SEM_INIT,     /* (sem, value, pshared) after sem_init succeeded */
    CB_REQ_SEM_POST,     /* (sem, caller) before the post */
@@ -54,7 +55,8 @@ typedef enum {
                            about to wait (sem_wait, pthread_join) */
    CB_REQ_WAIT,         /* (CB_WAIT_COND, cond, mutex, caller): about to
                            wait, untimed, on a condition */
-   CB_REQ_WAIT_END,     /* () a blocking call failed: the thread runs */
+   CB_REQ_WAIT_END,     /* () a blocking call failed, or a signal's real
+                           call returned: the thread runs */
    CB_REQ_COND_INIT,    /* (cond, pshared) after pthread_cond_init */
    CB_REQ_DETACHED,     /* (pthread_t) after pthread_detach succeeded */
    /* A wrapper whose call the tool models as one event (a GLib lock, in a
@@ -94,6 +96,9 @@ typedef struct {
 /* In CB_REQ_MAY_I_HELD's wait: the lock blocks its own holder when taken
  * again (a normal mutex, a spinlock), rather than nest or fail. */
 #define CB_WAIT_SELF_BLOCKS 0x10u
+/* ... and a robust mutex: when its holder dies the next lock call returns
+ * EOWNERDEAD instead of blocking forever. */
+#define CB_WAIT_ROBUST 0x20u
 
 /* Lock mode values used by the preload for rwlock unlock: the tool knows
  * which mode the thread holds, so the preload passes this placeholder. */

@@ -6,7 +6,9 @@
  *   a lock        another live thread surely holds it (cb_syncobj.c) in a
  *                 mode that excludes the one asked for, or the thread
  *                 itself does and the lock does not nest (a normal mutex,
- *                 a spinlock);
+ *                 a spinlock), or a thread that ended holding it did (a
+ *                 lock is not released by its holder's end, a robust
+ *                 mutex excepted);
  *   a join        the joined thread is alive;
  *   a condition   no signal or broadcast of it since the wait began, and
  *                 none on its way then (below);
@@ -30,7 +32,8 @@
  *     holds threads only in gates).  A forced schedule only delays
  *     threads, so a deadlock found there is one the program can reach.
  *   - A signal is reported before it is sent, so a wait that begins in
- *     between may be woken by it: a signal counts as on its way until its
+ *     between may be woken by it: a signal counts as on its way until the
+ *     real call has returned (the wrapper says so, CB_REQ_WAIT_END) or its
  *     sender is seen running again (cb_wait_end), and a wait that began
  *     while one was on its way to its condition counts as woken.
  *   - An object another process may use (process-shared) never blocks.
@@ -53,6 +56,7 @@
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_vki.h"
 #include "cb_global.h"
+#include "cb_clientreq.h"
 #include "cb_syncobj.h"
 
 static Bool  cb_dl_off;      /* the process is ending, or is a fork's child */
@@ -63,17 +67,38 @@ static ULong cb_dl_handlers; /* asynchronous signals with a handler: bits */
 static void cb_signal_done(CbThread *t)
 {
    if (t->signalling) {
-      cb_cond_in_flight(t->signalling, -1);
+      if (!t->signal_spent)
+         cb_cond_in_flight(t->signalling, -1);
       t->signalling = 0;
    }
 }
 
-void cb_cond_signal_sent(CbThread *t, Addr cv)
+void cb_cond_signal_sent(CbThread *t, Addr cv, Bool broadcast)
 {
    cb_signal_done(t);
    cb_cond_signalled(cv);
    cb_cond_in_flight(cv, +1);
    t->signalling = cv;
+   t->signal_all = broadcast;
+   t->signal_spent = False;
+}
+
+/* A wait on cv ended, and a signal (not a broadcast) of cv was on its way:
+ * take it for the one that ended it.  A signal wakes one waiter, and one
+ * that has woken a thread cannot wake the wait that thread begins next
+ * (a consumer that finds nothing and waits again: without this, that
+ * wait looked woken until the signaller's next request, which may never
+ * come, and a lost wake-up ran into the timeout). */
+static void cb_signal_spent_on(Addr cv)
+{
+   for (ThreadId i = 1; i <= cb_max_tid; i++) {
+      CbThread *s = &cb_threads[i];
+      if (s->live && s->signalling == cv && !s->signal_all && !s->signal_spent) {
+         s->signal_spent = True;
+         cb_cond_in_flight(cv, -1);
+         return;
+      }
+   }
 }
 
 void cb_wait_end(CbThread *t)
@@ -81,6 +106,8 @@ void cb_wait_end(CbThread *t)
    cb_signal_done(t);
    if (!t->wait.kind)
       return;
+   if (t->wait.kind == CB_WAIT_COND)
+      cb_signal_spent_on(t->wait.obj);
    t->wait.kind = 0;
    tl_assert(cb_dl_waiting > 0);
    cb_dl_waiting--;
@@ -125,6 +152,11 @@ static CbThread *cb_live_wid(UInt wid)
    return NULL;
 }
 
+static Bool cb_wid_alive(UInt wid)
+{
+   return cb_live_wid(wid) != NULL;
+}
+
 /* Another live thread that surely holds lock in a mode that excludes
  * want (CB_LOCK_*): readers exclude only writers. */
 static CbThread *cb_lock_holder(const CbThread *t, Addr lock, UChar want,
@@ -159,13 +191,18 @@ static Bool cb_is_blocked(CbThread *t, CbBlocked *b)
    case CB_WAIT_WRLOCK:
       u = cb_lock_holder(t, w->obj, (UChar)(w->kind - CB_WAIT_LOCK),
                          &b->holder_caller);
-      if (!u && w->extra && cb_lock_surely_held(t, w->obj, &mode,
-                                                &b->holder_caller))
+      if (!u && (w->extra & CB_WAIT_SELF_BLOCKS) &&
+          cb_lock_surely_held(t, w->obj, &mode, &b->holder_caller))
          u = t;   /* its own, and it does not nest */
-      if (!u)
-         return False;
-      b->holder = u->wid;
-      return True;
+      if (u) {
+         b->holder = u->wid;
+         return True;
+      }
+      /* Held by a thread that ended without releasing it: nobody can. */
+      if (!(w->extra & CB_WAIT_ROBUST))
+         b->holder = cb_lock_dead_holder(w->obj, (UChar)(w->kind - CB_WAIT_LOCK),
+                                         cb_wid_alive, &b->holder_caller);
+      return b->holder != 0;
    case CB_WAIT_JOIN:
       u = w->extra ? cb_live_wid((UInt)w->extra) : NULL;
       if (!u || u == t)

@@ -157,6 +157,8 @@ typedef struct {
    CbWait  wait;         /* cb_deadlock.c */
    Addr    signalling;   /* the condition it signalled last, while the
                             signal may still be on its way (cb_deadlock.c) */
+   Bool    signal_all;   /* that signal is a broadcast */
+   Bool    signal_spent; /* a wait it may have ended has ended */
    Bool    exit_called;  /* it made the exit system call: its end is its
                             own, not a tear-down of the process */
    UInt    unwatched;    /* depth of modelled calls it runs the real code
@@ -263,7 +265,8 @@ void cb_wait_begin(CbThread *t, UChar kind, Addr obj, Addr caller,
                    UWord extra, ULong seq);
 /* t runs again: its wait, and the signal it sent last, are over. */
 void cb_wait_end(CbThread *t);
-void cb_cond_signal_sent(CbThread *t, Addr cv);
+/* t is about to signal (broadcast: wake every waiter of) cv. */
+void cb_cond_signal_sent(CbThread *t, Addr cv, Bool broadcast);
 /* A thread ended by its own exit system call: whoever it kept alive may
  * now be the last to wait. */
 void cb_deadlock_check(void);

@@ -22,22 +22,27 @@ static __thread int cb_slot_told __attribute__((tls_model("initial-exec")));
 
 /* ---- locks: LOCK after the lock is held, UNLOCK before release ---- */
 
-int cb_mutex_self_blocks(const void *m)
+UWord cb_mutex_wait_flags(const void *m)
 {
    /* __kind is glibc's public field; bits 128 (process-shared), 256 and
-    * 512 (lock elision) do not change how a relock behaves. */
-   int kind = ((const pthread_mutex_t *)m)->__data.__kind & ~(128 | 256 | 512);
-   return kind == PTHREAD_MUTEX_NORMAL || kind == 3 /* ADAPTIVE_NP */;
+    * 512 (lock elision) do not change how a relock behaves; 16 is
+    * PTHREAD_MUTEX_ROBUST_NORMAL_NP. */
+   int all = ((const pthread_mutex_t *)m)->__data.__kind;
+   int kind = all & ~(128 | 256 | 512);
+   UWord flags = all & 16 ? CB_WAIT_ROBUST : 0;
+   if (kind == PTHREAD_MUTEX_NORMAL || kind == 3 /* ADAPTIVE_NP */)
+      flags |= CB_WAIT_SELF_BLOCKS;
+   return flags;
 }
 
 /* A blocking lock call; sleeps: it waits in a futex wait, which the
  * tool sees, when it blocks (not a spinlock), so that in record mode it
  * says what it waits for in its slot rather than by a request. */
 static int cb_lock_call(OrigFn fn, UWord caller, void *m, UWord mode,
-                        int self_blocks, int sleeps)
+                        UWord flags, int sleeps)
 {
    int r;
-   UWord wait = (1 + mode) | (self_blocks ? CB_WAIT_SELF_BLOCKS : 0);
+   UWord wait = (1 + mode) | flags;
    if (sleeps && __atomic_load_n(&cb_slots_on, __ATOMIC_RELAXED)) {
       /* A call made inside another one (mtx_lock calls
        * pthread_mutex_lock) leaves the outer call's slot alone: the
@@ -66,9 +71,9 @@ static int cb_lock_call(OrigFn fn, UWord caller, void *m, UWord mode,
    return r;
 }
 
-int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode, int self_blocks)
+int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode, UWord flags)
 {
-   return cb_lock_call(fn, caller, m, mode, self_blocks, 1);
+   return cb_lock_call(fn, caller, m, mode, flags, 1);
 }
 
 int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode)
@@ -114,7 +119,7 @@ int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode)
 }
 
 static int cb_mutex_lock(OrigFn fn, UWord c, pthread_mutex_t *m)
-{ return cb_lock(fn, c, m, CB_LOCK_MUTEX, cb_mutex_self_blocks(m)); }
+{ return cb_lock(fn, c, m, CB_LOCK_MUTEX, cb_mutex_wait_flags(m)); }
 static int cb_mutex_trylock(OrigFn fn, UWord c, pthread_mutex_t *m)
 { return cb_trylock(fn, c, m, CB_LOCK_MUTEX); }
 static int cb_mutex_timedlock(OrigFn fn, UWord c, pthread_mutex_t *m,
@@ -148,7 +153,7 @@ static int cb_rw_clockwrlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
                              UWord clk, const struct timespec *ts)
 { return cb_clocklock(fn, c, l, clk, ts, CB_LOCK_WR); }
 static int cb_spin_lock(OrigFn fn, UWord c, pthread_spinlock_t *l)
-{ return cb_lock_call(fn, c, (void *)l, CB_LOCK_MUTEX, 1, 0); }
+{ return cb_lock_call(fn, c, (void *)l, CB_LOCK_MUTEX, CB_WAIT_SELF_BLOCKS, 0); }
 static int cb_spin_trylock(OrigFn fn, UWord c, pthread_spinlock_t *l)
 { return cb_trylock(fn, c, (void *)l, CB_LOCK_MUTEX); }
 
@@ -267,6 +272,9 @@ int cb_cond_signal_any(OrigFn fn, UWord c, void *cv, UWord broadcast)
    cb_turn(c);
    REQ(CB_REQ_COND_SIGNAL, cv, broadcast, c);
    CALL_FN_W_W(r, fn, cv);
+   /* Sent: a wait that begins from now on cannot be woken by it (the
+    * deadlock check, cb_deadlock.c). */
+   REQ(CB_REQ_WAIT_END, 0, 0, 0);
    return r;
 }
 /* Whether another process may signal it, for the deadlock check. */

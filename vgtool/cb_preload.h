@@ -126,15 +126,17 @@ static inline void cb_wait_failed(void)
 
 /* Lock and condition helpers of cb_preload.c, shared with the C11 ones
  * (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success.
- * self_blocks: the lock blocks its own holder when taken again
- * (cb_mutex_self_blocks).  A lock that sleeps in a futex wait when it
- * blocks (not a spinlock: cb_spin_lock). */
+ * flags: CB_WAIT_SELF_BLOCKS, CB_WAIT_ROBUST (cb_mutex_wait_flags).  A
+ * lock that sleeps in a futex wait when it blocks (not a spinlock:
+ * cb_spin_lock). */
 CB_HIDDEN int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode,
-                      int self_blocks);
-/* A pthread_mutex_t or mtx_t that its owner blocks on forever when it
- * locks it again: glibc's normal and adaptive kinds (a recursive one nests,
- * an error-checking one fails; robust and priority ones are left alone). */
-CB_HIDDEN int cb_mutex_self_blocks(const void *m);
+                      UWord flags);
+/* A pthread_mutex_t's or mtx_t's wait flags: CB_WAIT_SELF_BLOCKS when its
+ * owner blocks on it forever when it locks it again (glibc's normal and
+ * adaptive kinds: a recursive one nests, an error-checking one fails;
+ * robust and priority ones are left alone), CB_WAIT_ROBUST when its
+ * owner's death does not block the next locker. */
+CB_HIDDEN UWord cb_mutex_wait_flags(const void *m);
 CB_HIDDEN int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode);
 CB_HIDDEN int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
                            UWord mode);

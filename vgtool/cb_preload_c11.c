@@ -9,14 +9,14 @@
  * they reach the pthread_create and pthread_join wrappers, whose events are
  * made whoever calls, and call_once jumps to pthread_once
  * (cb_preload_sem.c).  thrd_success is 0, as the helpers expect; a mtx_t
- * is a pthread_mutex_t inside (cb_mutex_self_blocks reads its kind).
+ * is a pthread_mutex_t inside (cb_mutex_wait_flags reads its kind).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include "cb_preload.h"
 
 static int cb_mtx_lock(OrigFn fn, UWord c, void *m)
-{ return cb_lock(fn, c, m, CB_LOCK_MUTEX, cb_mutex_self_blocks(m)); }
+{ return cb_lock(fn, c, m, CB_LOCK_MUTEX, cb_mutex_wait_flags(m)); }
 static int cb_mtx_trylock(OrigFn fn, UWord c, void *m)
 { return cb_trylock(fn, c, m, CB_LOCK_MUTEX); }
 static int cb_mtx_timedlock(OrigFn fn, UWord c, void *m, const void *ts)

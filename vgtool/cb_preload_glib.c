@@ -273,6 +273,7 @@ static void cb_g_cond_signal_any(OrigFn fn, UWord c, GCond *cv,
    cb_real_begin();
    CALL_FN_v_W(fn, cv);
    cb_real_end();
+   REQ(CB_REQ_WAIT_END, 0, 0, 0); /* sent (cb_cond_signal_any) */
 }
 
 static void cb_g_cond_signal(OrigFn fn, UWord c, GCond *cv)

@@ -78,7 +78,7 @@ void cb_sync_futex_wait(ThreadId tid)
    if ((s->wait & 0xf) == 0 || !cb_from_user(s->caller))
       return;
    cb_wait_begin(t, (UChar)(CB_WAIT_LOCK + (s->wait & 0xf) - 1), s->lock,
-                 s->caller, (s->wait & CB_WAIT_SELF_BLOCKS) != 0, 0);
+                 s->caller, s->wait & (CB_WAIT_SELF_BLOCKS | CB_WAIT_ROBUST), 0);
 }
 
 /* The answer to "may I?" from a wrapper called from caller (0: a call
@@ -107,7 +107,7 @@ static void cb_req_lock(CbThread *t, UWord *args, UWord *ret)
       if (*ret && user && (args[4] & 0xf) != 0)
          cb_wait_begin(t, (UChar)(CB_WAIT_LOCK + (args[4] & 0xf) - 1),
                        args[2], args[1],
-                       (args[4] & CB_WAIT_SELF_BLOCKS) != 0, 0);
+                       args[4] & (CB_WAIT_SELF_BLOCKS | CB_WAIT_ROBUST), 0);
       break;
    }
    case CB_REQ_LOCK_DEPTH:
@@ -289,7 +289,7 @@ static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
       cb_event(t, CB_EV_COND_WAIT, 0, cb_caller_loc(args[3]), args[1], args[2]);
       break;
    case CB_REQ_COND_SIGNAL:
-      cb_cond_signal_sent(t, args[1]);
+      cb_cond_signal_sent(t, args[1], args[2] != 0);
       if (!cb_from_user(args[3]))
          break;
       cb_symdef_for(args[1]);

@@ -179,6 +179,22 @@ Bool cb_lock_surely_held(const CbThread *t, Addr lock, UChar *mode,
    return True;
 }
 
+UInt cb_lock_dead_holder(Addr lock, UChar want, Bool (*alive)(UInt wid),
+                         Addr *caller)
+{
+   if (!cb_held)
+      return 0;
+   VG_(HT_ResetIter)(cb_held);
+   CbHeld *h;
+   while ((h = VG_(HT_Next)(cb_held)))
+      if (h->lock == lock && !h->unsure && !alive(h->wid) &&
+          (want != CB_LOCK_RD || h->mode != CB_LOCK_RD)) {
+         *caller = h->caller;
+         return h->wid;
+      }
+   return 0;
+}
+
 /* ---- semaphores ---- */
 
 typedef struct {

@@ -29,6 +29,12 @@ void cb_lock_released_unseen(const CbThread *t, Addr lock);
  * unlocked it). */
 Bool cb_lock_surely_held(const CbThread *t, Addr lock, UChar *mode,
                          Addr *caller);
+/* A thread that is no longer alive (alive(wid) is False) and surely held
+ * lock, in a mode that excludes want (CB_LOCK_*), when it ended: its wid,
+ * and the caller of its acquisition; 0 when none.  Such a lock is never
+ * released (a robust mutex excepted, which the caller rules out). */
+UInt cb_lock_dead_holder(Addr lock, UChar want, Bool (*alive)(UInt wid),
+                         Addr *caller);
 
 /* Semaphores (cb_wire.h, SEM_POST/SEM_WAIT). */
 void  cb_sem_init(Addr sem, UWord value);

@@ -83,6 +83,8 @@ static void cb_thread_reset(CbThread *t, UInt wid)
    t->counted = 0;
    VG_(memset)(&t->wait, 0, sizeof t->wait);
    t->signalling = 0;
+   t->signal_all = False;
+   t->signal_spent = False;
    t->exit_called = False;
    t->unwatched = 0;
    t->lock_slot = 0;
@@ -128,6 +130,8 @@ static void cb_thread_finish(CbThread *t)
    t->live = False;
    tl_assert(cb_nlive > 0);
    cb_nlive--;
+   /* The threads left may all wait now, for what only it could give. */
+   cb_deadlock_check();
 }
 
 void cb_thread_ll_exit(ThreadId tid)

@@ -6,13 +6,16 @@
 #               a join cycle, a condition wait after the only signal, a
 #               semaphore nobody posts, a barrier short of a thread, C11
 #               mutexes in opposite orders, a normal mutex locked twice by
-#               its owner, the last running thread exiting;
+#               its owner, the last running thread exiting, a lock its
+#               holder ended without releasing, a signal sent just before
+#               its sender ended and before the wait began;
 #   twins       a timed wait that times out, a thread in read() (holding a
 #               lock another waits for) until main writes the pipe, a
 #               semaphore a signal handler posts, a recursive mutex taken
 #               twice, a producer and consumer, a mutex unlocked by another
 #               thread, two readers of an rwlock, an error-checking mutex
-#               locked twice, a join of a detached thread (it fails at
+#               locked twice, a robust mutex whose holder died, a join of
+#               a detached thread (it fails at
 #               once), a crash and an exit while threads wait; and in
 #               replay, a thread the plan holds back while main waits to
 #               join it.
@@ -425,9 +428,107 @@ int main(void)
    return 0;
 }
 EOF
+cat > "$TMP/leaked.c" <<'EOF'
+#include <pthread.h>
+#include <unistd.h>
+pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+int rows = -1;
+void *loader(void *x)
+{
+   pthread_mutex_lock(&table_lock);  /* loader-lock */
+   if (rows < 0)
+      return NULL;                   /* the error path forgets to unlock */
+   rows++;
+   pthread_mutex_unlock(&table_lock);
+   return x;
+}
+void *reader(void *x)
+{
+   usleep(100000);                   /* the loader has come and gone */
+   pthread_mutex_lock(&table_lock);  /* reader-lock */
+   pthread_mutex_unlock(&table_lock);
+   return x;
+}
+int main(void)
+{
+   pthread_t l, r;
+   pthread_create(&l, NULL, loader, NULL);
+   pthread_create(&r, NULL, reader, NULL);
+   pthread_join(l, NULL);
+   pthread_join(r, NULL);             /* main-join */
+   return 0;
+}
+EOF
+cat > "$TMP/robust.c" <<'EOF'
+#include <errno.h>
+#include <pthread.h>
+#include <unistd.h>
+pthread_mutex_t m;
+void *dies(void *x)
+{
+   pthread_mutex_lock(&m);
+   return x;                          /* ends holding it */
+}
+void *heir(void *x)
+{
+   usleep(100000);
+   if (pthread_mutex_lock(&m) == EOWNERDEAD)
+      pthread_mutex_consistent(&m);
+   pthread_mutex_unlock(&m);
+   return x;
+}
+int main(void)
+{
+   pthread_mutexattr_t a;
+   pthread_mutexattr_init(&a);
+   pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+   pthread_mutex_init(&m, &a);
+   pthread_t d, h;
+   pthread_create(&d, NULL, dies, NULL);
+   pthread_create(&h, NULL, heir, NULL);
+   pthread_join(d, NULL);
+   pthread_join(h, NULL);
+   return 0;
+}
+EOF
+cat > "$TMP/lastsignal.c" <<'EOF'
+#include <pthread.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t space = PTHREAD_COND_INITIALIZER, avail = PTHREAD_COND_INITIALIZER;
+int count = 1;
+void *filler(void *x)
+{
+   pthread_mutex_lock(&m);
+   while (count > 0)
+      pthread_cond_wait(&space, &m);  /* filler-wait */
+   count++;
+   pthread_mutex_unlock(&m);
+   pthread_cond_signal(&avail);
+   return x;
+}
+void *taker(void *x)
+{
+   pthread_mutex_lock(&m);
+   while (count == 0)
+      pthread_cond_wait(&avail, &m);
+   /* forgets count-- */
+   pthread_mutex_unlock(&m);
+   pthread_cond_signal(&space);       /* its last act before it ends */
+   return x;
+}
+int main(void)
+{
+   pthread_t f, t;
+   pthread_create(&f, NULL, filler, NULL);
+   pthread_create(&t, NULL, taker, NULL);
+   pthread_join(f, NULL);
+   pthread_join(t, NULL);
+   return 0;
+}
+EOF
 for p in abba joincycle lostsignal semzero barrier3 c11abba relock lastexit \
          timedwait piperead sighandler recursive prodcons handoff readers \
-         errcheck joindetached crashwait exitwait; do
+         errcheck joindetached crashwait exitwait leaked robust lastsignal; do
    cc -g -O0 -pthread -o "$TMP/$p" "$TMP/$p.c" || echo "Bail out! $p.c does not build"
 done
 line_of() { grep -n "/\* $2 \*/" "$TMP/$1.c" | cut -d: -f1; }
@@ -465,6 +566,18 @@ record lostsignal
 is "$RC" 6 "cond wait after the only signal: exit 6"
 like "$ERR" "T1 waits to join T2 at lostsignal.c:[0-9]+; T2 waits for condition ready at lostsignal.c:$(line_of lostsignal wait), with no signal on its way$" \
      "cond wait after the only signal: the condition by name, no signal on its way"
+record leaked
+is "$RC" 6 "a lock its holder ended without releasing: exit 6"
+like "$ERR" "T3 waits for lock table_lock at leaked\.c:$(line_of leaked reader-lock), held by T2, which ended without releasing it \(taken at leaked\.c:$(line_of leaked loader-lock)\)$" \
+     "a lock its holder ended without releasing: who took it, and that it ended"
+record robust
+is "$RC" 0 "twin: a robust mutex whose holder died is taken by the next locker (no deadlock)"
+# Whichever thread waits last, the signal it needed was sent before its
+# wait began: the run ends at once instead of waiting for the timeout.
+record lastsignal
+is "$RC" 6 "a signal sent just before its thread ended, before the wait: exit 6"
+like "$ERR" "waits for condition (space|avail) at lastsignal\.c:[0-9]+, with no signal on its way" \
+     "a signal sent just before its thread ended: the wait it missed"
 record semzero
 is "$RC" 6 "a semaphore nobody posts: exit 6"
 like "$ERR" "T2 waits for semaphore s at semzero.c:4, whose count is 0$" \
@@ -510,8 +623,8 @@ raw H L 1 0x401000 12 /bin/p f p.c L 2 0x401100 20 /bin/p g p.c \
 cbtrace encode -o "$TMP/dl.pb" "$TMP/dl.raw" 2>"$TMP/enc.err"
 is "$?" 0 "encode: a raw stream with BLOCKED records is whole"
 is "$(cbtrace dump --header "$TMP/dl.pb" | grep '^# deadlock')" \
-   "# deadlock: T2 waits for lock m at p.c:12, held by T3 (taken at p.c:20)
-# deadlock: T1 waits to join T2 at p.c:20" "encode: the deadlock, as the tool said it"
+   "# deadlock: T2 waits for lock m at p.c:12, held by T3, which ended without releasing it (taken at p.c:20)
+# deadlock: T1 waits to join T2 at p.c:20" "encode: the deadlock, as the tool said it (T3, not among the live threads, ended)"
 raw H V 245 0 2 0 0 0 E >"$TMP/bad.raw"
 cbtrace encode -o "$TMP/bad.pb" "$TMP/bad.raw" 2>"$TMP/enc.err"
 is "$?" 3 "encode: a BLOCKED record of no wait kind breaks the stream (exit 3)"

@@ -1208,7 +1208,7 @@ static void test_deadlock_footer(void)
    cb_deadlock_str(&t, buf, 40);
    ok(strlen(buf) < 40, "deadlock: the line is cut to fit");
    cb_trace_free(&t);
-   cb_blocked_words ww = {2, CB_WAIT_RDLOCK, "rw", "x.c:5", 3, "x.c:9", 0};
+   cb_blocked_words ww = {2, CB_WAIT_RDLOCK, "rw", "x.c:5", 3, "x.c:9", 0, 0};
    ok(!strcmp(cb_blocked_describe(&ww, buf, sizeof buf),
               "T2 waits for rwlock rw (to read) at x.c:5, held by T3 (taken "
               "at x.c:9)"),
