@@ -358,6 +358,19 @@ void cb_deadlock_check(void)
    cb_deadlock_end(bl, n);
 }
 
+Bool cb_exit_may_wait(const CbThread *t)
+{
+   if (cb_dl_off)
+      return False;   /* the process already ends, or is a fork's child */
+   CbBlocked b;
+   for (ThreadId i = 1; i <= cb_max_tid; i++) {
+      CbThread *u = &cb_threads[i];
+      if (u != t && u->live && (!u->wait.kind || !cb_is_blocked(u, &b)))
+         return True;
+   }
+   return False;
+}
+
 void cb_deadlock_off(void)
 {
    cb_dl_off = True;

@@ -270,6 +270,10 @@ void cb_cond_signal_sent(CbThread *t, Addr cv, Bool broadcast);
 /* A thread ended by its own exit system call: whoever it kept alive may
  * now be the last to wait. */
 void cb_deadlock_check(void);
+/* Whether t, in exit(), should let the program's other threads run on
+ * first: one of them is alive and not surely blocked (cb_preload_misc.c's
+ * exit wrapper asks, CB_REQ_EXIT_HOLD). */
+Bool cb_exit_may_wait(const CbThread *t);
 #define CB_STALL_WAITS_SAID 16
 void cb_deadlock_say_waits(void);
 void cb_deadlock_off(void);          /* the process is ending, or a child */

@@ -19,6 +19,7 @@
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <sys/syscall.h>
+#include <time.h>
 #include "cb_preload.h"
 
 static inline void cb_unhandled(UWord code, UWord obj, UWord detail,
@@ -46,6 +47,24 @@ static int cb_pthread_kill(OrigFn fn, UWord c, pthread_t t, UWord sig)
    }
    CALL_FN_W_WW(r, fn, t, sig);
    return r;
+}
+
+/* exit(), and main's return, which calls it: the program's other threads
+ * run on first, until each has ended or waits for what nobody will give
+ * (the tool says, cb_exit_may_wait), for at most about a second.  A
+ * program whose main returns without joining its threads ends them
+ * wherever they are; a checker thread that would have failed a moment
+ * later never gets to, natively nor in a forced run, and the bug a
+ * schedule exposed goes unseen (the recorded run misses the threads
+ * that had not started, too).  Holding the exit is one interleaving the
+ * program allows: the others were only slow. */
+static void cb_exit(OrigFn fn, UWord c, int status)
+{
+   (void)c;
+   const struct timespec ms = {0, 1000000};
+   for (int i = 0; i < 1000 && REQ_EXPR(CB_REQ_EXIT_HOLD, 0, 0); i++)
+      nanosleep(&ms, NULL);
+   CALL_FN_v_W(fn, status);
 }
 
 static int cb_pthread_cancel(OrigFn fn, UWord c, pthread_t t)
@@ -86,3 +105,4 @@ CB_WRAP_LIBC(int, sigwaitinfo, cb_sigwait_any, (UWord a, UWord b), a, b, 0)
 CB_WRAP_LIBC(int, sigtimedwait, cb_sigwait_any, (UWord a, UWord b, UWord t),
              a, b, t)
 CB_WRAP_LIBC(int, fork, cb_fork, (void), 0)
+CB_WRAP_ONE_VOID(VG_Z_LIBC_SONAME, exit, cb_exit, (int status), status)

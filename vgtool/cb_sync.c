@@ -431,6 +431,9 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
    case CB_REQ_ALLOC: case CB_REQ_FREE:
       cb_req_other(tid, t, args);
       break;
+   case CB_REQ_EXIT_HOLD:
+      *ret = cb_exit_may_wait(t);
+      break;
    default:
       return False;
    }
