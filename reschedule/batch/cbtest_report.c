@@ -252,7 +252,8 @@ static void write_json(cbt_json *j, const cbt_suite *s)
       if (t->outcome == CBT_O_ERROR || t->outcome == CBT_O_FAILED_NATIVELY)
          cbt_json_string(j, "error", t->error);
       cbt_json_double(j, "seconds", t->seconds);
-      cbt_json_uint(j, "schedules_predicted", t->nruns);
+      /* As the summary counts them: the forced and the left unforced. */
+      cbt_json_uint(j, "schedules_predicted", t->nruns + t->not_forced);
       json_counts(j, t);
       cbt_explore_json(j, t);
       cbt_json_array(j, "schedules");

@@ -276,6 +276,8 @@ like "$(cat "$FAKE/stdout6")" "5 schedules predicted: 0 passed, 1 failed, 0 dead
    "default: forcing stops at the test's first bug, the rest counted"
 is "$(grep -c '^cbreplay' "$LOG")" 1 "default: one schedule forced"
 is "$(jget "$FAKE/out6/report.json" '$d->{tests}[0]{verdicts}{not_forced}')" 4 "report.json: not_forced"
+is "$(jget "$FAKE/out6/report.json" '$d->{tests}[0]{schedules_predicted}')" 5 \
+   "report.json: schedules_predicted counts the unforced ones too, as the summary does"
 : >"$LOG"
 (cd "$FAKE" && bin/cbtest -j 1 --all-bugs --max-runs 2 -o out7 -- progs/buggy 'a b' 'c "d"' 'e f' >stdout7 2>&1)
 is "$(grep -c '^cbreplay' "$LOG")" 2 "--max-runs 2: two schedules forced"
