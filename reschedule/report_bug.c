@@ -196,6 +196,15 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
       fprintf(out, "\nBUG (%s): explore: a delay schedule (no predicted "
                    "violation) made the program fail; the forced run %s",
               cs->name, vt);
+   else if (!is_deadlock(s) && r->status.pattern == 0 && r->verdict != CBR_DEADLOCK)
+      /* The program failed, but not by the violation the schedule aimed
+       * at: a bug all the same, not that one.  (A deadlock's own lines
+       * say what happened.) */
+      fprintf(out, "\nBUG (%s): the forced run %s under a schedule aimed at the %s %s "
+                   "on %s, which did not happen: the failure comes from elsewhere "
+                   "in the interleaving it forced",
+              cs->name, vt, cbr_pattern_of(s),
+              is_order(s) ? "order violation" : "atomicity violation", var);
    else if (is_order(s))
       fprintf(out, "\nBUG (%s): ORD order violation on %s; the forced run %s",
               cs->name, var, vt);
@@ -209,10 +218,23 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
 
 /* The sentence under e1, f and e2 that says what went wrong, per pattern;
  * obj: what each of them acts on. */
-static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256])
+static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
+                              int happened)
 {
    char a[PATH_MAX + 32], b[PATH_MAX + 32], c[PATH_MAX + 32];
    int dlk = is_deadlock(s), ord = is_order(s);
+   if (!dlk && !happened && s->e1 && s->f && s->e2) {
+      fprintf(out, "  the schedule was to run T%u's %s at %s %s T%u's %s at %s",
+              s->f->tid, cb_event_kind_name(s->f->kind),
+              cbr_event_where(s->f, 1, c, sizeof c), ord ? "before" : "between",
+              s->e1->tid, cb_event_kind_name(s->e1->kind),
+              cbr_event_where(s->e1, 1, a, sizeof a));
+      if (!ord)
+         fprintf(out, " and its %s at %s", cb_event_kind_name(s->e2->kind),
+                 cbr_event_where(s->e2, 1, b, sizeof b));
+      fprintf(out, ", but that did not happen in this run.\n");
+      return;
+   }
    size_t cycle = dlk ? tail_threads(s) : 0;
    if (dlk && cycle > 2)
       fprintf(out, "  %zu threads each take one lock and then ask for the next one's "
@@ -275,7 +297,7 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
                   object_of(s, s->f, var, obj[1], sizeof obj[1]), &r->status, 1);
       print_event(out, "e2", s->e2,
                   object_of(s, s->e2, var, obj[2], sizeof obj[2]), &r->status, 2);
-      print_explanation(out, s, obj);
+      print_explanation(out, s, obj, r->status.pattern != 0);
    }
    /* A deadlock's e2 never completes, so the tool cannot see e1, f, e2
     * in order; the deadlock or hang itself is the evidence, said above. */
