@@ -164,7 +164,8 @@ static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
 /* The candidate of a cycle of k nests (k >= 2): nest i's thread holds its
  * outer lock and asks for its inner one, the outer lock of nest i + 1.
  * T1 = nest 0's thread (e1 its outer acquisition, e2 its request), T2 =
- * nest 1's (f its outer acquisition), the others in c.more. */
+ * nest 1's (f its outer acquisition, cg its request), the others in
+ * c.more. */
 static cbp_candidate cycle_candidate(const cbp_vclock *v, cbp_locks *L,
                                      const nest *const *w, int k) {
    cbp_candidate c;
@@ -174,16 +175,15 @@ static cbp_candidate cycle_candidate(const cbp_vclock *v, cbp_locks *L,
    c.t1 = w[0]->tid; c.t2 = w[1]->tid;
    c.e1 = c.e = w[0]->o_tidx; c.ce1 = c.ce = w[0]->o_cidx;
    c.e2 = w[0]->i_tidx; c.ce2 = w[0]->i_cidx;
-   c.f = w[1]->o_tidx; c.cf = w[1]->o_cidx;
+   c.f = w[1]->o_tidx; c.cf = w[1]->o_cidx; c.cg = w[1]->i_cidx;
    c.ls_e = w[0]->o_ls; c.ls_f = w[1]->o_ls;
    c.seg_e = cbp_vc_seg_at(v, c.t1, c.ce1);
    c.seg_f = cbp_vc_seg_at(v, c.t2, c.cf);
    c.x1 = w[0]->o_le; c.x2 = w[1]->o_le;
-   for (int i = 2; i < k; i++) {
-      cbp_cycle_thread *m = &c.more[c.nmore++];
-      m->tid = w[i]->tid; m->tidx = w[i]->o_tidx; m->cidx = w[i]->o_cidx;
-      m->le = w[i]->o_le;
-   }
+   if (k > 2) c.more = cbp_xcalloc((size_t)k - 2, sizeof *c.more);
+   for (int i = 2; i < k; i++)
+      c.more[c.nmore++] = (cbp_cycle_thread){w[i]->tid, w[i]->o_tidx, w[i]->o_cidx,
+                                             w[i]->i_cidx, w[i]->o_le};
    return c;
 }
 
@@ -198,18 +198,27 @@ static int coexist(const cbp_vclock *v, cbp_locks *L, const nest *a, const nest 
 
 /* ---- Cycles of three or more (dining philosophers) ------------------------
  * Depth-first over nests from each start nest, each next nest's outer lock
- * being the previous one's inner lock, threads and locks all distinct, up
- * to CBP_MAX_CYCLE nests, every pair able to coexist.  A cycle is emitted
- * from the nest of its earliest outer acquisition only (no rotations).  The
- * search is bounded (CYCLE_STEPS expansions, CYCLE_MAX cycles): a lock
- * graph that large is counted in r->cycles_capped, not searched whole. */
+ * being the previous one's inner lock, threads and locks all distinct, every
+ * pair able to coexist.  A cycle is emitted from the nest of its earliest
+ * outer acquisition only (no rotations).  Two rounds: cycles of 3 and 4
+ * threads first, then of 5 to CBP_MAX_CYCLE, each with its own budget of
+ * CYCLE_STEPS expansions, so that a large lock graph's long chains never
+ * take the budget of its short cycles.  A search cut short by the budget
+ * (or CYCLE_MAX cycles) is counted in r->cycles_capped; a chain of
+ * CBP_MAX_CYCLE nests that could go on in r->cycles_long: a longer cycle
+ * may exist there, and was not searched (five philosophers used to give no
+ * inversion at all, and said nothing). */
 #define CYCLE_STEPS 200000
 #define CYCLE_MAX 256
+#define CYCLE_SHORT 4   /* the first round's longest cycle */
 
 typedef struct {
    const nests *ns; const cbp_vclock *v; cbp_locks *L; cbp_result *r;
+   const uint32_t *comp; /* per lock: its component of the lock graph */
    const nest *path[CBP_MAX_CYCLE]; int depth;
+   int min_len, max_len; /* this round emits cycles of min_len..max_len nests */
    size_t steps, ncycles;
+   int cut;              /* the budget ran out */
    cbp_candidate **found; size_t *nfound, *capfound;
 } cycsearch;
 
@@ -222,44 +231,110 @@ static size_t first_outer(const nests *ns, uint32_t outer) {
    return lo;
 }
 
+/* The strongly connected components of the lock graph, an edge A -> B per
+ * nest (A, B) (ns sorted by outer lock): a cycle of nests lies inside one,
+ * so the search follows no nest between two, and a DAG of lock orders
+ * (every thread taking its locks in one global order) has no chain that
+ * could close.  Tarjan's algorithm, iterative (a chain of 100,000 locks
+ * must not overflow the stack).  Returns comp, per lock id. */
+static uint32_t *lock_sccs(const nests *ns, uint32_t nlocks) {
+   uint32_t *comp = cbp_xcalloc(nlocks ? nlocks : 1, sizeof *comp);
+   uint32_t *index = cbp_xcalloc(nlocks ? nlocks : 1, sizeof *index); /* 0: not seen */
+   uint32_t *low = cbp_xcalloc(nlocks ? nlocks : 1, sizeof *low);
+   uint32_t *stk = cbp_xcalloc(nlocks ? nlocks : 1, sizeof *stk), nstk = 0;
+   uint32_t *fv = cbp_xcalloc(nlocks ? nlocks : 1, sizeof *fv), nf = 0;
+   size_t *fb = cbp_xcalloc(nlocks ? nlocks : 1, sizeof *fb);
+   uint8_t *on = cbp_xcalloc(nlocks ? nlocks : 1, 1);
+   uint32_t next = 1, ncomp = 0;
+   for (uint32_t root = 0; root < nlocks; root++) {
+      if (index[root]) continue;
+      fv[0] = root; fb[0] = first_outer(ns, root); nf = 1;
+      index[root] = low[root] = next++; stk[nstk++] = root; on[root] = 1;
+      while (nf) {
+         uint32_t u = fv[nf - 1];
+         if (fb[nf - 1] < ns->n && ns->v[fb[nf - 1]].outer == u) {
+            uint32_t w = ns->v[fb[nf - 1]++].inner;
+            if (!index[w]) {
+               index[w] = low[w] = next++; stk[nstk++] = w; on[w] = 1;
+               fv[nf] = w; fb[nf] = first_outer(ns, w); nf++;
+            } else if (on[w] && index[w] < low[u]) {
+               low[u] = index[w];
+            }
+            continue;
+         }
+         if (low[u] == index[u]) {
+            uint32_t w;
+            do { w = stk[--nstk]; on[w] = 0; comp[w] = ncomp; } while (w != u);
+            ncomp++;
+         }
+         if (--nf && low[u] < low[fv[nf - 1]]) low[fv[nf - 1]] = low[u];
+      }
+   }
+   free(index); free(low); free(stk); free(fv); free(fb); free(on);
+   return comp;
+}
+
+/* Whether w may follow the path: a new thread, able to coexist with each
+ * nest of the path, and (unless it closes the cycle) a new lock. */
+static int fits(const cycsearch *S, const nest *w, int closing) {
+   for (int i = 0; i < S->depth; i++)
+      if (S->path[i]->tid == w->tid || (!closing && S->path[i]->outer == w->inner) ||
+          !coexist(S->v, S->L, S->path[i], w))
+         return 0;
+   return 1;
+}
+
+static void emit(cycsearch *S, const nest *w) {
+   S->path[S->depth] = w;
+   cbp_candidate c = cycle_candidate(S->v, S->L, S->path, S->depth + 1);
+   *S->found = cbp_grow(*S->found, S->capfound, *S->nfound, sizeof **S->found);
+   (*S->found)[(*S->nfound)++] = c;
+   S->ncycles++;
+}
+
 static void cycle_dfs(cycsearch *S) {
    const nest *last = S->path[S->depth - 1], *start = S->path[0];
    for (size_t b = first_outer(S->ns, last->inner);
         b < S->ns->n && S->ns->v[b].outer == last->inner; b++) {
       const nest *w = &S->ns->v[b];
-      if (++S->steps > CYCLE_STEPS || S->ncycles >= CYCLE_MAX) { S->r->cycles_capped++; return; }
-      if (w->o_tidx < start->o_tidx) continue;
-      int clash = 0;
-      for (int i = 0; i < S->depth && !clash; i++)
-         clash = S->path[i]->tid == w->tid || S->path[i]->outer == w->inner ||
-                 !coexist(S->v, S->L, S->path[i], w);
-      if (w->inner == start->outer && S->depth >= 2) {
-         clash = 0;
-         for (int i = 0; i < S->depth && !clash; i++)
-            clash = S->path[i]->tid == w->tid || !coexist(S->v, S->L, S->path[i], w);
-         if (clash) continue;
-         S->path[S->depth] = w;
-         cbp_candidate c = cycle_candidate(S->v, S->L, S->path, S->depth + 1);
-         *S->found = cbp_grow(*S->found, S->capfound, *S->nfound, sizeof **S->found);
-         (*S->found)[(*S->nfound)++] = c;
-         S->ncycles++;
+      if (++S->steps > CYCLE_STEPS || S->ncycles >= CYCLE_MAX) { S->cut = 1; return; }
+      if (w->o_tidx < start->o_tidx || S->comp[w->inner] != S->comp[start->outer]) continue;
+      if (w->inner == start->outer) {
+         if (S->depth + 1 >= S->min_len && S->depth >= 2 && fits(S, w, 1)) emit(S, w);
          continue;
       }
-      if (clash || S->depth + 1 >= CBP_MAX_CYCLE) continue;
+      if (!fits(S, w, 0)) continue;
+      if (S->depth + 1 >= S->max_len) {
+         /* Counted in the last round only: the first round's cut chains
+          * are followed by the second. */
+         if (S->max_len == CBP_MAX_CYCLE) S->r->cycles_long++;
+         continue;
+      }
       S->path[S->depth++] = w;
       cycle_dfs(S);
       S->depth--;
+      if (S->cut) return;
    }
 }
 
 static void find_cycles(const nests *ns, const cbp_vclock *v, cbp_locks *L, cbp_result *r,
                         cbp_candidate **found, size_t *nfound, size_t *capfound) {
-   cycsearch S = {ns, v, L, r, {0}, 0, 0, 0, found, nfound, capfound};
-   for (size_t a = 0; a < ns->n && S.steps <= CYCLE_STEPS && S.ncycles < CYCLE_MAX; a++) {
-      S.path[0] = &ns->v[a];
-      S.depth = 1;
-      cycle_dfs(&S);
+   static const int rounds[2][2] = {{3, CYCLE_SHORT}, {CYCLE_SHORT + 1, CBP_MAX_CYCLE}};
+   size_t ncycles = 0;
+   uint32_t *comp = lock_sccs(ns, cbp_locks_nlocks(L));
+   for (int k = 0; k < 2; k++) {
+      cycsearch S = {ns, v, L, r, comp, {0}, 0, rounds[k][0], rounds[k][1], 0, ncycles, 0,
+                     found, nfound, capfound};
+      for (size_t a = 0; a < ns->n && !S.cut; a++) {
+         if (comp[ns->v[a].outer] != comp[ns->v[a].inner]) continue;
+         S.path[0] = &ns->v[a];
+         S.depth = 1;
+         cycle_dfs(&S);
+      }
+      r->cycles_capped += S.cut;
+      ncycles = S.ncycles;
    }
+   free(comp);
 }
 
 void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
@@ -302,7 +377,10 @@ void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    find_cycles(&ns, v, L, r, &found, &nfound, &capfound);
    if (nfound > 1) qsort_r(found, nfound, sizeof *found, cmp_rep, (void *)t);
    for (size_t k = 0; k < nfound; k++) {
-      if (k && same_rep(t, &found[k - 1], &found[k])) continue; /* first kept */
+      if (k && same_rep(t, &found[k - 1], &found[k])) { /* first kept */
+         free(found[k].more);
+         continue;
+      }
       r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
       r->c[r->n++] = found[k];
       r->deadlocks++;

@@ -242,11 +242,15 @@ typedef struct {
 typedef struct { uint32_t tid; uint64_t count; } cbp_step;
 
 /* A deadlock cycle of more than two threads (three philosophers): each
- * thread after T1 and T2, with the outer acquisition it holds. */
-#define CBP_MAX_CYCLE 4
+ * thread after T1 and T2, with the outer acquisition it holds.  Cycles of
+ * up to CBP_MAX_CYCLE threads are searched (deadlocks.c); the search still
+ * costs little at 8 (its steps are bounded, not its depth), and a chain it
+ * could not follow further is counted in cbp_result.cycles_long. */
+#define CBP_MAX_CYCLE 8
 typedef struct {
    uint32_t tid;
    uint64_t tidx, cidx; /* its outer acquisition */
+   uint64_t icidx;      /* its request of the next thread's lock (counted) */
    cbp_point le;        /* its last empty-lockset cut before it */
 } cbp_cycle_thread;
 #define CBP_RUN_OUT UINT64_MAX
@@ -278,7 +282,11 @@ typedef struct {
    cbp_step *tail; uint32_t ntail;
    cbp_step *alt[CBP_NALT]; uint32_t nalt[CBP_NALT]; /* 0 steps: none */
    uint32_t through_f;  /* main tail steps up to f and T2's release */
-   cbp_cycle_thread more[CBP_MAX_CYCLE - 2]; /* DLK cycles: T3, T4 */
+   /* DLK: T2's request of T1's lock A (counted index); cycles of three
+    * threads or more: the threads after T2 (T3, T4, ...), allocated (most
+    * candidates have none; cbp_result_free frees them). */
+   uint64_t cg;
+   cbp_cycle_thread *more;
    uint32_t nmore;
    int built;           /* synthesis ran on it (prefix and tail are set
                            unless dropped) */
@@ -305,6 +313,8 @@ typedef struct {
                                 earlier schedule: not written */
    uint64_t deadlocks;       /* DLK candidates among c */
    uint64_t cycles_capped;   /* lock-graph cycle searches cut short */
+   uint64_t cycles_long;     /* chains of CBP_MAX_CYCLE nested acquisitions
+                                that went on: longer cycles not searched */
    uint64_t orders;          /* ORD candidates among c */
    uint64_t transactions;
    uint64_t root_splits;     /* long root blocks closed and reopened */
@@ -339,6 +349,13 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
                          const size_t *which, size_t n);
 void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
                     const cbp_vclock *v, cbp_locks *L, cbp_result *r);
+/* A deadlock's tail (dlk_tail.c), from c's prefix: each thread of the
+ * cycle run alone until it holds its outer lock, in an order where none
+ * waits for a lock or an event of one that ran before it.  *rf is made when
+ * first needed.  NULL, or why there is no such tail. */
+struct cbp_rf;
+const char *cbp_dlk_tail(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
+                         cbp_locks *L, struct cbp_rf **rf, cbp_candidate *c);
 void cbp_result_free(cbp_result *r);
 /* The alternate tails of a built candidate (alternates.c), from the main
  * tail's first through_f steps (f and T2's release of its locks). */

@@ -58,7 +58,7 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       /* The variable column as wide as its longest name (a heap block's
        * is long), so that the columns stay aligned. */
       int vw = 24;
-      char v[256], a[256], b[256], d[256], id[16], th[32];
+      char v[256], a[256], b[256], d[256], id[16], th[96];
       for (size_t i = 0; i < r->n; i++)
          if (r->c[i].id) {
             int l = (int)strlen(cb_variable_str_at(t, r->c[i].addr, r->c[i].e1,
@@ -104,6 +104,11 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       fprintf(out, "cbpredict: the lock-order graph is too large to search every cycle "
                    "of three or more threads: %llu searches were cut short\n",
               (unsigned long long)r->cycles_capped);
+   if (r->cycles_long)
+      fprintf(out, "cbpredict: lock-order cycles of more than %d threads were not searched: "
+                   "%llu %s of %d nested acquisitions went on, a longer cycle may "
+                   "close there\n", CBP_MAX_CYCLE, (unsigned long long)r->cycles_long,
+              r->cycles_long == 1 ? "chain" : "chains", CBP_MAX_CYCLE);
    if (r->symmetric)
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",
@@ -143,14 +148,15 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
    cb_json_write_string(out, info->dir);
    fprintf(out, ",\"events\":%zu,\"threads\":%u,\"shared_variables\":%u,\"locks\":%u,"
                 "\"transactions\":%llu,\"blocks\":\"%s\",\"cut_points\":%llu,\"deadlocks\":%llu,"
-                "\"order_violations\":%llu,\"root_splits\":%llu,\"symmetric_not_kept\":%llu,"
+                "\"order_violations\":%llu,\"deadlock_cycles_not_searched\":%llu,\"root_splits\":%llu,\"symmetric_not_kept\":%llu,"
                 "\"violations_found\":%zu,\"schedules\":%llu,"
                 "\"dropped\":{\"ordered\":%llu,\"same_instruction\":%llu,"
                 "\"no_schedule\":%llu,\"check\":%llu},\"seconds\":%.3f",
            t->nevents, x->active_threads, x->nshared, r->nlocks,
            (unsigned long long)r->transactions, blocks_name(r->blocks),
            (unsigned long long)r->cutpoints, (unsigned long long)r->deadlocks,
-           (unsigned long long)r->orders, (unsigned long long)r->root_splits,
+           (unsigned long long)r->orders, (unsigned long long)r->cycles_long,
+           (unsigned long long)r->root_splits,
            (unsigned long long)r->symmetric, r->n,
            (unsigned long long)info->written,
            (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,

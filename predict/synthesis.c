@@ -17,8 +17,8 @@
  *              checked by simulating the locks.
  * Then f runs alone; if T2 holds locks there, it runs on alone until it
  * releases them (T1 may need them); then T1 runs to e2, and only then
- * everyone is released.  A deadlock (DLK, deadlocks.c) has a shorter tail:
- * T1 through its acquisition of A, T2 through its acquisition of B.
+ * everyone is released.  A deadlock (DLK, deadlocks.c) has a shorter tail
+ * (dlk_tail.c): T1 holding A, T2 holding B, each asking for the other next.
  * Last, the prefix is closed over what the tail needs (close_prefix: the
  * other threads are raised, e.g. main past the creation of T2), and T1 and
  * T2 are lowered out of a prefix they would share with other threads
@@ -160,36 +160,6 @@ static int region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, cbp_step *
       if (!stuck && lock_valid(*out, *nout, tids, ev, p)) ok = 1;
    }
    free(ev[0].v); free(ev[1].v);
-   return ok;
-}
-
-/* A deadlock's tail (T1 to e1, then T2 to f) checked against the locks:
- * T2, on its way from its prefix to f, may not take a lock that T1 holds
- * once it has run through e1 (those were all taken after x1).  T2's walk
- * starts at its prefix's end, found through the per-thread index of
- * readsfrom.c (rf), not by counting from the start of the trace: that made
- * every deadlock candidate cost a pass over the trace. */
-static int dlk_lock_valid(const cb_trace *t, cbp_locks *L, const cbp_rf *rf,
-                          const cbp_candidate *c) {
-   cbp_held h; memset(&h, 0, sizeof h);
-   uint64_t k = c->x1.count;
-   for (size_t i = pos_of(c->x1); i < t->nevents && k <= c->ce1; i++) {
-      const cb_event *e = &t->events[i];
-      if (e->tid != c->t1 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&h, cbp_lock_id(L, e->addr));
-      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&h, cbp_lock_id(L, e->addr));
-      k++;
-   }
-   int ok = 1;
-   k = c->prefix[c->t2 - 1];
-   for (size_t i = cbp_rf_trace_index(rf, c->t2, k); i < t->nevents && k <= c->cf && ok; i++) {
-      const cb_event *e = &t->events[i];
-      if (e->tid != c->t2 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      if (k++, e->kind != CB_EV_LOCK) continue;
-      uint32_t l = cbp_lock_id(L, e->addr);
-      for (uint32_t j = 0; j < h.n; j++) if (h.lock[j] == l) ok = 0;
-   }
-   cbp_held_free(&h);
    return ok;
 }
 
@@ -384,26 +354,15 @@ typedef struct {
 } synth;
 
 /* The tail from the current prefix: regions II and III, f, T2 on until it
- * holds no lock, T1 on to e2.  A deadlock's tail is T1 through its
- * acquisition of A, then T2 through its acquisition of B, and ends there:
- * released, each blocks on the other's lock.  NULL, or why it cannot be. */
+ * holds no lock, T1 on to e2.  A deadlock's tail (dlk_tail.c) runs each
+ * thread of the cycle to where it holds its outer lock, and ends there:
+ * released, each blocks on the next one's lock.  NULL, or why it cannot be. */
 static const char *build_tail(synth *S, cbp_candidate *c) {
    size_t cap = 0;
    c->ntail = 0;
    c->through_f = 0;
    cbp_alternates_clear(c);
-   if (c->pattern == CBP_DLK) {
-      add_step(c, &cap, c->t1, c->ce1 + 1 - c->prefix[c->t1 - 1]);
-      add_step(c, &cap, c->t2, c->cf + 1 - c->prefix[c->t2 - 1]);
-      /* A longer cycle: each further thread through its own outer lock. */
-      for (uint32_t k = 0; k < c->nmore; k++) {
-         const cbp_cycle_thread *m = &c->more[k];
-         if (m->cidx + 1 < c->prefix[m->tid - 1]) return "a cycle thread's prefix passed its lock";
-         add_step(c, &cap, m->tid, m->cidx + 1 - c->prefix[m->tid - 1]);
-      }
-      if (!S->rf) S->rf = cbp_rf_new(S->t, S->x);
-      return dlk_lock_valid(S->t, S->L, S->rf, c) ? NULL : "T2 needs a lock T1 holds on its way to B";
-   }
+   if (c->pattern == CBP_DLK) return cbp_dlk_tail(S->t, S->x, S->v, S->L, &S->rf, c);
    int t1_first = pos_of(c->x1) <= pos_of(c->x2);
    uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
    cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;

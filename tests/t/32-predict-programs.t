@@ -123,4 +123,25 @@ if [ -x "$CB_PROGRAM_BIN/deadlock" ]; then
       "deadlock: the explanation names both locks as the source does"
 fi
 
+# A lock taken under a gate lock that is released and asked for again
+# (lightswitch.c: both inversions, each with a schedule; the one through
+# the gate needs the reader run on until it has let the gate go), and a
+# cycle of five philosophers, longer than the four once searched.
+for name in lightswitch philosophers; do
+   [ -x "$CB_PROGRAM_BIN/$name" ] || { _tap_report 1 "$name: not built"; continue; }
+   d=$TMP/$name
+   mkdir -p "$d"
+   cb_record "$name" "$d/trace.pb"
+   cbpredict -o "$d/s" "$d/trace.pb" >"$d/table" 2>&1
+   for s in $(awk '/^s[0-9]+ / && $2 == "DLK" { print $1 }' "$d/table"); do
+      ok "$name: DLK $s has its schedule file" test -s "$d/s/$s.pb"
+   done
+done
+is "$(awk '/^s[0-9]+ / && $2 == "DLK"' "$TMP/lightswitch/table" | wc -l)" 2 \
+   "lightswitch: both inversions are predicted, none dropped"
+like "$(cat "$TMP/lightswitch/table")" " 0 without a schedule replay can follow" \
+   "lightswitch: synthesis dropped none"
+like "$(awk '/^s[0-9]+ / && $2 == "DLK" { print $NF }' "$TMP/philosophers/table")" \
+   '^T[0-9]+(/T[0-9]+){4}$' "philosophers: one DLK, a cycle of the five threads"
+
 done_testing
