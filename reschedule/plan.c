@@ -121,6 +121,24 @@ static int put_tail(words *v, cb_sched_step *const *tail, size_t ntail)
    return bad;
 }
 
+/* An order violation's slots: f, e1, e2 (below). */
+static int slots_swapped(const cb_schedule *s)
+{
+   return s->pattern && !strcmp(s->pattern, "ORD");
+}
+
+void cbr_plan_values_by_role(const cb_schedule *s, cbr_status *st)
+{
+   if (!slots_swapped(s))
+      return;
+   int h = st->has_value[0];
+   unsigned long long v = st->value[0];
+   st->has_value[0] = st->has_value[1];
+   st->value[0] = st->value[1];
+   st->has_value[1] = h;
+   st->value[1] = v;
+}
+
 int cbr_write_plan(const char *path, const cb_schedule *s,
                    size_t variant, unsigned stall_ms, cb_error *err)
 {
@@ -143,7 +161,7 @@ int cbr_write_plan(const char *path, const cb_schedule *s,
     * order violation (ORD: e1 = e2 = the access that ran first in the
     * recorded run, f the other thread's, forced before it) happened when f
     * ran before e1: the order f, e1, e1. */
-   int ord = s->pattern && !strcmp(s->pattern, "ORD");
+   int ord = slots_swapped(s);
    /* A delay schedule (explore) names its delay points, no violation. */
    int exp = cbr_is_explore(s);
    bad |= put_event(&v, exp ? NULL : ord ? s->f : s->e1);

@@ -151,6 +151,11 @@ typedef struct {
    unsigned nblocked;     /* "blocked" lines: the deadlock's threads */
    cbr_blocked blocked[CBR_MAX_BLOCKED]; /* the first of them */
 } cbr_status;
+
+/* The tool reports "value K V" by the plan's pattern slot K, which for an
+ * order violation holds f, e1, e2 (cbr_write_plan): puts st's values in
+ * role order, 0 e1, 1 f, 2 e2, as the reports read them. */
+void cbr_plan_values_by_role(const cb_schedule *s, cbr_status *st);
 enum { CBR_END_EXIT = 1, CBR_END_SIGNAL = 2, CBR_END_DEADLOCK = 3 };
 
 void cbr_status_init(cbr_status *st);

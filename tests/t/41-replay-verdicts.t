@@ -52,6 +52,9 @@ esac
 # What e1, f and e2 read and wrote in the forced run (mode 2: e2 differs
 # from the recorded run's value).
 [ "$mode" = 2 ] && { say "value 0 5"; say "value 1 6"; say "value 2 7"; }
+# An order violation's plan slots are f, e1, e2 (reschedule/plan.c): the
+# tool says f's value first.
+[ "$mode" = 16 ] && { say "value 0 9"; say "value 1 7"; say "value 2 7"; }
 if [ "$mode" = 14 ] || [ "$mode" = 15 ]; then
    say "blocked 1 4 0x0 prog.c:30 2 ? 0x0 ?"
    say "blocked 2 1 0x601040 prog.c:14 3 prog.c:21 0x0 counter_lock"
@@ -81,7 +84,7 @@ cat > "$TMP/prog" <<'EOF'
 echo 200
 [ -n "$PIDFILE" ] && echo $$ >> "$PIDFILE"
 case $CB_FAKE_MODE in
-  2) echo "prog: assertion failed: counter == 2" >&2; exit 1 ;;
+  2|16) echo "prog: assertion failed: counter == 2" >&2; exit 1 ;;
   10) exit 1 ;;
   13) if [ "$CB_FAKE_TID" = 1 ]; then echo "prog: T1 went first" >&2; exit 1; fi ;;
   4|9) sleep 300 & echo $! >> "${PIDFILE:-/dev/null}"; wait ;;
@@ -109,6 +112,10 @@ mk() { # mk FILE ID MODE [more args]
       --e2 1:3:write:rww.c:15:deposit:6 "$@"
 }
 for m in 1 2 3 4 5 6 7 9 10 11 12 14 15; do mk "$TMP/m$m.pb" $m $m; done
+"$MK" -o "$TMP/m16.pb" --id 16 --program "$P" --prefix "16,0" --tail 2:1,1:1 \
+   --pattern ORD --variable counter \
+   --e1 1:3:write:rww.c:15:deposit:6 --f 2:0:read:rww.c:14:withdraw:5 \
+   --e2 1:3:write:rww.c:15:deposit:6
 
 # ---- one run: verdicts and exit codes
 out=$(cbreplay --schedule "$TMP/m1.pb" -- "$P")
@@ -128,6 +135,13 @@ like "$out" "reproduce: cbreplay --schedule $TMP/m2.pb -- $P$" "bug report: repr
 cmd=$(printf '%s\n' "$out" | sed -n 's/^  reproduce: //p')
 (eval "$cmd") >/dev/null 2>&1
 is $? 1 "the reproduce command reproduces the failure"
+
+# An order violation: e1 and e2 are one event, one value; f read before it.
+out=$(cbreplay --schedule "$TMP/m16.pb" -- "$P" 2>/dev/null)
+is $? 1 "ORD failed: exit 1"
+like "$out" "e1 +T1 write counter = 7 \(recorded run: 6\) +at rww.c:15" "ORD: e1's forced value is its own"
+like "$out" "f +T2 read +counter = 9 \(recorded run: 5\) +at rww.c:14" "ORD: f's forced value is its own"
+like "$out" "e2 +T1 write counter = 7 \(recorded run: 6\) +at rww.c:15" "ORD: e2, the same event as e1, the same value"
 
 out=$(cbreplay --schedule "$TMP/m3.pb" -- "$P")
 is $? 3 "infeasible: exit 3"
