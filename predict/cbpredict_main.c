@@ -359,6 +359,7 @@ int main(int argc, char **argv) {
    }
    /* Hand-made locks are locks before any pass looks at the trace. */
    long lock_words = cb_spinlocks_mark(&t);
+   long lock_sems = cb_semlocks_mark(&t);
    cbp_analysis a;
    cbp_analyze_candidates(&t, &o, &a);
    /* Schedules are built only for the candidates that will be written;
@@ -432,7 +433,7 @@ int main(int argc, char **argv) {
    memset(&xr, 0, sizeof xr);
    if (eo.delays && rc == 0) rc = write_delays(&t, &a, &eo, dir, limit, &written, &xr);
    cbp_report_info info = {path, dir, now() - t0, written, NULL, z3 ? &z3s : NULL,
-                           eo.delays ? &xr : NULL, lock_words};
+                           eo.delays ? &xr : NULL, lock_words, lock_sems};
    char note[256];
    if (a.x.active_threads == 1) {
       snprintf(note, sizeof note,

@@ -471,6 +471,7 @@ typedef struct {
    const cbp_z3_summary *z3; /* with --z3, else NULL */
    const struct cbp_explore_result *explore; /* with --delays, else NULL */
    long lock_words; /* of the locks, the program's own (cb_spinlocks_mark) */
+   long lock_sems;  /* ... and its semaphores used as locks (cb_semlocks_mark) */
 } cbp_report_info;
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info);

@@ -99,6 +99,10 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       fprintf(out, "cbpredict: %ld of the locks %s the program's own: a word taken by an "
                    "atomic exchange from 0 and released by its holder's store of 0\n",
               info->lock_words, info->lock_words == 1 ? "is" : "are");
+   if (info->lock_sems > 0)
+      fprintf(out, "cbpredict: %ld of the locks %s a semaphore used as a lock: one token, "
+                   "each wait followed by its own thread's post\n",
+              info->lock_sems, info->lock_sems == 1 ? "is" : "are");
    unhandled_line(out, t);
    if (r->cycles_capped)
       fprintf(out, "cbpredict: the lock-order graph is too large to search every cycle "
@@ -162,7 +166,8 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
            (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter,
            info->seconds);
-   fprintf(out, ",\"lock_words\":%ld", info->lock_words > 0 ? info->lock_words : 0);
+   fprintf(out, ",\"lock_words\":%ld,\"lock_semaphores\":%ld",
+           info->lock_words > 0 ? info->lock_words : 0, info->lock_sems > 0 ? info->lock_sems : 0);
    if (info->note) { fputs(",\"note\":", out); cb_json_write_string(out, info->note); }
    if (info->z3) {
       const cbp_z3_summary *z = info->z3;

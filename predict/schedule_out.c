@@ -36,11 +36,12 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
    pe->has_tid = 1; pe->tid = e->tid;
    pe->has_index = 1; pe->index = cidx;
    pe->has_trace_index = 1; pe->trace_index = tidx;
-   /* A hand-made lock's LOCK or UNLOCK is the store replay will see. */
-   pe->has_kind = 1; pe->kind = e->flags & CB_EVF_FROM_WRITE ? CB_EV_WRITE : e->kind;
+   /* A hand-made lock's LOCK or UNLOCK is the store (or the semaphore
+    * call) replay will see. */
+   pe->has_kind = 1; pe->kind = e->was ? e->was : e->kind;
    pe->has_address = 1; pe->address = e->addr;
    pe->variable_name = (char *)cb_variable_str_at(t, e->addr, tidx, name, 256);
-   if (cb_event_carries_value(e->kind, e->size) && !(e->flags & CB_EVF_FROM_WRITE)) {
+   if (cb_event_carries_value(e->kind, e->size) && !e->was) {
       pe->has_value = 1;
       pe->value = e->value;
    }

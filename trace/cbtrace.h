@@ -38,6 +38,9 @@ typedef struct {
    uint8_t kind;  /* enum cb_event_kind */
    uint8_t size;
    uint8_t flags; /* CB_EVF_*: 0 as read */
+   uint8_t was;   /* the kind the trace holds, when the event is taken for
+                     another (a lock word's store, a semaphore used as a
+                     lock: cb_spinlocks_mark); 0 as read */
    uint32_t tid;  /* creation order, main = 1 */
    uint32_t loc;  /* index into cb_trace.locs, 0 = unknown */
    uint64_t addr;
@@ -125,10 +128,9 @@ typedef struct {
 
 /* cb_event.flags, set in memory by cb_spinlocks_mark (trace/spinlocks.c). */
 #define CB_EVF_LOCK_WORD 0x01u  /* a read or write of a lock word: no data */
-#define CB_EVF_FROM_WRITE 0x02u /* a LOCK or UNLOCK that is a WRITE of the
-                                   program's own lock word in the trace */
-#define CB_EVF_GLUED 0x04u      /* such a store of a locked instruction: the
-                                   rest of its read, no cut between them */
+#define CB_EVF_GLUED 0x04u      /* a lock word's LOCK that is the store of a
+                                   locked instruction: the rest of its
+                                   read, no cut between them */
 
 /* Marks the lock words the program takes by hand (an atomic exchange or
  * compare-and-swap from 0, released by its holder's store of 0): their
@@ -136,6 +138,10 @@ typedef struct {
  * accesses CB_EVF_LOCK_WORD.  Returns how many words, -1 on no memory (the
  * trace is then unchanged). */
 long cb_spinlocks_mark(cb_trace *t);
+/* Marks the semaphores used as locks (one token, each wait followed by its
+ * own thread's post, trace/semlocks.c): their waits become LOCK and their
+ * posts UNLOCK events.  Returns how many semaphores, -1 on no memory. */
+long cb_semlocks_mark(cb_trace *t);
 
 /* ---- Reading ------------------------------------------------------------ */
 

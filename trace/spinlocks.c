@@ -26,8 +26,8 @@
  *
  * The marks (CB_EVF_*) live only in memory: the acquire's store becomes a
  * LOCK and the release's store an UNLOCK (both counted like the WRITE they
- * replace, so schedule counts do not move), flagged CB_EVF_FROM_WRITE so
- * that what replay checks at a step is still the store; every other access
+ * replace, so schedule counts do not move), `was` CB_EV_WRITE so that
+ * what replay checks at a step is still the store; every other access
  * of the word is flagged CB_EVF_LOCK_WORD and is no variable.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
@@ -173,7 +173,8 @@ static size_t mark(cb_trace *t, words *ws) {
          e->flags |= CB_EVF_LOCK_WORD;
          continue;
       }
-      e->flags |= CB_EVF_FROM_WRITE | (rmw ? CB_EVF_GLUED : 0);
+      e->flags |= rmw ? CB_EVF_GLUED : 0;
+      e->was = e->kind;
       e->kind = what == 1 ? CB_EV_LOCK : CB_EV_UNLOCK;
       e->size = CB_LOCK_MUTEX;
       e->value = 0;

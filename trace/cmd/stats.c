@@ -19,7 +19,9 @@ static const char help[] =
     "  by two or more threads), variables (distinct addresses read or\n"
     "  written), locks (distinct lock objects), lock words (words the\n"
     "  program locks by hand: taken by an atomic exchange from 0, released\n"
-    "  by its holder's store of 0; cbpredict takes them for locks), context\n"
+    "  by its holder's store of 0; cbpredict takes them for locks), lock\n"
+    "  semaphores (semaphores used as locks: one token, each wait followed by\n"
+    "  its own thread's post), context\n"
     "  switches (changes of thread between consecutive events), trace\n"
     "  bytes, bytes per event,\n"
     "  truncated (no, or the reason), deadlocked (no, or what each thread\n"
@@ -146,6 +148,7 @@ int cmd_stats(int argc, char **argv)
    }
    /* After the counts above, which are of the trace as recorded. */
    long lock_words = cb_spinlocks_mark(&t);
+   long lock_sems = cb_semlocks_mark(&t);
    size_t shared = 0;
    for (size_t i = 0; i < vars.cap; i++)
       shared += vars.tids[i] == SHARED;
@@ -160,6 +163,7 @@ int cmd_stats(int argc, char **argv)
    /* Words the program locks by hand (an atomic exchange from 0): cbpredict
     * takes them for locks, not data (trace/spinlocks.c). */
    printf("lock words: %ld\n", lock_words > 0 ? lock_words : 0);
+   printf("lock semaphores: %ld\n", lock_sems > 0 ? lock_sems : 0);
    printf("context switches: %" PRIu64 "\n", switches);
    printf("trace bytes: %" PRIu64 "\n", bytes);
    if (t.nevents)
