@@ -46,7 +46,7 @@ static const char *object_of(const cb_schedule *s,
 /* The value is the forced run's (the tool says it, "value K V"), with the
  * recorded run's beside it when they differ: a lost update reads as
  * "write hits = 1 (recorded run: 2)". */
-static void print_event(FILE *out, const char *role,
+static void print_event(FILE *out, const char *role, const char *pattern,
                         const cb_sched_event *e, const char *var,
                         const cbr_status *st, int k)
 {
@@ -56,6 +56,7 @@ static void print_event(FILE *out, const char *role,
       return;
    }
    const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
+   kind = cb_pattern_kind_word(pattern, !strcmp(role, "f"), kind);
    fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
    if (cbr_shows_value(e) && st->has_value[k] && st->value[k] != e->value)
       fprintf(out, " = %llu (recorded run: %llu)", st->value[k],
@@ -82,6 +83,15 @@ static int is_deadlock(const cb_schedule *s)
 static int is_order(const cb_schedule *s)
 {
    return s->pattern && !strcmp(s->pattern, "ORD");
+}
+
+/* An order violation between a wait's start (the release of its mutex,
+ * orders.c) and the signal that woke it: forced first, the signal finds no
+ * waiter and is lost. */
+static int is_lost_wakeup(const cb_schedule *s)
+{
+   return is_order(s) && s->e1 && s->f && s->e1->has_kind && s->f->has_kind &&
+          s->e1->kind == CB_EV_UNLOCK && s->f->kind == CB_EV_COND_SIGNAL;
 }
 
 /* Threads the schedule's tail runs: more than two in a deadlock cycle. */
@@ -113,7 +123,7 @@ static void print_delays(FILE *out, const cb_schedule *s, const char *var,
       /* The plan names no pattern events for a delay schedule (plan.c):
        * the tool reports no forced values for them, the recorded ones
        * are shown. */
-      print_event(out, name, pt[k], object_of(s, pt[k], var, obj, sizeof obj),
+      print_event(out, name, NULL, pt[k], object_of(s, pt[k], var, obj, sizeof obj),
                   st, k);
    }
    if (!s->e1)
@@ -206,8 +216,8 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
               cs->name, vt, cbr_pattern_of(s),
               is_order(s) ? "order violation" : "atomicity violation", var);
    else if (is_order(s))
-      fprintf(out, "\nBUG (%s): ORD order violation on %s; the forced run %s",
-              cs->name, var, vt);
+      fprintf(out, "\nBUG (%s): ORD order violation on %s%s; the forced run %s",
+              cs->name, var, is_lost_wakeup(s) ? " (a lost wake-up)" : "", vt);
    else if (is_deadlock(s))
       fprintf(out, "\nBUG (%s): DLK lock-order inversion on %s, a deadlock; "
                    "the forced run %s", cs->name, var, vt);
@@ -252,6 +262,12 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
               cbr_event_where(s->e1, 1, a, sizeof a), obj[2],
               cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
               cbr_event_where(s->f, 1, c, sizeof c));
+   else if (is_lost_wakeup(s))
+      fprintf(out, "  T%u's signal of %s at %s was forced before T%u began to wait for it "
+                   "at %s (the wait lets go of its mutex there): the signal found no "
+                   "waiter and was lost, and T%u waits for one that already came.\n",
+              s->f->tid, obj[1], cbr_event_where(s->f, 1, c, sizeof c), s->e1->tid,
+              cbr_event_where(s->e1, 1, a, sizeof a), s->e1->tid);
    else if (ord && s->e1 && s->f)
       fprintf(out, "  in the recorded run T%u's %s at %s came before T%u's %s at "
                    "%s, and nothing orders them (no create, join, barrier or "
@@ -291,11 +307,11 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    if (exp)
       print_delays(out, s, var, &r->status);
    else {
-      print_event(out, "e1", s->e1,
+      print_event(out, "e1", s->pattern, s->e1,
                   object_of(s, s->e1, var, obj[0], sizeof obj[0]), &r->status, 0);
-      print_event(out, "f", s->f,
+      print_event(out, "f", s->pattern, s->f,
                   object_of(s, s->f, var, obj[1], sizeof obj[1]), &r->status, 1);
-      print_event(out, "e2", s->e2,
+      print_event(out, "e2", s->pattern, s->e2,
                   object_of(s, s->e2, var, obj[2], sizeof obj[2]), &r->status, 2);
       print_explanation(out, s, obj, r->status.pattern != 0);
    }

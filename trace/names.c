@@ -62,6 +62,15 @@ static const char *sync_class(unsigned size)
    return size == CB_SYNC_ONCE ? "once" : size == CB_SYNC_SIGNAL ? "signal" : "object";
 }
 
+const char *cb_pattern_kind_word(const char *pattern, int is_f, const char *kind)
+{
+   if (is_f && kind && !strcmp(kind, "read") && pattern && strlen(pattern) == 3 &&
+       (pattern[0] == 'R' || pattern[0] == 'W') && pattern[1] == 'W' &&
+       (pattern[2] == 'R' || pattern[2] == 'W'))
+      return "update";
+   return kind;
+}
+
 const char *cb_event_kind_name(unsigned kind)
 {
    return kind < CB_EV_KIND_COUNT ? kind_names[kind] : "?";

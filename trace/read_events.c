@@ -409,6 +409,7 @@ long cb_decode_events(cb_trace *t, const raw_events *re, size_t nlocs,
       cb_event *e = &out[i];
       e->kind = (uint8_t)kind;
       e->size = (uint8_t)size;
+      e->flags = e->was = 0; /* in memory only (cbtrace.h) */
       e->tid = (uint32_t)tid;
       e->loc = (uint32_t)loc;
       if (by_loc) {
@@ -464,6 +465,7 @@ int cb_take_events(cb_trace *t, const Cbtools__Events *ev, loc_state *ls,
       cb_event *e = &out[i];
       e->kind = (uint8_t)(ks & 31);
       e->size = (uint8_t)(ks >> 5);
+      e->flags = e->was = 0; /* in memory only (cbtrace.h) */
       e->tid = (uint32_t)tid;
       loc += (uint32_t)ev->loc_delta[i];
       e->loc = loc;

@@ -65,10 +65,13 @@ const char *cbt_pattern_short(const char *p)
    return "Atomicity violation";
 }
 
-static void print_event(FILE *out, const char *role, const cbt_event *e)
+static void print_event(FILE *out, const char *role, const char *pattern,
+                        const cbt_event *e)
 {
    char where[PATH_MAX + 32];
-   fprintf(out, "      %-2s %-5s %s", role, e->kind[0] ? e->kind : "?",
+   const char *kind = cb_pattern_kind_word(pattern, !strcmp(role, "f"),
+                                           e->kind[0] ? e->kind : "?");
+   fprintf(out, "      %-2s %-5s %s", role, kind,
            cbt_event_where(e, where, sizeof where));
    if (e->function[0])
       fprintf(out, " in %s", e->function);
@@ -102,13 +105,13 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
    fprintf(out, "      rank %d of %zu, score %.2f\n", bug->rank, s->nbugs,
            bug->score);
    if (!strcmp(r->pattern, "explore")) { /* its delay points */
-      print_event(out, "d1", &r->e1);
+      print_event(out, "d1", NULL, &r->e1);
       if (r->f.tid != r->e1.tid || r->f.index != r->e1.index)
-         print_event(out, "d2", &r->f);
+         print_event(out, "d2", NULL, &r->f);
    } else {
-      print_event(out, "e1", &r->e1);
-      print_event(out, "f", &r->f);
-      print_event(out, "e2", &r->e2);
+      print_event(out, "e1", r->pattern, &r->e1);
+      print_event(out, "f", r->pattern, &r->f);
+      print_event(out, "e2", r->pattern, &r->e2);
    }
    print_deadlock(out, r);
    fprintf(out, "      details:   %s\n", r->out_path);

@@ -180,6 +180,12 @@ static void test_round_trip(void)
       }
    ok(bad == SIZE_MAX, "every event, kind and field survives (first diff %zu)",
       bad);
+   /* The in-memory fields start clear whatever malloc left there (10 runs
+    * this with MALLOC_PERTURB_ set, as meson test does). */
+   size_t dirty = 0;
+   for (size_t i = 0; i < t.nevents; i++)
+      dirty += t.events[i].flags != 0 || t.events[i].was != 0;
+   ok(dirty == 0, "events read have no in-memory flags set (%zu do)", dirty);
    ok(t.nthreads == 70000, "nthreads is the highest tid (%u)", t.nthreads);
    ok(t.nlocs == nlocs + 1 && strcmp(t.locs[42].function, "fn42") == 0 &&
           strcmp(t.locs[42].file, "dir/file0.c") == 0 &&
@@ -697,6 +703,14 @@ static void test_names(void)
           strcmp(cb_event_kind_name(CB_EV_ATOMIC_END), "atomic-end") == 0 &&
           strcmp(cb_event_kind_name(200), "?") == 0,
       "kind names both ways");
+   ok(strcmp(cb_pattern_kind_word("RWR", 1, "read"), "update") == 0 &&
+          strcmp(cb_pattern_kind_word("WWW", 1, "read"), "update") == 0 &&
+          strcmp(cb_pattern_kind_word("RWR", 0, "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word("RRW", 1, "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word("ORD", 1, "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word(NULL, 1, "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word("RWR", 1, "write"), "write") == 0,
+      "an f the pattern counts as a write but that reads (a read-modify-write) is an update");
    /* The built trace writes and reads back whole. */
    const char *p = path_of("built.pb");
    t.header.program = cb_trace_strdup(&t, "prog");
