@@ -94,6 +94,12 @@ static int is_lost_wakeup(const cb_schedule *s)
           s->e1->kind == CB_EV_UNLOCK && s->f->kind == CB_EV_COND_SIGNAL;
 }
 
+/* f's kind in words: an update when the pattern counts it as a write. */
+static const char *f_kind(const cb_schedule *s)
+{
+   return cb_pattern_kind_word(s->pattern, 1, cb_event_kind_name(s->f->kind));
+}
+
 /* Threads the schedule's tail runs: more than two in a deadlock cycle. */
 static size_t tail_threads(const cb_schedule *s)
 {
@@ -235,7 +241,7 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
    int dlk = is_deadlock(s), ord = is_order(s);
    if (!dlk && !happened && s->e1 && s->f && s->e2) {
       fprintf(out, "  the schedule was to run T%u's %s at %s %s T%u's %s at %s",
-              s->f->tid, cb_event_kind_name(s->f->kind),
+              s->f->tid, f_kind(s),
               cbr_event_where(s->f, 1, c, sizeof c), ord ? "before" : "between",
               s->e1->tid, cb_event_kind_name(s->e1->kind),
               cbr_event_where(s->e1, 1, a, sizeof a));
@@ -283,7 +289,7 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
               cbr_event_where(s->e1, 1, a, sizeof a),
               cb_event_kind_name(s->e2->kind),
               cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
-              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c));
+              f_kind(s), cbr_event_where(s->f, 1, c, sizeof c));
 }
 
 static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
