@@ -21,61 +21,17 @@
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 
-#include "cbtrace.h"
+#include "trace_internal.h"
 
-typedef struct {
-   uint64_t addr;
-   uint32_t holder;  /* the thread between its wait and its post; 0: free */
-   uint8_t used, bad, waited;
-} sem;
-
-typedef struct {
-   sem *s;
-   size_t mask, n;
-} sems;
-
-static uint64_t mix(uint64_t a) {
-   a ^= a >> 33;
-   a *= 0xc4ceb9fe1a85ec53ULL;
-   a ^= a >> 33;
-   return a;
-}
-
-/* addr's slot, added if absent and add; NULL when absent and not added
- * (no memory, or !add). */
-static sem *slot(sems *ss, uint64_t addr, int add) {
-   if (add && (ss->n + 1) * 2 > ss->mask + 1) {
-      size_t cap = ss->mask ? (ss->mask + 1) * 2 : 16;
-      sem *ns = calloc(cap, sizeof *ns);
-      if (!ns) return NULL;
-      for (size_t i = 0; ss->s && i <= ss->mask; i++) {
-         if (!ss->s[i].used) continue;
-         size_t j = mix(ss->s[i].addr) & (cap - 1);
-         while (ns[j].used) j = (j + 1) & (cap - 1);
-         ns[j] = ss->s[i];
-      }
-      free(ss->s);
-      ss->s = ns;
-      ss->mask = cap - 1;
-   }
-   if (!ss->s) return NULL;
-   size_t j = mix(addr) & ss->mask;
-   while (ss->s[j].used && ss->s[j].addr != addr) j = (j + 1) & ss->mask;
-   if (!ss->s[j].used) {
-      if (!add) return NULL;
-      ss->s[j] = (sem){.addr = addr, .used = 1};
-      ss->n++;
-   }
-   return &ss->s[j];
-}
+typedef cb_lockcand sem; /* taken: waits seen */
 
 /* One wait or post of s, by the rules above. */
 static void step(sem *s, const cb_event *e) {
    if (e->kind == CB_EV_SEM_WAIT) {
       /* value 0: an initial token, only the first wait's */
-      if (s->holder || (e->value == 0) != !s->waited) s->bad = 1;
+      if (s->holder || (e->value == 0) != !s->taken) s->bad = 1;
       s->holder = e->tid;
-      s->waited = 1;
+      s->taken++;
    } else if (s->holder != e->tid) {
       s->bad = 1; /* a post by another thread, or before any wait */
    } else {
@@ -84,27 +40,28 @@ static void step(sem *s, const cb_event *e) {
 }
 
 long cb_semlocks_mark(cb_trace *t) {
-   sems ss = {0};
+   cb_locktab ss = {0};
+   int oom = 0;
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
       if (e->kind != CB_EV_SEM_WAIT && e->kind != CB_EV_SEM_POST) continue;
-      sem *s = slot(&ss, e->addr, 1);
-      if (!s) { free(ss.s); return -1; }
+      sem *s = cb_locktab_find(&ss, e->addr, 1, &oom);
+      if (!s) { cb_locktab_free(&ss); return -1; }
       if (!s->bad) step(s, e);
    }
    long n = 0;
-   for (size_t i = 0; ss.s && i <= ss.mask; i++)
-      if (ss.s[i].used && !ss.s[i].bad && !ss.s[i].holder && ss.s[i].waited) n++;
+   for (size_t i = 0; ss.c && i <= ss.mask; i++)
+      if (ss.c[i].used && !ss.c[i].bad && !ss.c[i].holder && ss.c[i].taken) n++;
    for (size_t i = 0; n && i < t->nevents; i++) {
       cb_event *e = &t->events[i];
       if (e->kind != CB_EV_SEM_WAIT && e->kind != CB_EV_SEM_POST) continue;
-      sem *s = slot(&ss, e->addr, 0); /* present: seen in the first pass */
-      if (!s || s->bad || s->holder || !s->waited) continue;
+      sem *s = cb_locktab_find(&ss, e->addr, 0, &oom); /* seen in pass 1 */
+      if (!s || s->bad || s->holder || !s->taken) continue;
       e->was = e->kind;
       e->kind = e->kind == CB_EV_SEM_WAIT ? CB_EV_LOCK : CB_EV_UNLOCK;
       e->size = CB_LOCK_MUTEX;
       e->value = 0;
    }
-   free(ss.s);
+   cb_locktab_free(&ss);
    return n;
 }

@@ -34,58 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cbtrace.h"
+#include "trace_internal.h"
 
 /* Contention marks a non-holder's locked instruction may leave. */
 #define MAX_MARK 2u
 
-typedef struct {
-   uint64_t addr;
-   uint32_t holder; /* 0: free */
-   uint8_t bad;     /* not a lock */
-   uint8_t used;    /* slot in use */
-   uint32_t acquires;
-} word;
-
-typedef struct {
-   word *w;
-   size_t mask, n;
-} words;
-
-static uint64_t mix(uint64_t a) {
-   a ^= a >> 33;
-   a *= 0xff51afd7ed558ccdULL;
-   a ^= a >> 33;
-   return a;
-}
-
-/* The slot of addr; NULL when absent and !add.  -1 in *oom on no memory. */
-static word *find(words *ws, uint64_t addr, int add, int *oom) {
-   if (add && (ws->n + 1) * 2 > ws->mask + 1) {
-      size_t cap = ws->mask ? (ws->mask + 1) * 2 : 64;
-      word *nw = calloc(cap, sizeof *nw);
-      if (!nw) { *oom = 1; return NULL; }
-      for (size_t i = 0; ws->w && i <= ws->mask; i++) {
-         if (!ws->w[i].used) continue;
-         size_t j = mix(ws->w[i].addr) & (cap - 1);
-         while (nw[j].used) j = (j + 1) & (cap - 1);
-         nw[j] = ws->w[i];
-      }
-      free(ws->w);
-      ws->w = nw;
-      ws->mask = cap - 1;
-   }
-   if (!ws->w) return NULL;
-   size_t j = mix(addr) & ws->mask;
-   while (ws->w[j].used) {
-      if (ws->w[j].addr == addr) return &ws->w[j];
-      j = (j + 1) & ws->mask;
-   }
-   if (!add) return NULL;
-   ws->w[j] = (word){.addr = addr, .used = 1};
-   ws->n++;
-   return &ws->w[j];
-}
+typedef cb_lockcand word;
+typedef cb_locktab words;
 
 /* Whether event i is the store of a locked read-modify-write instruction
  * of one whole integer: glued to the read of the same address just before
@@ -111,7 +66,7 @@ static int step(word *w, const cb_trace *t, size_t i, int rmw) {
    if (!w->holder) {
       if (rmw && r == 0 && v != 0) {
          w->holder = e->tid;
-         w->acquires++;
+         w->taken++;
          return 1;
       }
       if (v != 0 || (rmw && r != 0)) w->bad = 1; /* non-zero while free */
@@ -130,18 +85,18 @@ static int step(word *w, const cb_trace *t, size_t i, int rmw) {
 static int judge(const cb_trace *t, words *ws) {
    int oom = 0;
    for (size_t i = 0; i < t->nevents; i++)
-      if (locked_rmw_store(t, i) && !find(ws, t->events[i].addr, 1, &oom) && oom)
+      if (locked_rmw_store(t, i) && !cb_locktab_find(ws, t->events[i].addr, 1, &oom) && oom)
          return -1;
    if (!ws->n) return 0;
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
       if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) continue;
-      word *w = find(ws, e->addr, 0, &oom);
+      word *w = cb_locktab_find(ws, e->addr, 0, &oom);
       if (w && !w->bad) step(w, t, i, e->kind == CB_EV_WRITE && locked_rmw_store(t, i));
       /* An access that overlaps a word without starting at it (a wider
        * store over a struct) is not a lock's. */
       for (unsigned b = 1; b < CB_SIZE_BYTES(e->size) && b < 8; b++) {
-         word *o = find(ws, e->addr + b, 0, &oom);
+         word *o = cb_locktab_find(ws, e->addr + b, 0, &oom);
          if (o) o->bad = 1;
       }
    }
@@ -152,12 +107,12 @@ static int judge(const cb_trace *t, words *ws) {
 static size_t mark(cb_trace *t, words *ws) {
    size_t nlocks = 0;
    int oom = 0;
-   for (size_t i = 0; ws->w && i <= ws->mask; i++) {
-      word *w = &ws->w[i];
+   for (size_t i = 0; ws->c && i <= ws->mask; i++) {
+      word *w = &ws->c[i];
       if (!w->used) continue;
       /* A word taken and never given back is a claim (a once flag set by
        * compare-and-swap), not a lock. */
-      if (w->bad || !w->acquires || w->holder) w->bad = 1;
+      if (w->bad || !w->taken || w->holder) w->bad = 1;
       else nlocks++;
       w->holder = 0;
    }
@@ -165,7 +120,7 @@ static size_t mark(cb_trace *t, words *ws) {
    for (size_t i = 0; i < t->nevents; i++) {
       cb_event *e = &t->events[i];
       if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) continue;
-      word *w = find(ws, e->addr, 0, &oom);
+      word *w = cb_locktab_find(ws, e->addr, 0, &oom);
       if (!w || w->bad) continue;
       int rmw = e->kind == CB_EV_WRITE && locked_rmw_store(t, i);
       int what = step(w, t, i, rmw);
@@ -186,6 +141,6 @@ long cb_spinlocks_mark(cb_trace *t) {
    words ws = {0};
    long n = -1;
    if (judge(t, &ws) == 0) n = (long)mark(t, &ws);
-   free(ws.w);
+   cb_locktab_free(&ws);
    return n;
 }

@@ -22,6 +22,24 @@ extern const unsigned char cb_sched_magic[CB_MAGIC_LEN]; /* "CBSCHED\x01" */
 /* A frame longer than this is taken for damage, not for data. */
 #define CB_FRAME_MAX (256u << 20)
 
+/* A candidate of the hand-made lock finders (spinlocks.c, semlocks.c),
+ * in a table keyed by its address (locktab.c). */
+typedef struct {
+   uint64_t addr;
+   uint32_t holder; /* the thread inside; 0: free */
+   uint32_t taken;  /* acquisitions seen */
+   uint8_t bad;     /* not a lock */
+   uint8_t used;    /* slot in use */
+} cb_lockcand;
+typedef struct {
+   cb_lockcand *c;
+   size_t mask, n;
+} cb_locktab;
+/* addr's candidate; added when absent and add (NULL and *oom = 1 on no
+ * memory); NULL when absent and !add. */
+cb_lockcand *cb_locktab_find(cb_locktab *tab, uint64_t addr, int add, int *oom);
+void cb_locktab_free(cb_locktab *tab);
+
 uint32_t cb_crc32(const void *data, size_t len);
 /* The same over pieces: crc = cb_crc32_update(crc, piece, len) from 0. */
 uint32_t cb_crc32_update(uint32_t crc, const void *data, size_t len);
