@@ -177,6 +177,9 @@ typedef struct {
    unsigned again, again_failed; /* a bug forced again (cbreplay --confirm)
                                     this often, and failed this often: the
                                     schedule reproduces it when they agree */
+   int violation;          /* cbreplay said the violation happened in the
+                              run: 1 yes, 0 no (the failure came from
+                              elsewhere), -1 not said */
    size_t key;             /* its access pattern in cbt_suite.patterns */
 } cbt_run;
 

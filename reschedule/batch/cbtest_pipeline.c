@@ -344,9 +344,13 @@ static void replay_facts(cbt_run *r)
    unsigned n, m;
    r->variant = -1;
    r->again = r->again_failed = 0;
+   r->violation = -1;
    while (f && fgets(line, sizeof line, f)) {
       if (r->variant < 0)
          (void)sscanf(line, "  tail variant %d", &r->variant);
+      if (!strncmp(line, "  the violation happened in this run: ", 38))
+         r->violation = !strncmp(line + 38, "yes", 3) ? 1
+                        : !strncmp(line + 38, "no", 2) ? 0 : -1;
       const char *failed = strstr(line, ", it failed ");
       if (sscanf(line, "  not reproduced: forced again %u", &n) == 1 &&
           failed && sscanf(failed, ", it failed %u", &m) == 1) {

@@ -131,6 +131,10 @@ static void json_reproduced(cbt_json *j, const cbt_run *r)
       cbt_json_bool(j, "reproduced", rep);
    cbt_json_uint(j, "forced_again", r->again);
    cbt_json_uint(j, "failed_again", r->again_failed);
+   if (r->violation < 0)
+      cbt_json_string(j, "violation_happened", NULL);
+   else
+      cbt_json_bool(j, "violation_happened", r->violation);
 }
 static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
 {

@@ -30,7 +30,7 @@
 /* Version 2 added the verdict "deadlock" and a run's deadlock (its last
  * field), version 3 how often a bug was forced again and came back (two
  * more); older files still read. */
-#define STATE_VERSION 3
+#define STATE_VERSION 4
 #define MAX_FIELDS 40
 
 int cbt_write_atomic(const char *path, void (*fn)(FILE *, const void *),
@@ -120,6 +120,7 @@ static void put_run(FILE *f, const cbt_run *r)
    put(f, r->deadlock);
    putf(f, "%u", r->again);
    putf(f, "%u", r->again_failed);
+   putf(f, "%d", r->violation);
    fputc('\n', f);
 }
 
@@ -238,7 +239,7 @@ static void get_event(cbt_event *e, char **f)
 /* A "run" record into r, its paths rebuilt under the test's folder. */
 static int get_run(const cbt_test *t, cbt_run *r, char **f, int n)
 {
-   if (n != 28 && n != 29 && n != 31) /* versions 1, 2, 3 */
+   if (n != 28 && n != 29 && n != 31 && n != 32) /* versions 1, 2, 3, 4 */
       return -1;
    int v = verdict_of(f[5]);
    if (v < 0 || f[1][0] != 's' || strchr(f[1], '/'))
@@ -262,6 +263,7 @@ static int get_run(const cbt_test *t, cbt_run *r, char **f, int n)
       r->again = (unsigned)strtoul(f[29], NULL, 10);
       r->again_failed = (unsigned)strtoul(f[30], NULL, 10);
    }
+   r->violation = n > 31 ? atoi(f[31]) : -1;
    cbt_fmt(r->path, sizeof r->path, "%s/%s.pb", t->schedules, r->name);
    cbt_fmt(r->out_path, sizeof r->out_path, "%s/replay-%s.out", t->dir,
            r->name);

@@ -99,6 +99,9 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
    const cbt_run *r = &s->tests[bug->test].runs[bug->run];
    fprintf(out, "   BUG %s on %s: the forced run %s", r->pattern, r->variable,
            cbt_verdict_words(bug->verdict));
+   if (r->violation == 0 && strcmp(r->pattern, "DLK") && strcmp(r->pattern, "explore"))
+      fprintf(out, ", though not by this violation, which did not happen: the "
+                   "failure came from elsewhere in the interleaving its schedule forced");
    if (bug->nruns > 1)
       fprintf(out, " (%d schedules confirm it)", bug->nruns);
    fputc('\n', out);
