@@ -358,8 +358,7 @@ int main(int argc, char **argv) {
       return 2;
    }
    /* Hand-made locks are locks before any pass looks at the trace. */
-   long lock_words = cb_spinlocks_mark(&t);
-   long lock_sems = cb_semlocks_mark(&t);
+   cb_hand_locks hand = cb_hand_locks_mark(&t);
    cbp_analysis a;
    cbp_analyze_candidates(&t, &o, &a);
    /* Schedules are built only for the candidates that will be written;
@@ -433,7 +432,7 @@ int main(int argc, char **argv) {
    memset(&xr, 0, sizeof xr);
    if (eo.delays && rc == 0) rc = write_delays(&t, &a, &eo, dir, limit, &written, &xr);
    cbp_report_info info = {path, dir, now() - t0, written, NULL, z3 ? &z3s : NULL,
-                           eo.delays ? &xr : NULL, lock_words, lock_sems};
+                           eo.delays ? &xr : NULL, hand.words, hand.sems};
    char note[256];
    if (a.x.active_threads == 1) {
       snprintf(note, sizeof note,

@@ -166,8 +166,8 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
            (unsigned long long)r->dropped_vc, (unsigned long long)r->dropped_insn,
            (unsigned long long)r->dropped_synth, (unsigned long long)r->dropped_filter,
            info->seconds);
-   fprintf(out, ",\"lock_words\":%ld,\"lock_semaphores\":%ld",
-           info->lock_words > 0 ? info->lock_words : 0, info->lock_sems > 0 ? info->lock_sems : 0);
+   fprintf(out, ",\"lock_words\":%ld,\"lock_semaphores\":%ld", info->lock_words,
+           info->lock_sems);
    if (info->note) { fputs(",\"note\":", out); cb_json_write_string(out, info->note); }
    if (info->z3) {
       const cbp_z3_summary *z = info->z3;

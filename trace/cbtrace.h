@@ -142,6 +142,11 @@ long cb_spinlocks_mark(cb_trace *t);
  * own thread's post, trace/semlocks.c): their waits become LOCK and their
  * posts UNLOCK events.  Returns how many semaphores, -1 on no memory. */
 long cb_semlocks_mark(cb_trace *t);
+/* Both, as every reader of a trace for prediction wants them (cbpredict,
+ * cbtrace stats): how many lock words and lock semaphores (0 on no
+ * memory: the events of that kind are then left as recorded). */
+typedef struct { long words, sems; } cb_hand_locks;
+cb_hand_locks cb_hand_locks_mark(cb_trace *t);
 
 /* ---- Reading ------------------------------------------------------------ */
 

@@ -25,6 +25,10 @@
 
 typedef cb_lockcand sem; /* taken: waits seen */
 
+_Static_assert(CB_IS_COUNTED(CB_EV_SEM_WAIT) && CB_IS_COUNTED(CB_EV_SEM_POST) &&
+                  CB_IS_COUNTED(CB_EV_LOCK) && CB_IS_COUNTED(CB_EV_UNLOCK),
+               "a semaphore lock's LOCK and UNLOCK replace counted events");
+
 /* One wait or post of s, by the rules above. */
 static void step(sem *s, const cb_event *e) {
    if (e->kind == CB_EV_SEM_WAIT) {
@@ -37,6 +41,11 @@ static void step(sem *s, const cb_event *e) {
    } else {
       s->holder = 0;
    }
+}
+
+cb_hand_locks cb_hand_locks_mark(cb_trace *t) {
+   long w = cb_spinlocks_mark(t), s = cb_semlocks_mark(t);
+   return (cb_hand_locks){w > 0 ? w : 0, s > 0 ? s : 0};
 }
 
 long cb_semlocks_mark(cb_trace *t) {

@@ -36,6 +36,12 @@
 
 #include "trace_internal.h"
 
+/* A schedule counts events: a store taken for a LOCK or UNLOCK must count
+ * as the WRITE replay sees. */
+_Static_assert(CB_IS_COUNTED(CB_EV_WRITE) && CB_IS_COUNTED(CB_EV_LOCK) &&
+                  CB_IS_COUNTED(CB_EV_UNLOCK),
+               "a lock word's LOCK and UNLOCK replace counted WRITEs");
+
 /* Contention marks a non-holder's locked instruction may leave. */
 #define MAX_MARK 2u
 
@@ -81,16 +87,38 @@ static int step(word *w, const cb_trace *t, size_t i, int rmw) {
    return 0;
 }
 
+/* The addresses the candidate words span: an access wholly outside needs
+ * no lookup (most of a program's accesses are not near its lock words). */
+typedef struct { uint64_t lo, hi; } span;
+
+static span span_of(const words *ws) {
+   span s = {UINT64_MAX, 0};
+   for (size_t i = 0; ws->c && i <= ws->mask; i++)
+      if (ws->c[i].used) {
+         if (ws->c[i].addr < s.lo) s.lo = ws->c[i].addr;
+         if (ws->c[i].addr > s.hi) s.hi = ws->c[i].addr;
+      }
+   return s;
+}
+
+/* Whether e is a read or write that may start at or overlap a word of s
+ * (an access is at most 8 bytes wide where it matters here). */
+static int near_words(const cb_event *e, span s) {
+   return (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) && e->addr <= s.hi &&
+          e->addr + 8 > s.lo;
+}
+
 /* Pass 1: the words some locked instruction writes; pass 2 judges them. */
-static int judge(const cb_trace *t, words *ws) {
+static int judge(const cb_trace *t, words *ws, span *sp) {
    int oom = 0;
    for (size_t i = 0; i < t->nevents; i++)
       if (locked_rmw_store(t, i) && !cb_locktab_find(ws, t->events[i].addr, 1, &oom) && oom)
          return -1;
    if (!ws->n) return 0;
+   span s = *sp = span_of(ws);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
-      if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) continue;
+      if (!near_words(e, s)) continue;
       word *w = cb_locktab_find(ws, e->addr, 0, &oom);
       if (w && !w->bad) step(w, t, i, e->kind == CB_EV_WRITE && locked_rmw_store(t, i));
       /* An access that overlaps a word without starting at it (a wider
@@ -104,7 +132,7 @@ static int judge(const cb_trace *t, words *ws) {
 }
 
 /* Pass 3: the marks, on the words that are locks. */
-static size_t mark(cb_trace *t, words *ws) {
+static size_t mark(cb_trace *t, words *ws, span s) {
    size_t nlocks = 0;
    int oom = 0;
    for (size_t i = 0; ws->c && i <= ws->mask; i++) {
@@ -119,7 +147,7 @@ static size_t mark(cb_trace *t, words *ws) {
    if (!nlocks) return 0;
    for (size_t i = 0; i < t->nevents; i++) {
       cb_event *e = &t->events[i];
-      if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) continue;
+      if (!near_words(e, s)) continue;
       word *w = cb_locktab_find(ws, e->addr, 0, &oom);
       if (!w || w->bad) continue;
       int rmw = e->kind == CB_EV_WRITE && locked_rmw_store(t, i);
@@ -139,8 +167,9 @@ static size_t mark(cb_trace *t, words *ws) {
 
 long cb_spinlocks_mark(cb_trace *t) {
    words ws = {0};
+   span s = {UINT64_MAX, 0};
    long n = -1;
-   if (judge(t, &ws) == 0) n = (long)mark(t, &ws);
+   if (judge(t, &ws, &s) == 0) n = ws.n ? (long)mark(t, &ws, s) : 0;
    cb_locktab_free(&ws);
    return n;
 }

@@ -91,6 +91,8 @@ void cb_cond_signal_sent(CbThread *t, Addr cv, Bool broadcast)
  * come, and a lost wake-up ran into the timeout). */
 static void cb_signal_spent_on(Addr cv)
 {
+   if (!cb_cond_any_in_flight(cv))
+      return;   /* the common case: no look at every thread */
    for (ThreadId i = 1; i <= cb_max_tid; i++) {
       CbThread *s = &cb_threads[i];
       if (s->live && s->signalling == cv && !s->signal_all && !s->signal_spent) {

@@ -572,6 +572,13 @@ like "$ERR" "T3 waits for lock table_lock at leaked\.c:$(line_of leaked reader-l
      "a lock its holder ended without releasing: who took it, and that it ended"
 record robust
 is "$RC" 0 "twin: a robust mutex whose holder died is taken by the next locker (no deadlock)"
+# Recording announces a lock wait only when the call blocks, which this
+# one never does; replay announces it before the call, where only the
+# mutex's robustness (CB_WAIT_ROBUST) tells it from a lock left held.
+"$MK" -o "$TMP/robust.pb" --program "$TMP/robust"
+out=$(cbreplay --timeout 60 --schedule "$TMP/robust.pb" -- "$TMP/robust" 2>&1); rc=$?
+is "$rc" 0 "twin in replay: a robust mutex whose holder died is no deadlock (exit 0)"
+[ "$rc" = 0 ] || printf '%s\n' "$out" | sed 's/^/#   /' | head -12
 # Whichever thread waits last, the signal it needed was sent before its
 # wait began: the run ends at once instead of waiting for the timeout.
 record lastsignal

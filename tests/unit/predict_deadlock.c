@@ -12,21 +12,10 @@
 
 #include "predict.h"
 #include "tap_ok.h"
-
-static cb_trace T;
-static cbp_analysis A;
-static int loaded;
+#include "text_trace.h"
 
 static void run(const char *text) {
-   if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
-   cb_error err;
-   if (cb_trace_from_text(text, &T, &err)) {
-      printf("# text form: %s\nBail out! text form rejected\n", err.msg);
-      exit(1);
-   }
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ATOMICITY | CBP_FAM_ORDER};
-   cbp_analyze(&T, &o, &A);
-   loaded = 1;
+   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, CBP_FAM_ATOMICITY | CBP_FAM_ORDER});
 }
 
 static size_t count_dlk(void) {
@@ -190,7 +179,7 @@ int main(void) {
    test_plain();
    test_gate();
    test_philosophers();
-   if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
+   text_trace_free();
    printf("1..%d\n", ntest);
    return nfail != 0;
 }

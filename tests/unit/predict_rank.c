@@ -10,22 +10,11 @@
 
 #include "predict.h"
 #include "tap_ok.h"
+#include "text_trace.h"
 
-
-static cb_trace T;
-static cbp_analysis A;
-static int loaded;
 
 static void run(const char *text) {
-   if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
-   cb_error err;
-   if (cb_trace_from_text(text, &T, &err)) {
-      printf("# text form: %s\nBail out! text form rejected\n", err.msg);
-      exit(1);
-   }
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
-   cbp_analyze(&T, &o, &A);
-   loaded = 1;
+   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
 }
 
 static size_t built_rww(void) {
@@ -204,7 +193,7 @@ int main(void) {
    test_tight();
    test_f_on();
    test_f_last();
-   if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); }
+   text_trace_free();
    printf("1..%d\n", ntest);
    return nfail != 0;
 }

@@ -147,8 +147,7 @@ int cmd_stats(int argc, char **argv)
       return CBTRACE_EXIT_USAGE;
    }
    /* After the counts above, which are of the trace as recorded. */
-   long lock_words = cb_spinlocks_mark(&t);
-   long lock_sems = cb_semlocks_mark(&t);
+   cb_hand_locks hand = cb_hand_locks_mark(&t);
    size_t shared = 0;
    for (size_t i = 0; i < vars.cap; i++)
       shared += vars.tids[i] == SHARED;
@@ -162,8 +161,8 @@ int cmd_stats(int argc, char **argv)
    printf("locks: %zu\n", locks.n);
    /* Words the program locks by hand (an atomic exchange from 0): cbpredict
     * takes them for locks, not data (trace/spinlocks.c). */
-   printf("lock words: %ld\n", lock_words > 0 ? lock_words : 0);
-   printf("lock semaphores: %ld\n", lock_sems > 0 ? lock_sems : 0);
+   printf("lock words: %ld\n", hand.words);
+   printf("lock semaphores: %ld\n", hand.sems);
    printf("context switches: %" PRIu64 "\n", switches);
    printf("trace bytes: %" PRIu64 "\n", bytes);
    if (t.nevents)
