@@ -342,6 +342,33 @@ void cb_deadlock_say_waits(void)
    }
 }
 
+/* Replay: whether every live thread the plan lets run (may_run) is in a
+ * blocking call the tool models (a lock, a join, an untimed condition
+ * wait, a semaphore, a barrier), none of which a thread the plan holds
+ * back can end: it is held at a gate, and whatever would wake the waiter
+ * (an unlock, a signal, a post) is one of its gated calls.  cb_replay.c
+ * then ends the plan once this has lasted a moment, instead of after the
+ * stall limit.  Weaker than cb_is_blocked on purpose: a signal counted as
+ * possibly waking a waiter may have woken another one, which the plan
+ * then holds, and the waiter sleeps on.  expected: how many threads the
+ * plan lets run; fewer live ones (one not created yet), or none, is never
+ * stuck. */
+Bool cb_deadlock_plan_stuck(Bool (*may_run)(CbThread *), ULong expected)
+{
+   ULong n = 0;
+   if (cb_dl_off || cb_dl_handlers != 0 || expected == 0)
+      return False;
+   for (ThreadId i = 1; i <= cb_max_tid; i++) {
+      CbThread *t = &cb_threads[i];
+      if (!t->live || !may_run(t))
+         continue;
+      if (!t->wait.kind)
+         return False;
+      n++;
+   }
+   return n == expected;
+}
+
 void cb_deadlock_check(void)
 {
    if (cb_dl_off || cb_dl_handlers != 0 || cb_nlive == 0 ||

@@ -229,6 +229,14 @@ void cb_cond_wait_leave(UWord c, void *cv, void *m, int woken,
    if (woken) {
       cb_turn(c);
       REQ(CB_REQ_COND_WAIT, cv, m, c);
+      /* The wake-up may have been the last event of this thread's turn:
+       * then m goes back as well, or the thread whose turn comes next
+       * would wait for m while this one waits for its turn. */
+      if (!gave_back && !cb_free_running() &&
+          !cb_answer(REQ_EXPR(CB_REQ_MAY_I, c, 0))) {
+         release(m);
+         gave_back = 1;
+      }
    }
    cb_turn(c);
    if (gave_back)

@@ -13,7 +13,10 @@
 #   - a forced run ending with the recorded run's own non-zero exit passes;
 #   - a program that execs another one is judged by that one's exit;
 #   - a failure is forced again (--confirm): one that does not come back
-#     gets no reproduce command, one that does is said to reproduce.
+#     gets no reproduce command, one that does is said to reproduce;
+#   - a turn that ends at a condition wait's wake-up gives the mutex back
+#     while the thread waits for its next turn, and a plan whose runnable
+#     thread waits for a held one stalls at once, not at --stall-ms.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -283,5 +286,62 @@ like "$out" '"confirm_runs": 2, "confirm_failed": 2, "reproduced": true' \
      "an abort the schedule causes comes back twice in two: reproduced"
 cbreplay --confirm 101 --schedule "$TMP/flaky.pb" -- "$TMP/flaky" "$TMP/count" >/dev/null 2>&1
 is $? 2 "--confirm 101: bad usage"
+
+# ---- a condition wait's wake-up that ends its thread's turn, and a plan
+# that surely cannot go on.  condwake.c: T2 waits for `ready` under m; T1
+# sets it and signals, then takes m once more.  Counted events: T1 create
+# (0), lock (1), write (2), signal (3), unlock (4), lock (5), write (6),
+# unlock (7), join (8); T2 lock (0), read (1), the wait's unlock (2), its
+# wake-up (3), the lock it returns with (4), read (5), unlock (6).
+cat > "$TMP/condwake.c" <<'EOF'
+#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static int ready, after;
+static void *waiter(void *arg)
+{
+   pthread_mutex_lock(&m);
+   while (!ready)
+      pthread_cond_wait(&c, &m);
+   pthread_mutex_unlock(&m);
+   return arg;
+}
+int main(void)
+{
+   pthread_t t;
+   pthread_create(&t, NULL, waiter, NULL);
+   pthread_mutex_lock(&m);
+   ready = 1;
+   pthread_cond_signal(&c);
+   pthread_mutex_unlock(&m);
+   pthread_mutex_lock(&m);
+   after = 1;
+   pthread_mutex_unlock(&m);
+   pthread_join(t, NULL);
+   return 0;
+}
+EOF
+cc -O0 -g -pthread -o "$TMP/condwake" "$TMP/condwake.c" || exit 1
+CW=$TMP/condwake
+# T2's turn ends with its wake-up, where the real wait has returned holding
+# m: m must go back while T2 waits for its turn, or T1's next lock (its
+# turn) waits for T2, which waits for T1's turn.  The recorded run's LOCK
+# event comes later, and so does T2's taking m again.
+"$MK" -o "$TMP/cw.pb" --id 8 --program "$CW" --prefix 1,0 \
+   --tail 2:3@unlock,1:4@unlock,2:1@wait,1:3@unlock
+out=$(timeout 60 cbreplay -v --stall-ms 30000 --schedule "$TMP/cw.pb" -- "$CW" 2>&1)
+is $? 0 "a turn that ends at a condition wait's wake-up: passed"
+like "$out" "tool: tail-done" "the whole tail was followed (T1 took m while T2 waited for its turn)"
+unlike "$out" "tool: infeasible" "nothing infeasible"
+# T2's turn of 4 events cannot end: its wake-up needs T1's signal, and the
+# plan holds T1.  The tool sees that T2 waits in a call only a held thread
+# could end and declares the plan stalled at once, not after the 30 s
+# stall limit (the `timeout 20` would kill a run that waited for it).
+"$MK" -o "$TMP/cwstuck.pb" --id 9 --program "$CW" --prefix 1,0 --tail 2:4@wait,1:8
+out=$(timeout 20 cbreplay -v --stall-ms 30000 --schedule "$TMP/cwstuck.pb" -- "$CW" 2>&1)
+is $? 3 "a plan whose only runnable thread waits for a held one: infeasible (exit 3), before the stall limit"
+like "$out" "stalled: no scheduled progress \(T2's turn, step 1 of 2\)" "the turn it stalled at is named"
+like "$out" "T2 waits for condition c at condwake.c:9, with no signal on its way" \
+     "and what T2 waits for"
 
 done_testing
