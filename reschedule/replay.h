@@ -190,6 +190,8 @@ typedef struct {
    double seconds;    /* of every variant's run */
    unsigned variant;  /* the tail variant whose run this is */
    unsigned variants_tried;
+   unsigned variants_skipped; /* not forced: they would stop where an
+                                 infeasible one did (variants.c) */
    unsigned nvariants;  /* the schedule's */
    unsigned nsteps;   /* steps of the variant's tail */
    cbr_status status;

@@ -297,11 +297,14 @@ static void print_notes(FILE *out, const cbr_report *rep)
                  cbr_then_stuck(r) ? r->status.reason : "");
       if (r->variants_tried > 1 || (r->nvariants > 1 && rep->o->variant < 0))
          fprintf(out, "  %s tail variants tried: %u of %u, the verdict is "
-                      "variant %u's%s%s%s\n", rep->cs[i].name,
+                      "variant %u's%s%s%s%s\n", rep->cs[i].name,
                  r->variants_tried, r->nvariants, r->variant,
                  *cbr_variant_name(&rep->cs[i], r->variant) ? " (" : "",
                  cbr_variant_name(&rep->cs[i], r->variant),
-                 *cbr_variant_name(&rep->cs[i], r->variant) ? ")" : "");
+                 *cbr_variant_name(&rep->cs[i], r->variant) ? ")" : "",
+                 r->variants_skipped ? "; the others begin with the steps "
+                                       "an infeasible one could not follow"
+                                     : "");
       if (r->status.unexpected && r->verdict != CBR_INFEASIBLE)
          fprintf(out, "  %s %s\n", rep->cs[i].name, r->status.divergence);
       if (r->status.diverged)

@@ -11,8 +11,9 @@
  * list keeps the first few); a run whose plan stalled has the same for the
  * threads that waited then, as "waits" and "waiting_threads"; "variant" is the tail variant whose run gave
  * the verdict,
- * "variants_tried" how many were forced, "variants" how many the schedule
- * has; "steps_followed" of "steps" says how far the tail was followed
+ * "variants_tried" how many were forced, "variants_skipped" how many were
+ * not because they begin with the steps an infeasible one could not
+ * follow, "variants" how many the schedule has; "steps_followed" of "steps" says how far the tail was followed
  * ("how_far" in words); "reason" what failed in an error, else why the
  * tool could not follow the plan (when it could not: the verdict of such a
  * run is still failed when the program failed);
@@ -95,9 +96,11 @@ static void json_progress(FILE *out, const cbr_schedule *cs,
    unsigned followed = r->status.tail_done ? steps : r->status.step;
    fprintf(out, ",\n   \"variant\": %u, \"variant_name\": ", r->variant);
    cb_json_write_string(out, cbr_variant_name(cs, r->variant));
-   fprintf(out, ", \"variants_tried\": %u, \"variants\": %u, "
-                "\"steps_followed\": %u, \"steps\": %u, \"how_far\": ",
-           r->variants_tried, r->nvariants, followed, steps);
+   fprintf(out, ", \"variants_tried\": %u, \"variants_skipped\": %u, "
+                "\"variants\": %u, \"steps_followed\": %u, \"steps\": %u, "
+                "\"how_far\": ",
+           r->variants_tried, r->variants_skipped, r->nvariants, followed,
+           steps);
    cb_json_write_string(out, cbr_how_far(r, far, sizeof far));
 }
 

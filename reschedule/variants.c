@@ -19,6 +19,17 @@
  * forced, and the first reproduced failure is the verdict; when none is,
  * the first failure is, reported as not reproduced.
  *
+ * A variant is not forced when the tool gave up an earlier one's plan
+ * (stalled, a thread gone: "infeasible", and the run passed) within steps
+ * this one shares with it (the same prefix and the same first tail
+ * steps): it would be given up where that one was, and then run free.  A
+ * correct program's schedules are mostly infeasible (a loop takes another
+ * path once reordered), and forcing each of its four or five variants had
+ * made most of a suite's time.  A run that only diverged (an unexpected
+ * event, the plan still followed) skips nothing: a later variant's own
+ * steps may still make the program fail, and any forced run that fails is
+ * a bug.
+ *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <string.h>
@@ -59,6 +70,53 @@ static void confirm(const cbr_options *o, const cbr_io *io, const cbr_schedule *
    }
 }
 
+/* Where the tool gave up a plan: the tail steps started (0: in the
+ * prefix).  The tool says the step it was at when it releases the
+ * threads. */
+static size_t steps_reached(const cbr_result *run)
+{
+   return run->status.prefix_done ? run->status.step : 0;
+}
+
+/* Whether variants a and b begin with the same n steps. */
+static int same_start(const cb_schedule *s, unsigned a, unsigned b, size_t n)
+{
+   cb_sched_step *const *ta, *const *tb;
+   size_t na, nb;
+   const char *name;
+   if (cb_schedule_variant(s, a, &ta, &na, &name) != 0 ||
+       cb_schedule_variant(s, b, &tb, &nb, &name) != 0 || na < n || nb < n)
+      return 0;
+   for (size_t i = 0; i < n; i++)
+      if (ta[i]->tid != tb[i]->tid || ta[i]->count != tb[i]->count ||
+          ta[i]->run_out != tb[i]->run_out)
+         return 0;
+   return 1;
+}
+
+/* An infeasible variant and the tail steps its run started. */
+typedef struct {
+   unsigned variant;
+   size_t steps;
+} stop;
+#define CBR_MAX_STOPS 16
+
+/* Whether variant k would stop where an infeasible one stopped. */
+static int stopped_before(const cbr_options *o, const cbr_schedule *cs,
+                          const stop *stops, unsigned nstops, unsigned k)
+{
+   for (unsigned i = 0; i < nstops; i++) {
+      if (!same_start(cs->s, stops[i].variant, k, stops[i].steps))
+         continue;
+      if (o->verbose)
+         fprintf(stderr, "cbreplay: %s variant %u not forced: variant %u was "
+                 "infeasible within the %zu step(s) they share\n", cs->name,
+                 k, stops[i].variant, stops[i].steps);
+      return 1;
+   }
+   return 0;
+}
+
 void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
                       const cbr_schedule *cs, cbr_result *r)
 {
@@ -67,15 +125,24 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
       confirm(o, io, cs, r);
       return;
    }
-   unsigned nv = (unsigned)cb_schedule_nvariants(cs->s), tried = 0;
+   unsigned nv = (unsigned)cb_schedule_nvariants(cs->s), tried = 0, skipped = 0;
    double seconds = 0;
    int have_pass = 0, decided = 0, have_unsure = 0;
+   stop stops[CBR_MAX_STOPS];
+   unsigned nstops = 0;
    cbr_result run, unsure;
    for (unsigned k = 0; k < nv && !decided; k++) {
+      if (stopped_before(o, cs, stops, nstops, k)) {
+         skipped++;
+         continue;
+      }
       cbr_run_one(o, io, cs, k, &run);
       confirm(o, io, cs, &run);
       seconds += run.seconds;
-      tried = k + 1;
+      tried++;
+      if (run.verdict == CBR_INFEASIBLE && run.status.infeasible &&
+          nstops < CBR_MAX_STOPS)
+         stops[nstops++] = (stop){ k, steps_reached(&run) };
       if (cbr_not_reproduced(&run)) {
          /* A failure that did not come back every time is no reproducer
           * (after the tail the threads run free, and that part decided
@@ -94,12 +161,13 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
          have_pass = run.verdict == CBR_PASSED;
       }
       if (o->verbose && !decided && k + 1 < nv)
-         fprintf(stderr, "cbreplay: %s variant %u %s%s; forcing variant %u\n",
+         fprintf(stderr, "cbreplay: %s variant %u %s%s; on to variant %u\n",
                  cs->name, k, cbr_verdict_name(run.verdict),
                  cbr_not_reproduced(&run) ? " but not every time" : "", k + 1);
    }
    if (!decided && have_unsure)
       *r = unsure;
    r->variants_tried = tried;
+   r->variants_skipped = skipped;
    r->seconds = seconds;
 }

@@ -11,7 +11,8 @@
 # 11 Valgrind dies (no "end" line), 12 the program exits 0 and Valgrind 1,
 # 13 fail only when the tail starts with thread 1 (tail variants),
 # 14 the tool ends a deadlock ("blocked" lines, "end deadlock", exit 6),
-# 15 the same, but Valgrind then exits 0.
+# 15 the same, but Valgrind then exits 0, 17 infeasible at step 1 of 2 and
+# then exit 0.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -43,7 +44,7 @@ case $mode in
   3) say "infeasible thread T9 never reached its turn"; say released ;;
   7) say prefix-done; say "diverged 2 17"; say released ;;
   9) ;;
-  10) say prefix-done; say "step 1 2"; say "infeasible thread 2 exited in its turn"
+  10|17) say prefix-done; say "step 1 2"; say "infeasible thread 2 exited in its turn"
       say released ;;
   11) say prefix-done; echo "valgrind: the 'impossible' happened: out of memory" >&2
       exit 1 ;;
@@ -67,7 +68,7 @@ export CB_FAKE_MODE=$mode CB_FAKE_TID=$first_tid
 "$@"
 rc=$?
 [ "$mode" = 12 ] && { say "end exit $rc"; exit 1; }
-if [ "$mode" = 3 ] || [ "$mode" = 10 ]; then say "pattern 0"; else say "pattern 1"; fi
+case $mode in 3|10|17) say "pattern 0" ;; *) say "pattern 1" ;; esac
 if [ $rc -gt 128 ]; then
    say "end signal"
    trap - ABRT SEGV; ulimit -c 0; kill -s $((rc - 128)) $$
@@ -361,6 +362,22 @@ is $? 0 "every variant passes: passed"
 like "$out" "s21 tail variants tried: 3 of 3" "passed: every variant was tried"
 out=$(cbreplay --schedule "$TMP/m1.pb" -- "$P")
 unlike "$out" "variant" "a schedule without variants says nothing of them"
+# Variants that begin with the steps an infeasible run could not follow
+# would stop there too: not forced.  Mode 3 stops in the prefix, which all
+# share; mode 17 at tail step 1, which variant 1 shares and variant 2 not.
+: > "$TMP/vlog"
+mk "$TMP/vi.pb" 22 3 --variant 1:1,2:1 --variant 2:out
+out=$(FAKE_LOG=$TMP/vlog cbreplay --schedule "$TMP/vi.pb" -- "$P" 2>/dev/null)
+is $? 3 "infeasible in the prefix: infeasible (exit 3)"
+like "$out" "s22 tail variants tried: 1 of 3, .*the others begin with the steps an infeasible one could not follow" \
+     "one variant forced, and why not the others"
+is "$(wc -l < "$TMP/vlog")" 1 "one forced run: every variant shares the prefix"
+: > "$TMP/vlog"
+mk "$TMP/vj.pb" 23 17 --variant 2:1,1:2 --variant 1:1,2:1
+out=$(FAKE_LOG=$TMP/vlog cbreplay --json --schedule "$TMP/vj.pb" -- "$P" 2>/dev/null)
+like "$out" '"variants_tried": 2, "variants_skipped": 1, "variants": 3' \
+     "infeasible at step 1: the variant that shares it is skipped, the other forced"
+is "$(wc -l < "$TMP/vlog")" 2 "two forced runs"
 
 mkdir "$TMP/none"
 out=$(cbreplay --schedules "$TMP/none" --all -- "$P" 2>"$TMP/err")
