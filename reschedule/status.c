@@ -60,6 +60,107 @@ static int word_is(const char *line, const char *word, const char **rest)
    return 1;
 }
 
+/* "unexpected T I KIND CODE DATA WHERE F": the first one is kept. */
+static int unexpected_line(cbr_status *st, const char *rest)
+{
+   unsigned tid, kind;
+   unsigned long long index, code, data;
+   int used = 0;
+   if (sscanf(rest, "%u %llu %u %llx %llx %n", &tid, &index, &kind, &code,
+              &data, &used) != 5 || !used)
+      return 0;
+   if (st->unexpected)
+      return 1;
+   const char *where = rest + used, *last = strrchr(where, ' ');
+   size_t wl = last ? (size_t)(last - where) : strlen(where);
+   st->unexpected = 1;
+   st->unexp_tid = tid;
+   st->unexp_index = index;
+   st->unexp_kind = kind;
+   st->unexp_code = code;
+   st->unexp_data = data;
+   st->unexp_forcing = last && last[1] == '1';
+   snprintf(st->unexp_where, sizeof st->unexp_where, "%.*s", (int)wl, where);
+   return 1;
+}
+
+/* "blocked T KIND OBJECT WHERE HOLDER HOLDER_WHERE VALUE NAME": one
+ * thread of a deadlock or of a stalled plan. */
+static int blocked_line(cbr_status *st, const char *rest)
+{
+   cbr_blocked b;
+   memset(&b, 0, sizeof b);
+   if (sscanf(rest, "%u %u %llx %63s %u %63s %llx %63s", &b.tid, &b.kind,
+              &b.object, b.where, &b.holder, b.holder_where, &b.value,
+              b.name) != 8)
+      return 0;
+   if (st->nblocked < CBR_MAX_BLOCKED)
+      st->blocked[st->nblocked] = b;
+   st->nblocked++;
+   return 1;
+}
+
+/* "end exit N" | "end signal" | "end deadlock": the tool's last line. */
+static int end_line(cbr_status *st, const char *rest)
+{
+   int code;
+   if (strcmp(rest, "signal") == 0) {
+      st->end = CBR_END_SIGNAL;
+   } else if (strcmp(rest, "deadlock") == 0) {
+      st->end = CBR_END_DEADLOCK;
+   } else if (sscanf(rest, "exit %d", &code) == 1) {
+      st->end = CBR_END_EXIT;
+      st->end_exit = code;
+   } else {
+      return 0;
+   }
+   return 1;
+}
+
+/* The facts of the run (pattern, values, divergence): not progress. */
+static int fact_line(cbr_status *st, const char *line)
+{
+   const char *rest;
+   if (word_is(line, "diverged", &rest)) {
+      unsigned tid;
+      unsigned long long index;
+      if (sscanf(rest, "%u %llu", &tid, &index) != 2)
+         return 0;
+      if (!st->diverged) {
+         st->diverged = 1;
+         st->diverged_tid = tid;
+         st->diverged_index = index;
+      }
+      return 1;
+   }
+   if (word_is(line, "unexpected", &rest))
+      return unexpected_line(st, rest);
+   if (word_is(line, "exec", &rest)) {
+      st->execd = 1;
+      return 1;
+   }
+   if (word_is(line, "blocked", &rest))
+      return blocked_line(st, rest);
+   if (word_is(line, "end", &rest))
+      return end_line(st, rest);
+   if (word_is(line, "value", &rest)) {
+      unsigned k;
+      unsigned long long v;
+      if (sscanf(rest, "%u %llu", &k, &v) != 2 || k > 2)
+         return 0;
+      st->has_value[k] = 1;
+      st->value[k] = v;
+      return 1;
+   }
+   if (word_is(line, "pattern", &rest)) {
+      if (strcmp(rest, "1") != 0 && strcmp(rest, "0") != 0)
+         return 0;
+      st->pattern = rest[0] == '1';
+      return 1;
+   }
+   return 0;
+}
+
 int cbr_status_line(cbr_status *st, const char *line)
 {
    const char *rest;
@@ -75,36 +176,6 @@ int cbr_status_line(cbr_status *st, const char *line)
       if (!st->reason[0])
          snprintf(st->reason, sizeof st->reason, "%s",
                   *rest ? rest : "no reason given");
-   } else if (word_is(line, "diverged", &rest)) {
-      unsigned tid;
-      unsigned long long index;
-      if (sscanf(rest, "%u %llu", &tid, &index) != 2)
-         return 0;
-      if (!st->diverged) {
-         st->diverged = 1;
-         st->diverged_tid = tid;
-         st->diverged_index = index;
-      }
-   } else if (word_is(line, "unexpected", &rest)) {
-      unsigned tid, kind;
-      unsigned long long index, code, data;
-      int used = 0;
-      if (sscanf(rest, "%u %llu %u %llx %llx %n", &tid, &index, &kind, &code,
-                 &data, &used) != 5 || !used)
-         return 0;
-      if (!st->unexpected) {
-         const char *where = rest + used, *last = strrchr(where, ' ');
-         size_t wl = last ? (size_t)(last - where) : strlen(where);
-         st->unexpected = 1;
-         st->unexp_tid = tid;
-         st->unexp_index = index;
-         st->unexp_kind = kind;
-         st->unexp_code = code;
-         st->unexp_data = data;
-         st->unexp_forcing = last && last[1] == '1';
-         snprintf(st->unexp_where, sizeof st->unexp_where, "%.*s", (int)wl,
-                  where);
-      }
    } else if (word_is(line, "step", &rest)) {
       unsigned k, n;
       if (sscanf(rest, "%u %u", &k, &n) != 2)
@@ -117,46 +188,8 @@ int cbr_status_line(cbr_status *st, const char *line)
               word_is(line, "run-out-timed-out", &rest)) {
       st->run_outs++;
       st->progress = 1;
-   } else if (word_is(line, "exec", &rest)) {
-      st->execd = 1;
-   } else if (word_is(line, "blocked", &rest)) {
-      cbr_blocked b;
-      memset(&b, 0, sizeof b);
-      if (sscanf(rest, "%u %u %llx %63s %u %63s %llx %63s", &b.tid, &b.kind,
-                 &b.object, b.where, &b.holder, b.holder_where, &b.value,
-                 b.name) != 8)
-         return 0;
-      if (st->nblocked < CBR_MAX_BLOCKED)
-         st->blocked[st->nblocked] = b;
-      st->nblocked++;
-   } else if (word_is(line, "end", &rest)) {
-      int code;
-      if (strcmp(rest, "signal") == 0) {
-         st->end = CBR_END_SIGNAL;
-      } else if (strcmp(rest, "deadlock") == 0) {
-         st->end = CBR_END_DEADLOCK;
-      } else if (sscanf(rest, "exit %d", &code) == 1) {
-         st->end = CBR_END_EXIT;
-         st->end_exit = code;
-      } else {
-         return 0;
-      }
-   } else if (word_is(line, "value", &rest)) {
-      unsigned k;
-      unsigned long long v;
-      if (sscanf(rest, "%u %llu", &k, &v) != 2 || k > 2)
-         return 0;
-      st->has_value[k] = 1;
-      st->value[k] = v;
-   } else if (word_is(line, "pattern", &rest)) {
-      if (strcmp(rest, "1") == 0)
-         st->pattern = 1;
-      else if (strcmp(rest, "0") == 0)
-         st->pattern = 0;
-      else
-         return 0;
    } else {
-      return 0;
+      return fact_line(st, line);
    }
    return 1;
 }

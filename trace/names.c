@@ -364,16 +364,12 @@ static const char *lock_mode(unsigned size)
    return size == CB_LOCK_RD ? "rd" : size == CB_LOCK_WR ? "wr" : "mutex";
 }
 
-void cb_event_print(FILE *out, const cb_trace *t, size_t index)
+/* What an event acts on, after its kind: the variable and size of an
+ * access, a lock and its mode, the thread created... */
+static void print_operands(FILE *out, const cb_trace *t, const cb_event *e,
+                           size_t index)
 {
-   if (index >= t->nevents)
-      return;
-   const cb_event *e = &t->events[index];
    char v[400], w[400];
-   const char *kind = cb_event_kind_name(e->kind);
-   if (e->kind == CB_EV_COND_SIGNAL && e->size == 1)
-      kind = "broadcast";
-   fprintf(out, "%zu T%u %s", index, (unsigned)e->tid, kind);
    switch (e->kind) {
    case CB_EV_READ:
    case CB_EV_WRITE:
@@ -445,6 +441,19 @@ void cb_event_print(FILE *out, const cb_trace *t, size_t index)
    default:
       break;
    }
+}
+
+void cb_event_print(FILE *out, const cb_trace *t, size_t index)
+{
+   if (index >= t->nevents)
+      return;
+   const cb_event *e = &t->events[index];
+   char v[400];
+   const char *kind = cb_event_kind_name(e->kind);
+   if (e->kind == CB_EV_COND_SIGNAL && e->size == 1)
+      kind = "broadcast";
+   fprintf(out, "%zu T%u %s", index, (unsigned)e->tid, kind);
+   print_operands(out, t, e, index);
    if (e->loc && e->loc < t->nlocs) {
       cb_location_str(t, e->loc, v, sizeof v);
       if (strcmp(v, "?") != 0)

@@ -229,9 +229,29 @@ static int mode_option(int c, cbt_options *o)
    return 0;
 }
 
+/* -j N and --max-runs N. */
+static int count_option(int c, cbt_options *o)
+{
+   char *end;
+   errno = 0;
+   long long n = strtoll(optarg, &end, 10);
+   int bad = end == optarg || *end || errno || n < 1;
+   if (c == 'j') {
+      if (bad || n > 1024)
+         return usage_error("-j wants a number of jobs from 1 to 1024, "
+                            "not '%s'", optarg);
+      o->jobs = (int)n;
+   } else {
+      if (bad || n > 100000000)
+         return usage_error("--max-runs wants a number of forced runs "
+                            "(1 or more), not '%s'", optarg);
+      o->max_runs = (size_t)n;
+   }
+   return 0;
+}
+
 int cbt_parse_options(int argc, char **argv, cbt_options *o)
 {
-
    memset(o, 0, sizeof *o);
    o->jobs = default_jobs();
    o->out_dir = CBT_DEFAULT_OUT;
@@ -246,16 +266,10 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
     * program; "--" ends the options the same way. */
    while ((c = getopt_long(argc, argv, "+:j:o:h", longopts, NULL)) != -1) {
       switch (c) {
-      case 'j': {
-         char *end;
-         errno = 0;
-         long n = strtol(optarg, &end, 10);
-         if (end == optarg || *end || errno || n < 1 || n > 1024)
-            return usage_error("-j wants a number of jobs from 1 to 1024, "
-                               "not '%s'", optarg);
-         o->jobs = (int)n;
+      case 'j': case OPT_MAX_RUNS:
+         if (count_option(c, o) != 0)
+            return CBT_EXIT_USAGE;
          break;
-      }
       case 'o':
       case OPT_REPORT_DIR:
          if (!*optarg)
@@ -292,16 +306,6 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
       case OPT_ALL_BUGS:
          o->all_bugs = 1;
          break;
-      case OPT_MAX_RUNS: {
-         char *end;
-         errno = 0;
-         long long n = strtoll(optarg, &end, 10);
-         if (end == optarg || *end || errno || n < 1 || n > 100000000)
-            return usage_error("--max-runs wants a number of forced runs "
-                               "(1 or more), not '%s'", optarg);
-         o->max_runs = (size_t)n;
-         break;
-      }
       case 'h':
          fputs(usage_text, stdout);
          return 1;
