@@ -324,6 +324,19 @@ typedef struct {
    uint32_t nlocks, nstates;
 } cbp_result;
 
+/* ---- Other writers an order violation holds back (site_writers.c) ------ */
+typedef struct cbp_site_writes cbp_site_writes;
+/* The writes at the sites of which's order violations whose f reads. */
+cbp_site_writes *cbp_site_writes_new(const cb_trace *t, const cbp_result *r,
+                                     const size_t *which, size_t nwhich);
+void cbp_site_writes_free(cbp_site_writes *sw);
+/* For c (its prefix set): hold[j-1] = the counted index of thread j's last
+ * write at a's site in its prefix that does not happen before f, or
+ * UINT64_MAX; returns how many threads have one. */
+uint32_t cbp_site_writers(const cbp_site_writes *sw, const cb_trace *t,
+                          const cbp_vclock *v, const cbp_candidate *c,
+                          uint32_t nthreads, uint64_t *hold);
+
 /* Pass B: fills r with one representative per (pattern, variable, three
  * locations, thread pair), sorted by the trace index of e1. */
 void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,

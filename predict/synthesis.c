@@ -270,6 +270,16 @@ static uint64_t next_cut(const ranges *r, uint64_t total, uint64_t c) {
    return c <= total ? c : NONE;
 }
 
+/* The last count <= c where the thread may stop (0 always may). */
+static uint64_t prev_cut(const ranges *r, uint64_t c) {
+   size_t lo = 0, hi = r->n;
+   while (lo < hi) { /* first range with hi >= c */
+      size_t m = (lo + hi) / 2;
+      if (r->v[m].hi < c) lo = m + 1; else hi = m;
+   }
+   return lo < r->n && r->v[lo].lo <= c ? r->v[lo].lo - 1 : c;
+}
+
 static int in_tail(const cbp_candidate *c, uint32_t j) {
    if (j == c->t1 || j == c->t2) return 1;
    for (uint32_t k = 0; k < c->nmore; k++)
@@ -351,6 +361,8 @@ typedef struct {
    uint64_t *need, *end;
    cbp_step *r3; size_t nr3, capr3;
    cbp_rf *rf;
+   cbp_site_writes *sw;  /* an order violation's other writers */
+   uint64_t *hold;
 } synth;
 
 /* The tail from the current prefix: regions II and III, f, T2 on until it
@@ -429,6 +441,12 @@ static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
       const cbp_cycle_thread *m = &c->more[k];
       if (c->prefix[m->tid - 1] > m->le.count) c->prefix[m->tid - 1] = m->le.count;
    }
+   if (cbp_site_writers(S->sw, S->t, S->v, c, n, S->hold)) /* site_writers.c */
+      for (uint32_t j = 1; j <= n; j++)
+         if (S->hold[j - 1] != NONE) {
+            uint64_t to = prev_cut(&S->bad[j], S->hold[j - 1]);
+            if (to < c->prefix[j - 1]) c->prefix[j - 1] = to;
+         }
    make_consistent(S->v, c->prefix, n);
    const char *why = build_tail(S, c);
    if (!why) why = close_prefix(S->x, S->v, S->bad, c, S->need, S->end);
@@ -546,7 +564,9 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
    free(held); free(cnt); free(le); free(prev); free(order);
 
    synth S = {t, x, v, L, bad_cuts(t, x, L), cbp_xcalloc(n + 1, sizeof(uint64_t)),
-              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, NULL};
+              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, NULL,
+              cbp_site_writes_new(t, r, which, nwhich),
+              cbp_xcalloc(n + 1, sizeof(uint64_t))};
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
    for (size_t k = 0; k < nwhich; k++) {
       cbp_candidate *c = &r->c[which[k]];
@@ -558,7 +578,8 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
          cbp_alternates_build(t, x, S.rf, c, c->through_f);
       }
    }
-   free(S.r3); free(S.need); free(S.end); free(saved); free(late);
+   free(S.r3); free(S.need); free(S.end); free(saved); free(late); free(S.hold);
+   cbp_site_writes_free(S.sw);
    cbp_rf_free(S.rf);
    bad_cuts_free(S.bad, n);
 }

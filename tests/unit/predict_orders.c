@@ -1,0 +1,60 @@
+/* predict_orders: order violations (orders.c) on text-form traces (TAP):
+ * the other writers an order violation holds back (site_writers.c).
+ * Three setters run `a = 1; b = -1;` and finish before a checker reads a
+ * and b: the checker's read of b (f) forced before one setter's write of
+ * b must also find the other two setters stopped before theirs, or it
+ * reads their -1.  A write of b at another line (main's reset) is no
+ * setter and stays where it ran.  Built plain and under ASan+UBSan.
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+#include "tap_ok.h"
+#include "text_trace.h"
+
+static const char *setters =
+   "T1 start T1\nT1 begin main\nT1 write b =0 @r.c:20\n"
+   "T1 create T2\nT1 create T3\nT1 create T4\n"
+   "T2 start T1\nT2 begin set\nT2 write a =1 @r.c:5\nT2 write b =-1 @r.c:6\nT2 end set\n"
+   "T3 start T1\nT3 begin set\nT3 write a =1 @r.c:5\nT3 write b =-1 @r.c:6\nT3 end set\n"
+   "T4 start T1\nT4 begin set\nT4 write a =1 @r.c:5\nT4 write b =-1 @r.c:6\nT4 end set\n"
+   "T1 create T5\n"
+   "T5 start T1\nT5 begin check\nT5 read a =1 @r.c:10\nT5 read b =-1 @r.c:11\nT5 end check\n"
+   "T1 join T2\nT1 join T3\nT1 join T4\nT1 join T5\nT1 end main\n";
+
+/* The ORD whose f is the checker's read of b and whose a a setter's write
+ * of b (r.c:6); NULL when none was built. */
+static const cbp_candidate *checker_b(void) {
+   for (size_t i = 0; i < A.r.n; i++) {
+      const cbp_candidate *c = &A.r.c[i];
+      if (c->dropped || !c->prefix || c->pattern != CBP_ORD) continue;
+      const cb_event *f = &T.events[c->f], *a = &T.events[c->e1];
+      if (f->tid == 5 && f->kind == CB_EV_READ && a->kind == CB_EV_WRITE &&
+          a->addr == f->addr && a->tid >= 2 && a->tid <= 4 &&
+          strcmp(T.locs[f->loc].file, "r.c") == 0 && T.locs[f->loc].line == 11)
+         return c;
+   }
+   return NULL;
+}
+
+int main(void) {
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
+   analyse_text(setters, o);
+   const cbp_candidate *c = checker_b();
+   ok(c != NULL, "an order violation: the checker's read of b before a setter's write");
+   if (c) {
+      int held = 0;
+      for (uint32_t j = 2; j <= 4; j++)
+         held += c->prefix[j - 1] <= 1; /* not past its write of a */
+      ok(held == 3, "every setter stops before its write of b (%d of 3)", held);
+      ok(c->prefix[0] >= 1, "main's own write of b (another line) stays in the prefix");
+      int a_written = 0;
+      for (uint32_t j = 2; j <= 4; j++) a_written += c->prefix[j - 1] == 1;
+      ok(a_written >= 2, "the others are stopped just before it, past their write of a");
+   }
+   text_trace_free();
+   printf("1..%d\n", ntest);
+   return nfail != 0;
+}
