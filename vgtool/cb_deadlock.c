@@ -342,31 +342,40 @@ void cb_deadlock_say_waits(void)
    }
 }
 
-/* Replay: whether every live thread the plan lets run (may_run) is in a
- * blocking call the tool models (a lock, a join, an untimed condition
- * wait, a semaphore, a barrier), none of which a thread the plan holds
- * back can end: it is held at a gate, and whatever would wake the waiter
- * (an unlock, a signal, a post) is one of its gated calls.  cb_replay.c
- * then ends the plan once this has lasted a moment, instead of after the
- * stall limit.  Weaker than cb_is_blocked on purpose: a signal counted as
- * possibly waking a waiter may have woken another one, which the plan
- * then holds, and the waiter sleeps on.  expected: how many threads the
- * plan lets run; fewer live ones (one not created yet), or none, is never
- * stuck. */
-Bool cb_deadlock_plan_stuck(Bool (*may_run)(CbThread *), ULong expected)
+/* Replay: whether the plan can go on.  Every live thread it lets run
+ * (may_run) is in a blocking call the tool models (a lock, a join, an
+ * untimed condition wait, a semaphore, a barrier), none of which a thread
+ * the plan holds back can end: it is held at a gate, and whatever would
+ * wake the waiter (an unlock, a signal, a post) is one of its gated calls.
+ * Returns CB_PLAN_SURELY_STUCK when each of them is surely blocked
+ * (cb_is_blocked, or a woken condition wait whose mutex another live
+ * thread surely holds), CB_PLAN_WAITING when some may have been woken
+ * and not run yet (or a signal it counts woke another waiter, which the
+ * plan now holds), else 0.  cb_replay.c ends the plan after a moment, or
+ * after a longer one, instead of after the stall limit.  expected: how
+ * many threads the plan lets run; fewer live ones (one not created yet),
+ * or none, is never stuck. */
+int cb_deadlock_plan_stuck(Bool (*may_run)(CbThread *), ULong expected)
 {
    ULong n = 0;
+   int level = CB_PLAN_SURELY_STUCK;
+   CbBlocked b;
    if (cb_dl_off || cb_dl_handlers != 0 || expected == 0)
-      return False;
+      return 0;
    for (ThreadId i = 1; i <= cb_max_tid; i++) {
       CbThread *t = &cb_threads[i];
       if (!t->live || !may_run(t))
          continue;
       if (!t->wait.kind)
-         return False;
+         return 0;
       n++;
+      if (cb_is_blocked(t, &b))
+         continue;
+      if (t->wait.kind != CB_WAIT_COND || !t->wait.extra ||
+          !cb_lock_holder(t, t->wait.extra, 0, &b.holder_caller))
+         level = CB_PLAN_WAITING;
    }
-   return n == expected;
+   return n == expected ? level : 0;
 }
 
 void cb_deadlock_check(void)

@@ -276,7 +276,8 @@ void cb_deadlock_check(void);
 Bool cb_exit_may_wait(const CbThread *t);
 #define CB_STALL_WAITS_SAID 16
 void cb_deadlock_say_waits(void);
-Bool cb_deadlock_plan_stuck(Bool (*may_run)(CbThread *), ULong expected);
+enum { CB_PLAN_WAITING = 1, CB_PLAN_SURELY_STUCK = 2 };
+int cb_deadlock_plan_stuck(Bool (*may_run)(CbThread *), ULong expected);
 void cb_deadlock_off(void);          /* the process is ending, or a child */
 /* The pre-syscall of rt_sigaction: a handler may end any wait. */
 void cb_deadlock_sigaction(ThreadId tid, Int signo, Addr act);

@@ -392,18 +392,22 @@ static void cb_stalled(void)
    cb_infeasible(buf);
 }
 
-/* The plan surely cannot go on: the threads it lets run all wait for ones
- * it holds back (cb_deadlock.c).  Then it ends after CB_STUCK_MS (with as
- * many denials as a blocked run-out step needs), not the stall limit:
- * seconds per forced run that cannot be followed, most of a suite's time
- * on a correct program.  The short wait stays because a thread the plan
- * holds may still be on its way to its gate, and end (a join's wait). */
+/* The plan cannot go on: the threads it lets run all wait for ones it
+ * holds back (cb_deadlock.c).  Then it ends after CB_STUCK_MS when each
+ * is surely blocked, after CB_WAITING_MS when one may have been woken
+ * and not run yet (a loaded machine), with as many denials as a blocked
+ * run-out step needs, not after the stall limit: seconds per forced run
+ * that cannot be followed, most of a suite's time on a correct program.
+ * The short wait stays because a thread the plan holds may still be on
+ * its way to its gate, and end (a join's wait). */
 #define CB_STUCK_MS 100u
+#define CB_WAITING_MS 1000u
 
-static Bool cb_plan_stuck(void)
+static Bool cb_plan_stuck(UInt idle)
 {
    ULong expected = 0;
-   if (cb_denials - cb_denials_at_progress < CB_RUN_OUT_IDLE_DENIALS)
+   if (idle <= CB_STUCK_MS ||
+       cb_denials - cb_denials_at_progress < CB_RUN_OUT_IDLE_DENIALS)
       return False;
    if (cb_phase == CB_PH_PREFIX) {
       for (ULong w = 1; w <= cb_nthreads; w++)
@@ -412,7 +416,9 @@ static Bool cb_plan_stuck(void)
    } else if (cb_phase == CB_PH_TAIL) {
       expected = 1;
    }
-   return cb_deadlock_plan_stuck(cb_allowed, expected);
+   int level = cb_deadlock_plan_stuck(cb_allowed, expected);
+   return level == CB_PLAN_SURELY_STUCK ||
+          (level == CB_PLAN_WAITING && idle > CB_WAITING_MS);
 }
 
 Bool cb_replay_may_run(CbThread *t)
@@ -436,7 +442,7 @@ Bool cb_replay_may_run(CbThread *t)
       cb_run_out_ends("run-out-timed-out");
       return cb_allowed(t);
    }
-   if (idle > cb_stall_ms || (idle > CB_STUCK_MS && cb_plan_stuck())) {
+   if (idle > cb_stall_ms || cb_plan_stuck(idle)) {
       cb_stalled();
       return True;
    }
