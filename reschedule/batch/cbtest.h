@@ -236,8 +236,12 @@ typedef struct {
    char schedules[PATH_MAX];
    enum cbt_test_state state;
    enum cbt_outcome outcome;
-   int native_code;       /* exit code of the recorded run */
+   int native_code;       /* exit code of the recorded run, or of the
+                             first one that failed when it was recorded
+                             again (record_failures) */
    int native_timed_out;
+   int record_failures;   /* recorded runs that failed before one passed
+                             (cbtest_pipeline.c, CBT_RECORD_TRIES) */
    char error[512];       /* CBT_O_ERROR / FAILED_NATIVELY: in words */
    char cwd[PATH_MAX];    /* where its jobs run (relative arguments) */
    double timeout_s;      /* cbreplay --timeout of its forced runs */
@@ -252,6 +256,15 @@ typedef struct {
    struct cbt_explore *explore; /* --explore: the test's exploration, once
                                    started (cbtest_explore.c) */
 } cbt_test;
+
+/* A test that failed in a recorded run and passed when recorded again
+ * (then predicted from the run that passed): its outcome is still "failed
+ * natively" unless a forced run failed. */
+static inline int cbt_failed_then_passed(const cbt_test *t)
+{
+   return t->native_code != 0 && !t->native_timed_out &&
+          (t->record_failures > 0 || t->nruns > 0);
+}
 
 /* Counts over all tests, for the summary, the reports and the progress. */
 typedef struct {

@@ -78,7 +78,13 @@ void cbt_progress_test_done(const cbt_suite *s, size_t ti)
       fprintf(stderr, "error: %s\n", t->error);
       break;
    case CBT_O_FAILED_NATIVELY:
-      fprintf(stderr, "failed natively (%s), not predicted\n", t->error);
+      if (!cbt_failed_then_passed(t)) {
+         fprintf(stderr, "failed natively (%s), not predicted\n", t->error);
+         break;
+      }
+      fprintf(stderr, "failed natively once (%s), passed when recorded "
+                      "again; %zu schedule%s, none failed (%.1f s)\n",
+              t->error, t->nruns, t->nruns == 1 ? "" : "s", t->seconds);
       break;
    default: {
       size_t k[CBT_NVERDICTS] = {0};

@@ -155,10 +155,20 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       fprintf(out, "   error: %s\n", t->error);
       return;
    case CBT_O_FAILED_NATIVELY:
-      fprintf(out, "   failed natively (%s): not predicted\n", t->error);
-      fprintf(out, "   its output: %s/record.err\n", t->dir);
-      return;
+      if (!cbt_failed_then_passed(t)) {
+         fprintf(out, "   failed natively (%s): not predicted\n", t->error);
+         fprintf(out, "   its output: %s/record.err\n", t->dir);
+         return;
+      }
+      fprintf(out, "   failed natively in a recorded run (%s) and passed when "
+                   "recorded again: no forced schedule made it fail\n",
+              t->error);
+      fprintf(out, "   the failed run's output: %s/record-failed.err\n", t->dir);
+      break;
    default:
+      if (t->outcome == CBT_O_BUGS && t->native_code != 0)
+         fprintf(out, "   it also failed on its own in a recorded run (%s; "
+                      "output: %s/record-failed.err)\n", t->error, t->dir);
       break;
    }
    if (t->nruns == 0) {

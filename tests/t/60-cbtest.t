@@ -164,6 +164,9 @@ EOF
 printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/buggy"
 printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/clean"
 printf '#!/bin/sh\necho "it broke on its own" >&2\nexit 3\n' >"$FAKE/progs/broken"
+# Fails on its first run only, as a race that struck in the recording.
+printf '#!/bin/sh\n[ -f "$0.ran" ] && exit 0\n: >"$0.ran"\necho "it broke once" >&2\nexit 4\n' \
+   >"$FAKE/progs/flaky"
 printf '#!/bin/sh\nsleep 60\n' >"$FAKE/progs/slow"
 chmod +x "$FAKE"/bin/* "$FAKE"/progs/*
 
@@ -174,6 +177,7 @@ $FAKE/progs/buggy 'a b' "c \"d\"" e\\ f   # words like a shell
    $FAKE/progs/clean
 $FAKE/progs/broken
 $FAKE/progs/missing
+$FAKE/progs/flaky
 EOF
 : >"$LOG"
 (cd "$FAKE" && bin/cbtest -j 1 --all-bugs -o out --tests suite.tests >stdout 2>stderr); RC=$?
@@ -193,15 +197,21 @@ like "$SUM" "BUG WWW on odd \"name\" .* here: the forced run hung, though not by
    "summary: a hung run is a bug too, and cbreplay's 'the violation happened: no' is said"
 unlike "$SUM" "BUG RWW on balance: the forced run failed, though" "summary: not said of a run where the violation happened"
 like "$SUM1" "002-clean [^~]*~ *no schedule predicted" "summary: the clean test"
-like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own\): not predicted" \
-   "summary: a test that fails natively is not predicted"
+like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own; each of 3 recorded runs failed\): not predicted" \
+   "summary: a test that fails natively, in each of three recorded runs, is not predicted"
+is "$(grep -c '^cbtrace record .*progs/broken$' "$LOG")" 3 "the failing test was recorded three times"
+like "$SUM1" "005-flaky [^~]*~ *failed natively in a recorded run \(exit 4: it broke once\) and passed when recorded again: no forced schedule made it fail~ *the failed run's output: .*/005-flaky/record-failed.err~ *no schedule predicted" \
+   "summary: a test that failed in its first recorded run is recorded again and predicted, and still reported"
+is "$(grep -c '^cbtrace record .*progs/flaky$' "$LOG")" 2 "it was recorded twice"
+like "$(cat "$FAKE/out/tests/005-flaky/record-failed.err")" "it broke once" \
+   "the failed recorded run's output is kept"
 like "$SUM1" "004-missing [^~]*~ *error: [^~]*missing: no such program" "summary: a missing program is an error, the others went on"
-like "$SUM" "^2 bugs confirmed in 1 of 4 tests" "summary: the totals"
-is "$(grep -c '^cbpredict' "$LOG")" 2 "cbpredict ran once for each test recorded without failing"
+like "$SUM" "^2 bugs confirmed in 1 of 5 tests" "summary: the totals"
+is "$(grep -c '^cbpredict' "$LOG")" 3 "cbpredict ran once for each test recorded without failing"
 is "$(grep -c '^cbreplay' "$LOG")" 5 "every schedule was forced once"
 is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 0 "no --z3 unless asked"
 is "$(sort -n "$CONC" | tail -n 1)" 1 "-j 1: never more than one job at once"
-like "$ERR" "cbtest: \[[0-9]/4\] 001-buggy: 5 schedules: 1 passed, 2 failed, 0 deadlocked, 1 infeasible, 1 hung: BUG" \
+like "$ERR" "cbtest: \[[0-9]/5\] 001-buggy: 5 schedules: 1 passed, 2 failed, 0 deadlocked, 1 infeasible, 1 hung: BUG" \
    "progress: one line per finished test when stderr is not a terminal"
 unlike "$ERR" "$(printf '\r')" "progress: no carriage return when stderr is not a terminal"
 
@@ -219,7 +229,7 @@ is "$(jget "$J" '$d->{summary}{bugs}')" 2 "report.json: 2 bugs"
 is "$(jget "$J" 'join "|", @{$d->{tests}[0]{command}}[1..3]')" 'a b|c "d"|e f' \
    "report.json: the test's words, split like a shell"
 is "$(jget "$J" 'join ",", map { $_->{outcome} } @{$d->{tests}}')" \
-   "bugs,clean,failed natively,error" "report.json: the outcome of every test"
+   "bugs,clean,failed natively,error,failed natively" "report.json: the outcome of every test"
 is "$(jget "$J" 'join ",", map { $_->{verdict} } @{$d->{tests}[0]{schedules}}')" \
    "failed,failed,hung,infeasible,passed" "report.json: every verdict"
 is "$(jget "$J" '$d->{tests}[0]{schedules}[2]{variable}')" 'odd "name" \ here' \
