@@ -291,8 +291,6 @@ extern Int cb_status_fd;
 Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
 Bool cb_replay_released(void);           /* every thread runs free for good */
-/* cb_replay_may_run's answer, read without the big lock: a hint. */
-Bool cb_replay_turn_hint(const CbThread *t);
 /* Counted events t may run before the plan's next turn change (~0: any). */
 ULong cb_replay_allowance(CbThread *t);
 /* Before t->counted++: the event's kind, location, address and value. */
@@ -307,11 +305,6 @@ void cb_replay_exec_called(void);        /* execve: the tool's end may not come 
 void cb_replay_deadlocked(void);         /* the run ends: a deadlock */
 void cb_replay_end(void);                /* the last status line */
 void cb_replay_forked_child(void);
-
-/* ---- replay: the forced switch (cb_handoff.c) ---- */
-void cb_handoff_init(void);
-void cb_handoff_denied(CbThread *t);     /* a gate denied t */
-void cb_handoff_stop(ThreadId tid);      /* stop_client_code, replay mode */
 
 /* ---- replay: thread paths and expected events (cb_ident.c) ---- */
 /* Reads the plan's paths and expectations from w[*at]; False: malformed. */

@@ -85,8 +85,6 @@ static void cb_post_clo_init(void)
    cb_threads_init();
    if (cb_replaying && !cb_replay_init())
       VG_(exit)(2);
-   if (cb_replaying)
-      cb_handoff_init();
 }
 
 void cb_end_run(void)
@@ -137,14 +135,6 @@ static void cb_start_client_code(ThreadId tid, ULong blocks)
    cb_dinfo_first_run();
    cb_thread_start_client(tid, blocks);
    cb_out_flush_if_old(blocks);
-}
-
-/* The end of a run of generated code: a thread a gate denied waits for
- * its turn there, without the big lock (cb_handoff.c). */
-static void cb_stop_client_code(ThreadId tid, ULong blocks)
-{
-   if (cb_replaying)
-      cb_handoff_stop(tid);
 }
 
 /* A thread about to block in the kernel (sleep, read, futex) may be the
@@ -202,7 +192,6 @@ static void cb_pre_clo_init(void)
    VG_(track_pre_thread_ll_create)(cb_thread_ll_create);
    VG_(track_pre_thread_ll_exit)(cb_ll_exit);
    VG_(track_start_client_code)(cb_start_client_code);
-   VG_(track_stop_client_code)(cb_stop_client_code);
    VG_(needs_syscall_wrapper)(cb_pre_syscall, cb_post_syscall);
    VG_(atfork)(NULL, NULL, cb_forked_child);
 }

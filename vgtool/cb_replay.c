@@ -4,9 +4,9 @@
  * prefix each thread runs freely up to its prefix count, then waits; in the
  * tail only the thread of the current step runs its next n events (or, in
  * a run-out step, runs until it exits or blocks); after the last step
- * everyone is released.  Turns are asked for in the instruction gate
+ * everyone is released.  Waiting happens in the instruction gate
  * (cb_instrument.c) and in the preload library's "may I?" loop, both of
- * which end here; a denied thread waits for its turn in cb_handoff.c.  A plan that cannot be followed (the thread whose turn it
+ * which end here.  A plan that cannot be followed (the thread whose turn it
  * is has gone, or no scheduled progress for the stall limit) is declared
  * infeasible and everyone is released: a replay never hangs.
  *
@@ -14,8 +14,7 @@
  * "end ..." from the tool's shut-down: cbreplay takes a run without it for
  * one where Valgrind or the tool died, never for the program's failure.
  * A thread waits for its turn only in a gate (the instruction gate of
- * cb_instrument.c, the preload's "may I?" loops) and in the hand-off that
- * follows a denial there (cb_handoff.c), and a wrapper announces
+ * cb_instrument.c, the preload's "may I?" loops), and a wrapper announces
  * a blocking call only after its gate let it through: the deadlock check
  * (cb_deadlock.c) relies on that to tell a thread the plan holds back from
  * one the program blocked.  (With --cb-instrument=all the C library's own
@@ -30,9 +29,13 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
 #include "pub_tool_mallocfree.h"
+#include "pub_tool_vkiscnums.h"
 #include "cb_global.h"
 
 extern Int VG_(safe_fd)(Int oldfd);
+/* Not in the tool headers (pub_core_syscall.h, Valgrind 3.19). */
+extern SysRes VG_(do_syscall)(UWord sysno, UWord, UWord, UWord, UWord, UWord,
+                              UWord, UWord, UWord);
 
 const HChar *cb_plan_path;
 Int cb_status_fd = -1;
@@ -290,7 +293,7 @@ Bool cb_replay_released(void)
    return cb_phase == CB_PH_RELEASED;
 }
 
-static Bool cb_allowed(const CbThread *t)
+static Bool cb_allowed(CbThread *t)
 {
    switch (cb_phase) {
    case CB_PH_PREFIX:
@@ -300,15 +303,6 @@ static Bool cb_allowed(const CbThread *t)
    default:
       return True;
    }
-}
-
-/* cb_allowed read without the big lock, by a thread waiting for its turn
- * (cb_handoff.c): the plan may be changing under it, so this is a hint
- * that the gate checks again. */
-Bool cb_replay_turn_hint(const CbThread *t)
-{
-   __asm__ __volatile__("" ::: "memory");
-   return cb_allowed(t);
 }
 
 ULong cb_replay_allowance(CbThread *t)
@@ -323,6 +317,27 @@ ULong cb_replay_allowance(CbThread *t)
    default:
       return ~0ULL;
    }
+}
+
+/* A denied thread gives the CPU away when nothing ran since the previous
+ * denial.  A denial makes the scheduler release the big lock and take it
+ * again at once; the fair (ticket) lock hands it to whichever thread is
+ * queued.  But when both threads share one CPU, releasing the lock wakes
+ * the queued thread, which preempts the releaser inside that futex wake,
+ * before it has queued again.  The woken thread runs its turn, is denied,
+ * finds nobody queued and gets the lock straight back, and would spin
+ * through denials for the rest of its kernel time slice (milliseconds)
+ * while the thread whose turn it is waits on the same CPU's run queue.
+ * sched_yield lets that thread run and queue; the big lock stays held, so
+ * the yield is safe here.  When the threads are on two CPUs a repeated
+ * denial is rare, and the yield returns at once if nothing else waits. */
+static ULong cb_progress_at_denial = ~0ULL;
+
+static void cb_yield_if_nothing_ran(void)
+{
+   if (cb_progress == cb_progress_at_denial)
+      (void)VG_(do_syscall)(__NR_sched_yield, 0, 0, 0, 0, 0, 0, 0, 0);
+   cb_progress_at_denial = cb_progress;
 }
 
 /* A run-out step's thread that has made no progress for this long has
@@ -381,7 +396,7 @@ Bool cb_replay_may_run(CbThread *t)
 {
    if (cb_allowed(t))
       return True;
-   cb_handoff_denied(t);   /* it waits for its turn in cb_handoff.c */
+   cb_yield_if_nothing_ran();
    if (++cb_denials % CB_STALL_SAMPLE != 0)
       return False;
    if (cb_progress != cb_progress_sampled) {
