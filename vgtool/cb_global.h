@@ -245,6 +245,14 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
                     const VexArchInfo *archinfo_host,
                     IRType gWordTy, IRType hWordTy);
 
+/* The tool's instrumentation: cb_instrument, then, in record mode, the
+ * client requests answered from generated code (cb_fastreq.c). */
+IRSB *cb_instrument_all(VgCallbackClosure *closure, IRSB *bb,
+                        const VexGuestLayout *layout,
+                        const VexGuestExtents *vge,
+                        const VexArchInfo *archinfo_host,
+                        IRType gWordTy, IRType hWordTy);
+
 /* ---- instrumentation helpers shared with cb_split.c ---- */
 VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info);
 

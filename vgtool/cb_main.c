@@ -184,7 +184,7 @@ static void cb_pre_clo_init(void)
    VG_(details_bug_reports_to)("the cbtools developers");
    VG_(details_avg_translation_sizeB)(400);
 
-   VG_(basic_tool_funcs)(cb_post_clo_init, cb_instrument, cb_fini);
+   VG_(basic_tool_funcs)(cb_post_clo_init, cb_instrument_all, cb_fini);
    VG_(needs_command_line_options)(cb_process_cmd_line_option,
                                    cb_print_usage, cb_print_debug_usage);
    VG_(needs_client_requests)(cb_handle_client_request);

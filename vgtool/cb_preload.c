@@ -35,11 +35,23 @@ UWord cb_mutex_wait_flags(const void *m)
    return flags;
 }
 
+/* The real call of a one-argument lock function: through Valgrind's
+ * no-redirect call of fn, or, from an interposer (cb_preload_interpose.c),
+ * a plain call of the C library's function. */
+static inline int cb_real1(OrigFn fn, int (*direct)(void *), void *m)
+{
+   int r;
+   if (direct)
+      return direct(m);
+   CALL_FN_W_W(r, fn, m);
+   return r;
+}
+
 /* A blocking lock call; sleeps: it waits in a futex wait, which the
  * tool sees, when it blocks (not a spinlock), so that in record mode it
  * says what it waits for in its slot rather than by a request. */
-static int cb_lock_call(OrigFn fn, UWord caller, void *m, UWord mode,
-                        UWord flags, int sleeps)
+int cb_lock_call(OrigFn fn, int (*direct)(void *), UWord caller, void *m,
+                 UWord mode, UWord flags, int sleeps)
 {
    int r;
    UWord wait = (1 + mode) | flags;
@@ -57,12 +69,12 @@ static int cb_lock_call(OrigFn fn, UWord caller, void *m, UWord mode,
          cb_slot.caller = caller;
          cb_slot.wait = wait;
       }
-      CALL_FN_W_W(r, fn, m);
+      r = cb_real1(fn, direct, m);
       if (!outer)
          cb_slot.wait = 0;
    } else {
       cb_turn_unless_held(caller, m, 1, wait);
-      CALL_FN_W_W(r, fn, m);
+      r = cb_real1(fn, direct, m);
    }
    if (r == 0)
       REQ(CB_REQ_LOCK, m, mode, caller);
@@ -73,7 +85,7 @@ static int cb_lock_call(OrigFn fn, UWord caller, void *m, UWord mode,
 
 int cb_lock(OrigFn fn, UWord caller, void *m, UWord mode, UWord flags)
 {
-   return cb_lock_call(fn, caller, m, mode, flags, 1);
+   return cb_lock_call(fn, NULL, caller, m, mode, flags, 1);
 }
 
 int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode)
@@ -109,24 +121,24 @@ static int cb_clocklock(OrigFn fn, UWord caller, void *m, UWord clock,
    return r;
 }
 
-int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode)
+int cb_unlock_call(OrigFn fn, int (*direct)(void *), UWord caller, void *m,
+                   UWord mode)
 {
-   int r;
    cb_turn_unless_held(caller, m, 2, 0);
    REQ(CB_REQ_UNLOCK, m, mode, caller);
-   CALL_FN_W_W(r, fn, m);
-   return r;
+   return cb_real1(fn, direct, m);
 }
 
-static int cb_mutex_lock(OrigFn fn, UWord c, pthread_mutex_t *m)
-{ return cb_lock(fn, c, m, CB_LOCK_MUTEX, cb_mutex_wait_flags(m)); }
+int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode)
+{
+   return cb_unlock_call(fn, NULL, caller, m, mode);
+}
+
 static int cb_mutex_trylock(OrigFn fn, UWord c, pthread_mutex_t *m)
 { return cb_trylock(fn, c, m, CB_LOCK_MUTEX); }
 static int cb_mutex_timedlock(OrigFn fn, UWord c, pthread_mutex_t *m,
                               const struct timespec *ts)
 { return cb_timedlock(fn, c, m, ts, CB_LOCK_MUTEX); }
-static int cb_mutex_unlock(OrigFn fn, UWord c, pthread_mutex_t *m)
-{ return cb_unlock(fn, c, m, CB_LOCK_MUTEX); }
 static int cb_rw_rdlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
 { return cb_lock(fn, c, l, CB_LOCK_RD, 0); }
 static int cb_rw_wrlock(OrigFn fn, UWord c, pthread_rwlock_t *l)
@@ -153,7 +165,10 @@ static int cb_rw_clockwrlock(OrigFn fn, UWord c, pthread_rwlock_t *l,
                              UWord clk, const struct timespec *ts)
 { return cb_clocklock(fn, c, l, clk, ts, CB_LOCK_WR); }
 static int cb_spin_lock(OrigFn fn, UWord c, pthread_spinlock_t *l)
-{ return cb_lock_call(fn, c, (void *)l, CB_LOCK_MUTEX, CB_WAIT_SELF_BLOCKS, 0); }
+{
+   return cb_lock_call(fn, NULL, c, (void *)l, CB_LOCK_MUTEX,
+                       CB_WAIT_SELF_BLOCKS, 0);
+}
 static int cb_spin_trylock(OrigFn fn, UWord c, pthread_spinlock_t *l)
 { return cb_trylock(fn, c, (void *)l, CB_LOCK_MUTEX); }
 
@@ -175,13 +190,15 @@ static int cb_spin_init_or_unlock(OrigFn fn, UWord c, pthread_spinlock_t *l,
    return r;
 }
 
-CB_WRAP(int, pthreadZumutexZulock, cb_mutex_lock, (pthread_mutex_t *m), m)
+/* pthread_mutex_lock and pthread_mutex_unlock are not redirected but
+ * interposed (cb_preload_interpose.c): a redirected function's original
+ * is reached only by a no-redirect call, two returns to Valgrind's
+ * scheduler each. */
 CB_WRAP(int, pthreadZumutexZutrylock, cb_mutex_trylock, (pthread_mutex_t *m), m)
 CB_WRAP(int, pthreadZumutexZutimedlock, cb_mutex_timedlock,
         (pthread_mutex_t *m, const struct timespec *ts), m, ts)
 CB_WRAP(int, pthreadZumutexZuclocklock, cb_mutex_clocklock,
         (pthread_mutex_t *m, UWord clk, const struct timespec *ts), m, clk, ts)
-CB_WRAP(int, pthreadZumutexZuunlock, cb_mutex_unlock, (pthread_mutex_t *m), m)
 CB_WRAP(int, pthreadZurwlockZurdlock, cb_rw_rdlock, (pthread_rwlock_t *l), l)
 CB_WRAP(int, pthreadZurwlockZuwrlock, cb_rw_wrlock, (pthread_rwlock_t *l), l)
 CB_WRAP(int, pthreadZurwlockZutryrdlock, cb_rw_tryrdlock, (pthread_rwlock_t *l), l)

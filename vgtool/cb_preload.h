@@ -141,6 +141,14 @@ CB_HIDDEN int cb_trylock(OrigFn fn, UWord caller, void *m, UWord mode);
 CB_HIDDEN int cb_timedlock(OrigFn fn, UWord caller, void *m, const void *ts,
                            UWord mode);
 CB_HIDDEN int cb_unlock(OrigFn fn, UWord caller, void *m, UWord mode);
+/* cb_lock and cb_unlock with the real call made by a plain call of direct
+ * when it is not NULL (an interposer: cb_preload_interpose.c), else
+ * through fn; sleeps: the lock waits in a futex wait when it blocks (not
+ * a spinlock). */
+CB_HIDDEN int cb_lock_call(OrigFn fn, int (*direct)(void *), UWord caller,
+                           void *m, UWord mode, UWord flags, int sleeps);
+CB_HIDDEN int cb_unlock_call(OrigFn fn, int (*direct)(void *), UWord caller,
+                             void *m, UWord mode);
 /* A condition wait: UNLOCK(m), the wait, COND_WAIT(cv) if it succeeded,
  * LOCK(m).  nargs: the original's, 2 (cv, m), 3 (+ ts) or 4 (+ clock, ts). */
 CB_HIDDEN int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m,

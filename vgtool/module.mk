@@ -27,12 +27,13 @@ CB_TOOL_SRCS := vgtool/cb_main.c vgtool/cb_output.c vgtool/cb_objects.c \
    vgtool/cb_instrument.c vgtool/cb_classify.c vgtool/cb_emit.c \
    vgtool/cb_sync.c vgtool/cb_syncobj.c vgtool/cb_replay.c \
    vgtool/cb_names.c vgtool/cb_ident.c vgtool/cb_split.c vgtool/cb_deadlock.c \
-   vgtool/cb_dinfo.c
+   vgtool/cb_dinfo.c vgtool/cb_fastreq.c
 CB_TOOL_OBJS := $(CB_TOOL_SRCS:%.c=$(BUILD)/vgtool/%.o)
 CB_TOOL_HDRS := $(wildcard vgtool/*.h) proto/cb_wire.h
 
 CB_PRELOAD_SRCS := vgtool/cb_preload.c vgtool/cb_preload_sem.c \
    vgtool/cb_preload_c11.c vgtool/cb_preload_alloc.c vgtool/cb_preload_misc.c \
+   vgtool/cb_preload_interpose.c \
    vgtool/cb_preload_glib.c
 
 CB_TOOL_EXE     := $(TOOLDIR)/cbtools-amd64-linux
