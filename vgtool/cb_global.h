@@ -299,6 +299,7 @@ void cb_end_run(void);
 extern const HChar *cb_plan_path;
 extern Int cb_status_fd;
 Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
+Bool cb_plan_file_read(const HChar *path, ULong **words, ULong *nwords);
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
 Bool cb_replay_released(void);           /* every thread runs free for good */
 /* Counted events t may run before the plan's next turn change (~0: any). */

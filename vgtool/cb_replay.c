@@ -197,36 +197,6 @@ static void cb_start_tail(void)
    cb_next_step();
 }
 
-static Bool cb_plan_read(const HChar *path, ULong **words, ULong *nwords)
-{
-   SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
-   if (sr_isError(r))
-      return False;
-   Int fd = sr_Res(r);
-   UInt cap = 1024, n = 0;
-   UChar *buf = VG_(malloc)("cb.plan", cap);
-   for (;;) {
-      if (n == cap) {
-         cap *= 2;
-         buf = VG_(realloc)("cb.plan", buf, cap);
-      }
-      Int got = VG_(read)(fd, buf + n, cap - n);
-      if (got < 0) {
-         VG_(close)(fd);
-         return False;
-      }
-      if (got == 0)
-         break;
-      n += got;
-   }
-   VG_(close)(fd);
-   if (n % 8 != 0)
-      return False;
-   *words = (ULong *)buf;
-   *nwords = n / 8;
-   return True;
-}
-
 static Bool cb_plan_bad(const HChar *why)
 {
    VG_(umsg)("cbtools: bad replay plan %s: %s\n", cb_plan_path, why);
@@ -241,7 +211,7 @@ Bool cb_replay_init(void)
       if (safe >= 0)
          cb_status_fd = safe;
    }
-   if (!cb_plan_read(cb_plan_path, &w, &nw))
+   if (!cb_plan_file_read(cb_plan_path, &w, &nw))
       return cb_plan_bad("cannot read it");
 #define NEED(k) do { if (i + (k) > nw) return cb_plan_bad("truncated"); } while (0)
    NEED(4);

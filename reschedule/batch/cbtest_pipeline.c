@@ -34,54 +34,6 @@ typedef struct {
    char rec[PATH_MAX];    /* cbreplay --record FILE (--explore) */
 } job_ref;
 
-const char *cbt_verdict_name(enum cbt_verdict v)
-{
-   switch (v) {
-   case CBT_PENDING: return "pending";
-   case CBT_PASSED: return "passed";
-   case CBT_FAILED: return "failed";
-   case CBT_INFEASIBLE: return "infeasible";
-   case CBT_HUNG: return "hung";
-   case CBT_DEADLOCK: return "deadlock";
-   case CBT_ERROR: return "error";
-   case CBT_NVERDICTS: break;
-   }
-   return "?";
-}
-
-const char *cbt_verdict_words(enum cbt_verdict v)
-{
-   return v == CBT_DEADLOCK ? "deadlocked" : cbt_verdict_name(v);
-}
-
-int cbt_is_bug(enum cbt_verdict v)
-{
-   return v == CBT_FAILED || v == CBT_DEADLOCK || v == CBT_HUNG;
-}
-
-const char *cbt_outcome_name(enum cbt_outcome o)
-{
-   switch (o) {
-   case CBT_O_NONE: return "not run";
-   case CBT_O_ERROR: return "error";
-   case CBT_O_FAILED_NATIVELY: return "failed natively";
-   case CBT_O_CLEAN: return "clean";
-   case CBT_O_BUGS: return "bugs";
-   }
-   return "?";
-}
-
-const char *cbt_event_where(const cbt_event *e, char *buf, size_t len)
-{
-   if (!e->file[0])
-      cbt_fmt(buf, len, "?");
-   else if (e->line)
-      cbt_fmt(buf, len, "%s:%u", e->file, e->line);
-   else
-      cbt_fmt(buf, len, "%s", e->file);
-   return buf;
-}
-
 /* Valgrind's own report lines ("==1234== ...") say how a crash happened,
  * not what the program said. */
 static int valgrind_line(const char *l)
