@@ -22,6 +22,17 @@ HOST_LDLIBS := -lprotobuf-c -lpthread
 SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer \
                -fno-sanitize-recover=all
 
+# The Valgrind tool is written for amd64 (VEX's amd64 guest state: the
+# replay gate's time slice, the client-request registers, split
+# instructions) and links Valgrind's amd64 libraries.  Elsewhere: one clear
+# line, not a page of compiler errors.
+CB_ARCH := $(shell uname -m)
+ifneq ($(CB_ARCH),x86_64)
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+$(error cbtools: this machine is $(CB_ARCH); the cbtools Valgrind tool is built for amd64 (x86_64) Linux only)
+endif
+endif
+
 .PHONY: all deps check bench example install clean fuzz
 all: deps
 

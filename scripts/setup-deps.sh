@@ -9,6 +9,13 @@
 # suite that scripts/glib-suite.sh runs).
 set -eu
 
+# The tool is built for amd64 only (the Makefile says so too).
+arch=$(uname -m)
+if [ "$arch" != x86_64 ]; then
+    echo "setup-deps: this machine is $arch; the cbtools Valgrind tool is built for amd64 (x86_64) Linux only" >&2
+    exit 1
+fi
+
 missing=""
 need() { # need PACKAGE TEST-COMMAND...
     pkg=$1; shift

@@ -3,8 +3,19 @@
 # without its value says so; cbpredict does not call a run with lock-order
 # inversions one with nothing to predict; a deadlock's bug report does not
 # say "unknown" about whether it happened; a long cbpredict --z3 says how
-# far it got while it runs.
+# far it got while it runs; make on a machine that is not amd64 says so
+# in one line.
 . "$(dirname "$0")/../tap.sh"
+
+out=$(make -s -C "$TOP" -n CB_ARCH=aarch64 all 2>&1); rc=$?
+ok "make on an aarch64 machine stops" test "$rc" != 0
+like "$out" "cbtools: this machine is aarch64; the cbtools Valgrind tool is built for amd64 \(x86_64\) Linux only" \
+   "and says why in one line"
+is "$(printf '%s\n' "$out" | wc -l)" 1 "one line"
+out=$(sh -c 'uname() { echo riscv64; }; . "$0"' "$TOP/scripts/setup-deps.sh" 2>&1); rc=$?
+is "$rc" 1 "setup-deps.sh on a riscv64 machine: exit 1"
+like "$out" "^setup-deps: this machine is riscv64; the cbtools Valgrind tool is built for amd64" \
+   "and one line that says why"
 
 cat >"$TMP/dl.c" <<'C'
 #include <pthread.h>
