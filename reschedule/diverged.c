@@ -42,6 +42,32 @@ expected(const cb_schedule *s, unsigned variant, unsigned tid,
    return e;
 }
 
+/* The name the schedule gives address a in any of its events (e1, f, e2,
+ * every variant's expectations), or NULL: a found event's data is only
+ * an address, and often one the schedule names elsewhere. */
+static const char *name_at(const cb_schedule *s, unsigned long long a)
+{
+   const cb_sched_event *pat[3] = {s->e1, s->f, s->e2};
+   for (int k = 0; k < 3; k++)
+      if (pat[k] && pat[k]->has_address && pat[k]->address == a &&
+          pat[k]->variable_name && *pat[k]->variable_name)
+         return pat[k]->variable_name;
+   for (size_t v = 0; v <= s->n_variants; v++) {
+      cb_sched_step *const *tail;
+      size_t ntail;
+      const char *vname;
+      if (cb_schedule_variant(s, v, &tail, &ntail, &vname) != 0)
+         continue;
+      for (size_t i = 0; i < ntail; i++) {
+         const cb_sched_event *e = tail[i]->expect;
+         if (e && e->has_address && e->address == a && e->variable_name &&
+             *e->variable_name)
+            return e->variable_name;
+      }
+   }
+   return NULL;
+}
+
 void cbr_describe_divergence(const cb_schedule *s, unsigned variant,
                              cbr_status *st)
 {
@@ -64,7 +90,11 @@ void cbr_describe_divergence(const cb_schedule *s, unsigned variant,
    }
    char found[192];
    int same_kind = e && e->has_kind && e->kind == st->unexp_kind;
-   if (same_kind && e->address != st->unexp_data)
+   const char *fname = same_kind ? name_at(s, st->unexp_data) : NULL;
+   if (same_kind && e->address != st->unexp_data && fname)
+      snprintf(found, sizeof found, "%s %s at %s",
+               cb_event_kind_name(st->unexp_kind), fname, st->unexp_where);
+   else if (same_kind && e->address != st->unexp_data)
       snprintf(found, sizeof found, "%s 0x%llx at %s",
                cb_event_kind_name(st->unexp_kind), st->unexp_data,
                st->unexp_where);

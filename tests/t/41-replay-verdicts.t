@@ -12,7 +12,8 @@
 # 13 fail only when the tail starts with thread 1 (tail variants),
 # 14 the tool ends a deadlock ("blocked" lines, "end deadlock", exit 6),
 # 15 the same, but Valgrind then exits 0, 17 infeasible at step 1 of 2 and
-# then exit 0.
+# then exit 0, 18 T2's first event is a read of another address than its
+# step expects.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -46,6 +47,8 @@ case $mode in
   9) ;;
   10|17) say prefix-done; say "step 1 2"; say "infeasible thread 2 exited in its turn"
       say released ;;
+  18) say prefix-done; say "unexpected 2 0 1 0x401000 0x601040 rww.c:99 1"
+      say "step 1 2"; say "step 2 2"; say tail-done; say released ;;
   11) say prefix-done; echo "valgrind: the 'impossible' happened: out of memory" >&2
       exit 1 ;;
   *) say prefix-done; say "step 1 2"; say "step 2 2"; say tail-done; say released ;;
@@ -362,6 +365,15 @@ is $? 0 "every variant passes: passed"
 like "$out" "s21 tail variants tried: 3 of 3" "passed: every variant was tried"
 out=$(cbreplay --schedule "$TMP/m1.pb" -- "$P")
 unlike "$out" "variant" "a schedule without variants says nothing of them"
+# A divergence's found event is named by the schedule's name for its
+# address (here the variable's: e1, f and e2 access it), not by a number.
+"$MK" -o "$TMP/m18.pb" --id 18 --program "$P" --prefix "18,0" --tail 2:1@read,1:1 \
+   --pattern RWW --variable counter --address 601040 \
+   --e1 1:2:read:rww.c:14:deposit:5 --f 2:1:write:rww.c:15:withdraw:6 \
+   --e2 1:3:write:rww.c:15:deposit:6
+out=$(cbreplay --schedule "$TMP/m18.pb" -- "$P" 2>/dev/null)
+like "$out" "diverged: T2 event 0 expected read, found read counter at rww.c:99 \(while the schedule was forced\)" \
+     "a divergence names the address it found by the schedule's name for it"
 # Variants that begin with the steps an infeasible run could not follow
 # would stop there too: not forced.  Mode 3 stops in the prefix, which all
 # share; mode 17 at tail step 1, which variant 1 shares and variant 2 not.

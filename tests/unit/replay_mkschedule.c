@@ -18,7 +18,8 @@
  * A counted step T:N@KIND expects its last event to be of KIND (the
  * step's expect, at the counted index the prefix and earlier steps give).
  * --paths gives each thread's stable path, threads 1, 2, ...: its
- * creator and the creator's count of creates (0:0 for main).
+ * creator and the creator's count of creates (0:0 for main).  With
+ * --address, e1, f and e2 are accesses of that address, named --variable.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -220,6 +221,15 @@ int main(int argc, char **argv)
    }
    if (!out || optind != argc)
       die("usage: replay_mkschedule -o FILE [options]", NULL);
+   if (s.has_variable) { /* e1, f and e2 access the variable, named */
+      cb_sched_event *pat[3] = {s.e1, s.f, s.e2};
+      for (int k = 0; k < 3; k++)
+         if (pat[k]) {
+            pat[k]->has_address = 1;
+            pat[k]->address = s.variable;
+            pat[k]->variable_name = s.variable_name;
+         }
+   }
 
    if (tail) {
       /* Parse the steps once, then repeat them. */
