@@ -376,6 +376,8 @@ static void cb_stalled(void)
 static Bool cb_plan_stuck(UInt idle)
 {
    ULong expected = 0;
+   if (cb_phase == CB_PH_TAIL && cb_run_out)
+      return False; /* a run-out step that blocks moves the plan on */
    if (idle <= CB_STUCK_MS ||
        cb_denials - cb_denials_at_progress < CB_RUN_OUT_IDLE_DENIALS)
       return False;
@@ -403,8 +405,10 @@ Bool cb_replay_may_run(CbThread *t)
       return False;
    }
    UInt idle = VG_(read_millisecond_timer)() - cb_last_progress;
+   /* Blocked: surely (cb_deadlock.c), or by the denials meanwhile. */
    if (cb_phase == CB_PH_TAIL && cb_run_out && idle > cb_run_out_idle_ms() &&
-       cb_denials - cb_denials_at_progress >= CB_RUN_OUT_IDLE_DENIALS) {
+       (cb_denials - cb_denials_at_progress >= CB_RUN_OUT_IDLE_DENIALS ||
+        cb_deadlock_plan_stuck(cb_allowed, 1) == CB_PLAN_SURELY_STUCK)) {
       cb_run_out_ends("run-out-blocked");
       return cb_allowed(t);
    }
