@@ -155,3 +155,10 @@ const char *cbr_how_far(const cbr_result *r, char *buf, size_t len)
       snprintf(buf, len, "before the schedule's prefix was done");
    return buf;
 }
+
+int cbr_violation_happened(const cbr_result *r)
+{
+   if (r->status.pattern == 0 && r->status.unexpected)
+      return -1;
+   return r->status.pattern;
+}

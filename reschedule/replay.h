@@ -205,6 +205,12 @@ typedef struct {
 /* A bug that --confirm forced again and that did not come back every time:
  * the schedule is no reproducer. */
 int cbr_not_reproduced(const cbr_result *r);
+/* Whether the violation the schedule aims at happened: 1, 0, or -1 not
+ * known.  The tool follows e1, f and e2 by their counted indexes; once the
+ * run left the schedule's path (an unexpected event: another branch, a
+ * heap block reused) those indexes may name other events, so its "no"
+ * means nothing then. */
+int cbr_violation_happened(const cbr_result *r);
 
 /* How one run sends its program's output (its input: o->stdin_path). */
 typedef struct {

@@ -131,7 +131,8 @@ const char *cbr_verdict_text(const cbr_result *r, char *buf, size_t len)
 
 static const char *violation_text(const cbr_result *r)
 {
-   return r->status.pattern == 1 ? "yes" : r->status.pattern == 0 ? "no" : "?";
+   int v = cbr_violation_happened(r);
+   return v == 1 ? "yes" : v == 0 ? "no" : "?";
 }
 
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant)

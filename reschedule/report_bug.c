@@ -212,7 +212,8 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
       fprintf(out, "\nBUG (%s): explore: a delay schedule (no predicted "
                    "violation) made the program fail; the forced run %s",
               cs->name, vt);
-   else if (!is_deadlock(s) && r->status.pattern == 0 && r->verdict != CBR_DEADLOCK)
+   else if (!is_deadlock(s) && cbr_violation_happened(r) == 0 &&
+            r->verdict != CBR_DEADLOCK)
       /* The program failed, but not by the violation the schedule aimed
        * at: a bug all the same, not that one.  (A deadlock's own lines
        * say what happened.) */
@@ -319,7 +320,7 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
                   object_of(s, s->f, var, obj[1], sizeof obj[1]), &r->status, 1);
       print_event(out, "e2", s->pattern, s->e2,
                   object_of(s, s->e2, var, obj[2], sizeof obj[2]), &r->status, 2);
-      print_explanation(out, s, obj, r->status.pattern != 0);
+      print_explanation(out, s, obj, cbr_violation_happened(r) != 0);
    }
    /* A deadlock's e2 never completes, so the tool cannot see e1, f, e2
     * in order; the deadlock or hang itself is the evidence, said above. */
@@ -328,13 +329,16 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    else if (!exp && !(dlk && r->status.pattern < 0))
       fprintf(out, "  the %s happened in this run: %s\n",
               dlk ? "deadlock" : "violation",
-              r->status.pattern == 1 ? "yes"
-              : r->status.pattern == 0
+              cbr_violation_happened(r) == 1 ? "yes"
+              : cbr_violation_happened(r) == 0
                  ? r->verdict == CBR_DEADLOCK
                       ? "no (the deadlock came from elsewhere in the "
                         "forced schedule)"
                       : "no (the failure came from elsewhere in the forced "
                         "schedule)"
+              : r->status.pattern == 0
+                 ? "unknown (the run left the schedule's path, so the tool "
+                   "could not follow e1, f and e2)"
                  : "unknown (the tool did not say)");
    if (r->stderr_tail[0] && !r->stderr_shown)
       print_stderr_tail(out, "the program's stderr ended with", r);

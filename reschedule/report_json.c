@@ -145,8 +145,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
               r->exit_code, r->signal, r->check_code);
       fprintf(out, ", \"violation\": %s",
               cbr_is_explore(s) ? "null"
-              : r->status.pattern == 1 ? "true"
-              : r->status.pattern == 0 ? "false" : "null");
+              : cbr_violation_happened(r) == 1 ? "true"
+              : cbr_violation_happened(r) == 0 ? "false" : "null");
       fprintf(out, ", \"released\": %s, \"seconds\": %.3f",
               r->status.released ? "true" : "false", r->seconds);
       if (r->status.diverged)

@@ -68,8 +68,11 @@ typedef enum {
    CB_REQ_UNWATCHED_END,   /* () */
    CB_REQ_LOCK_SLOT,    /* (cb_lock_slot *): the calling thread's slot,
                            once, before its first use (CB_MAY_I_SLOTS) */
-   CB_REQ_EXIT_HOLD     /* () in exit(): 1 while another thread of the
+   CB_REQ_EXIT_HOLD,    /* () in exit(): 1 while another thread of the
                            program may still run (cb_exit_may_wait) */
+   CB_REQ_PARENT_FIRST  /* () in pthread_create: how many times a new
+                           thread yields before its start routine
+                           (--cb-parent-first; 0 in replay) */
 } cb_client_request;
 
 /* In the answer to CB_REQ_MAY_I, CB_REQ_MAY_I_HELD and CB_REQ_MAY_I_WAIT,

@@ -282,6 +282,9 @@ void cb_deadlock_check(void);
  * first: one of them is alive and not surely blocked (cb_preload_misc.c's
  * exit wrapper asks, CB_REQ_EXIT_HOLD). */
 Bool cb_exit_may_wait(const CbThread *t);
+/* --cb-parent-first=N (cb_main.c): record mode's new threads yield N times
+ * before their start routine (cb_preload.c, cb_create). */
+extern Long cb_opt_parent_first;
 #define CB_STALL_WAITS_SAID 16
 void cb_deadlock_say_waits(void);
 enum { CB_PLAN_WAITING = 1, CB_PLAN_SURELY_STUCK = 2 };

@@ -25,6 +25,7 @@ Bool    cb_replaying = False;
 static Int cb_opt_out_fd = -1;
 static const HChar *cb_opt_mode = "record";
 static const HChar *cb_opt_instr = "default";
+Long cb_opt_parent_first;
 
 static Bool cb_process_cmd_line_option(const HChar *arg)
 {
@@ -34,6 +35,8 @@ static Bool cb_process_cmd_line_option(const HChar *arg)
    } else if VG_STR_CLO (arg, "--cb-plan", cb_plan_path) {
    } else if VG_INT_CLO (arg, "--cb-status-fd", cb_status_fd) {
    } else if VG_STR_CLO (arg, "--cb-instrument", cb_opt_instr) {
+   } else if VG_BINT_CLO (arg, "--cb-parent-first", cb_opt_parent_first, 0,
+                          1000) {
    } else
       return False;
    (void)tmp_str;
@@ -49,7 +52,9 @@ static void cb_print_usage(void)
       "                              all but the C runtime, only the main\n"
       "                              executable, or everything [default]\n"
       "    --cb-plan=FILE            replay: the plan to force\n"
-      "    --cb-status-fd=N          replay: status lines go to fd N\n");
+      "    --cb-status-fd=N          replay: status lines go to fd N\n"
+      "    --cb-parent-first=N       record: a new thread yields N times\n"
+      "                              before its start routine [0]\n");
 }
 
 static void cb_print_debug_usage(void)

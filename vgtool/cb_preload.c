@@ -9,6 +9,7 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <sched.h>
 #include "cb_preload.h"
 
 int cb_turns_free;
@@ -371,6 +372,51 @@ CB_WRAP(int, pthreadZubarrierZuwait, cb_barrier_wait, (pthread_barrier_t *b),
  * wrapper only says which pthread_t the child got.  Both are gated before
  * the real call whoever calls them, as the tool counts them always. ---- */
 
+/* Parent first (cbtrace record --parent-first, which cbtest uses to record
+ * a test again after a recorded run failed): under Valgrind a new thread
+ * often runs before its creator goes on, the opposite of a native run,
+ * and a test whose creator publishes what the thread reads after the
+ * create fails in every recorded run.  The thread then starts in
+ * cb_child_start, which yields the CPU a few times (each lets the creator
+ * run to its next system call) before it calls its start routine.  A
+ * yield is no event, so the trace counts the same events as without it,
+ * and replay runs the start routine directly.  The routines wait in a
+ * small table, taken by compare-and-swap; when it is full a thread starts
+ * directly. */
+#define CB_CHILD_SLOTS 64
+static struct {
+   void *(*start)(void *);
+   void *arg;
+   int used;
+} cb_child_slot[CB_CHILD_SLOTS];
+static UWord cb_child_yields;
+
+static void *cb_child_start(void *slot)
+{
+   UWord k = (UWord)slot;
+   void *(*start)(void *) = cb_child_slot[k].start;
+   void *arg = cb_child_slot[k].arg;
+   __atomic_store_n(&cb_child_slot[k].used, 0, __ATOMIC_RELEASE);
+   for (UWord i = 0; i < cb_child_yields; i++)
+      sched_yield();
+   return start(arg);
+}
+
+/* A free slot holding start and arg, or -1. */
+static long cb_child_take(void *(*start)(void *), void *arg)
+{
+   for (long k = 0; k < CB_CHILD_SLOTS; k++) {
+      int free_ = 0;
+      if (__atomic_compare_exchange_n(&cb_child_slot[k].used, &free_, 1, 0,
+                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+         cb_child_slot[k].start = start;
+         cb_child_slot[k].arg = arg;
+         return k;
+      }
+   }
+   return -1;
+}
+
 static int cb_create(OrigFn fn, UWord c, pthread_t *thr,
                      const pthread_attr_t *attr, void *(*start)(void *),
                      void *arg)
@@ -378,7 +424,16 @@ static int cb_create(OrigFn fn, UWord c, pthread_t *thr,
    int r;
    int ds = PTHREAD_CREATE_JOINABLE;
    cb_turn(0);
-   CALL_FN_W_WWWW(r, fn, thr, attr, start, arg);
+   UWord yields = cb_answer(REQ_EXPR(CB_REQ_PARENT_FIRST, 0, 0));
+   long slot = yields ? cb_child_take(start, arg) : -1;
+   if (slot >= 0) {
+      cb_child_yields = yields;
+      CALL_FN_W_WWWW(r, fn, thr, attr, cb_child_start, (void *)slot);
+      if (r != 0)
+         __atomic_store_n(&cb_child_slot[slot].used, 0, __ATOMIC_RELEASE);
+   } else {
+      CALL_FN_W_WWWW(r, fn, thr, attr, start, arg);
+   }
    if (r == 0) {
       /* glibc's thrd_create passes (void *)-1: a C11 thread, joinable. */
       if (attr && attr != (const pthread_attr_t *)-1)

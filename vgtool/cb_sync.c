@@ -434,6 +434,9 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
    case CB_REQ_EXIT_HOLD:
       *ret = cb_exit_may_wait(t);
       break;
+   case CB_REQ_PARENT_FIRST:
+      *ret = cb_replaying ? 0 : (UWord)cb_opt_parent_first;
+      break;
    default:
       return False;
    }

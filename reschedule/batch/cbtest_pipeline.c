@@ -119,6 +119,8 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
       argv[k++] = "record";
       argv[k++] = "-o";
       argv[k++] = (char *)t->trace;
+      if (t->record_failures) /* recorded again: its creators first */
+         argv[k++] = "--parent-first";
       argv[k++] = "--";
       k = put_test_command(argv, k, t);
       cbt_fmt(j->out, sizeof j->out, "%s/record.out", t->dir);
@@ -219,9 +221,12 @@ static void test_error(cbt_suite *s, size_t ti, const char *what,
  * strike in it: the test is recorded again, up to CBT_RECORD_TRIES runs in
  * all, and a run that passes is predicted from (the schedules then show
  * whether the failure can be forced; if none fails, the test is still
- * reported as failed natively).  The first failure's output is kept as
- * record-failed.out and .err.  A run that did not end is not tried
- * again. */
+ * reported as failed natively).  The runs again use cbtrace record
+ * --parent-first: under Valgrind a new thread often runs before its
+ * creator goes on, natively the creator mostly does, and a test whose
+ * creator publishes what its threads read fails in every such recorded
+ * run.  The first failure's output is kept as record-failed.out and .err.
+ * A run that did not end is not tried again. */
 #define CBT_RECORD_TRIES 3
 
 static int record_again(cbt_suite *s, size_t ti, int code, const char *line)

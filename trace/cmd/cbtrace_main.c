@@ -11,8 +11,8 @@
 #include "trace_internal.h"
 
 static const char usage[] =
-    "usage: cbtrace record [-o trace.pb] [--instrument=default|main|all] -- "
-    "PROG [ARGS...]\n"
+    "usage: cbtrace record [-o trace.pb] [--instrument=default|main|all]\n"
+    "                      [--parent-first] -- PROG [ARGS...]\n"
     "       cbtrace dump [--header] trace.pb\n"
     "       cbtrace stats trace.pb\n"
     "       cbtrace encode [-o trace.pb] RAW   (debugging: raw tool records)\n"

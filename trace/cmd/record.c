@@ -26,9 +26,15 @@
 #include "trace_internal.h"
 
 static const char record_help[] =
-    "usage: cbtrace record [-o trace.pb] [--instrument=WHAT] -- PROG [ARGS...]\n"
+    "usage: cbtrace record [-o trace.pb] [--instrument=WHAT] [--parent-first]\n"
+    "                      -- PROG [ARGS...]\n"
     "Runs PROG under the cbtools Valgrind tool and writes its trace.\n"
     "  -o, --output FILE   the trace (default: trace.pb in this folder)\n"
+    "  --parent-first      a new thread lets its creator run on for a while\n"
+    "                      (it yields a few times) before its start routine:\n"
+    "                      under Valgrind a new thread often runs first, the\n"
+    "                      opposite of a native run (cbtest records a test\n"
+    "                      whose recorded run failed again so)\n"
     "  --instrument=WHAT   which code is watched:\n"
     "      default  every object except the C runtime (libc, ld.so, libgcc,\n"
     "               libstdc++): a library under test is seen\n"
@@ -149,6 +155,10 @@ static void say_deadlock(const char *out, size_t nblocked)
            nblocked, out);
 }
 
+/* --parent-first: the yields of a new thread before its start routine. */
+#define PARENT_FIRST_YIELDS 20
+static int parent_first;
+
 /* The command line of `record`: 0 with *first the program's index, 1 after
  * --help, or CBTRACE_EXIT_USAGE after saying why. */
 static int record_args(int argc, char **argv, const char **out,
@@ -172,6 +182,10 @@ static int record_args(int argc, char **argv, const char **out,
          continue;
       if (!strncmp(a, "--instrument=", 13)) {
          *instrument = a + 13;
+         continue;
+      }
+      if (!strcmp(a, "--parent-first")) {
+         parent_first = 1;
          continue;
       }
       if (a[0] == '-') {
@@ -231,10 +245,12 @@ static cb_writer *open_trace(const char *out, const char *instrument,
 static pid_t start_program(const char *instrument, const char *resolved,
                            char **prog_argv, int prog_argc, int data_w)
 {
-   char fdopt[32], instopt[64];
+   char fdopt[32], instopt[64], pfopt[48];
    snprintf(fdopt, sizeof fdopt, "--cb-out-fd=%d", data_w);
    snprintf(instopt, sizeof instopt, "--cb-instrument=%s", instrument);
-   const char *tool_args[] = {"--cb-mode=record", fdopt, instopt, NULL};
+   snprintf(pfopt, sizeof pfopt, "--cb-parent-first=%d",
+            parent_first ? PARENT_FIRST_YIELDS : 0);
+   const char *tool_args[] = {"--cb-mode=record", fdopt, instopt, pfopt, NULL};
    cb_launch l = {0};
    l.tool_args = tool_args;
    l.keep_fds[0] = data_w;
