@@ -199,6 +199,11 @@ typedef struct {
 /* Whether r's schedule reproduces its bug: 1 when every forced-again run
  * failed too, 0 when one passed, -1 when it was not forced again. */
 int cbt_reproduced(const cbt_run *r);
+/* A failure that ends the forcing of its test (and --explore): a bug whose
+ * schedule reproduced it when forced again, or was not forced again.  One
+ * that did not come back is kept and reported, and the next schedules are
+ * forced all the same: one of them may reproduce. */
+int cbt_stops_forcing(const cbt_run *r);
 
 /* An access pattern (pattern and the three code sites) over the forced runs
  * that forced it, scored after Falcon (ICSE 2010): failed / (totalfailed +

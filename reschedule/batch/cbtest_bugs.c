@@ -83,6 +83,11 @@ int cbt_reproduced(const cbt_run *r)
    return r->again_failed == r->again;
 }
 
+int cbt_stops_forcing(const cbt_run *r)
+{
+   return cbt_is_bug(r->verdict) && cbt_reproduced(r) != 0;
+}
+
 static void make_reproduce(const cbt_suite *s, const cbt_test *t,
                            const cbt_run *r, char *buf, size_t len)
 {

@@ -51,10 +51,12 @@ typedef struct cbt_explore {
    int first;               /* round 1: the test's own trace */
 } cbt_explore;
 
+/* A bug that reproduced (cbt_stops_forcing): exploring goes on past one
+ * that did not. */
 static int has_bug(const cbt_test *t)
 {
    for (size_t i = 0; i < t->nruns; i++)
-      if (cbt_is_bug(t->runs[i].verdict))
+      if (cbt_stops_forcing(&t->runs[i]))
          return 1;
    return 0;
 }

@@ -431,8 +431,9 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
    cbt_run *r = &t->runs[ri];
    cbt_judge_replay(r, e);
    /* The first confirmed bug ends the test's forcing unless --all-bugs:
-    * runs in flight finish, the rest are counted as not forced. */
-   if (cbt_is_bug(r->verdict) && !s->o->all_bugs && t->next_run < t->nruns) {
+    * runs in flight finish, the rest are counted as not forced.  A failure
+    * that did not come back when forced again does not (cbtest_bugs.c). */
+   if (cbt_stops_forcing(r) && !s->o->all_bugs && t->next_run < t->nruns) {
       t->not_forced += t->nruns - t->next_run;
       t->nruns = t->next_run;
    }

@@ -128,6 +128,15 @@ mk() { # N VERDICT ARGS...
    echo "$v" >"$dir/s$n.pb.verdict"
 }
 case $(basename "$prog") in
+once*) # s1 fails once and not again, s2 fails every time, s3 passes
+   mk 1 1 --pattern RWW --variable a --e1 2:0:read:o.c:1:f --f 3:0:write:o.c:2:g \
+      --e2 2:1:write:o.c:3:f
+   : >"$dir/s1.pb.notagain"
+   mk 2 1 --pattern RWW --variable b --e1 2:0:read:o.c:4:f --f 3:0:write:o.c:5:g \
+      --e2 2:1:write:o.c:6:f
+   mk 3 0 --pattern RWW --variable c --e1 2:0:read:o.c:7:f --f 3:0:write:o.c:8:g \
+      --e2 2:1:write:o.c:9:f
+   ;;
 buggy*)
    mk 1 1 --pattern RWW --variable balance --e1 2:0:read:bank.c:27:deposit \
       --f 3:1:write:bank.c:28:deposit --e2 2:1:write:bank.c:28:deposit \
@@ -162,6 +171,8 @@ v=$(cat "$2.verdict" 2>/dev/null || echo 2)
 [ -f "$2.noviolation" ] && echo "  the violation happened in this run: no (the failure came from elsewhere in the forced schedule)"
 [ "$v" = 1 ] && [ -f "$2.variant" ] &&
    echo "  tail variant $(cat "$2.variant") (x) of the schedule's 2 (2 tried)"
+[ "$v" = 1 ] && [ -f "$2.notagain" ] &&
+   echo "  not reproduced: forced again 1 time, it failed 0 (the failure does not come from this schedule alone)"
 exit "$v"
 EOF
 printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/buggy"
@@ -317,6 +328,16 @@ if script -qec true /dev/null >/dev/null 2>&1; then
 else
    ok "# SKIP script(1) is not available" true
 fi
+
+# A failure that did not come back when forced again does not end the
+# test's forcing: the next schedule is forced, and its bug (which does come
+# back) ends it.
+printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/once"
+chmod +x "$FAKE/progs/once"
+: >"$LOG"
+(cd "$FAKE" && bin/cbtest -j 1 -o once-out -- progs/once >once.out 2>&1)
+is "$(grep -c '^cbreplay' "$LOG")" 2 "a failure not reproduced: the next schedule is forced, the one after its bug not"
+like "$(cat "$FAKE/once.out")" "1 not forced \(the test's bug was confirmed" "the third is counted as not forced"
 
 # ---- The real pipeline on tests/programs ------------------------------------------
 if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$CB_PROGRAM_BIN/rww" ]; then
