@@ -7,7 +7,7 @@
 # in one line.
 . "$(dirname "$0")/../tap.sh"
 
-out=$(make -s -C "$TOP" -n CB_ARCH=aarch64 all 2>&1); rc=$?
+out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -s -C "$TOP" -n CB_ARCH=aarch64 all 2>&1); rc=$?
 ok "make on an aarch64 machine stops" test "$rc" != 0
 like "$out" "cbtools: this machine is aarch64; the cbtools Valgrind tool is built for amd64 \(x86_64\) Linux only" \
    "and says why in one line"
