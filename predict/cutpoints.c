@@ -152,6 +152,7 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
       cut_txn_end(&p, i, &p.th[i].fn);
       cut_txn_end(&p, i, &p.th[i].root);
    }
+   cut_store_fw(&p);
    cut_combine(&p);
    r->nlocks = cbp_locks_nlocks(L);
    r->nstates = cbp_locks_nstates(L);
