@@ -169,6 +169,7 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
 }
 
 void cbp_result_free(cbp_result *r) {
+   cbp_rf_free(r->rf);
    for (size_t i = 0; i < r->n; i++) {
       free(r->c[i].prefix); free(r->c[i].tail); free(r->c[i].more);
       for (int k = 0; k < CBP_NALT; k++) free(r->c[i].alt[k]);

@@ -322,6 +322,10 @@ typedef struct {
    uint64_t symmetric;       /* candidates of symmetric threads not kept */
    enum cbp_blocks blocks;
    uint32_t nlocks, nstates;
+   /* The reads-from index (readsfrom.c), made when synthesis or ranking
+    * first needs it and kept for the other (two passes over the trace and
+    * 20 bytes an event less); freed by cbp_result_free. */
+   struct cbp_rf *rf;
 } cbp_result;
 
 /* Pass B: fills r with one representative per (pattern, variable, three

@@ -546,7 +546,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
    free(held); free(cnt); free(le); free(prev); free(order);
 
    synth S = {t, x, v, L, bad_cuts(t, x, L), cbp_xcalloc(n + 1, sizeof(uint64_t)),
-              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, NULL};
+              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, r->rf};
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
    for (size_t k = 0; k < nwhich; k++) {
       cbp_candidate *c = &r->c[which[k]];
@@ -559,7 +559,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       }
    }
    free(S.r3); free(S.need); free(S.end); free(saved); free(late);
-   cbp_rf_free(S.rf);
+   r->rf = S.rf; /* kept for the next batch and for ranking */
    bad_cuts_free(S.bad, n);
 }
 
