@@ -161,9 +161,14 @@ static void sort_sites(pass *p, const txnbuf *h) {
    }
 }
 
-/* Empties the block's class map: finds every slot first, then clears them
+/* Empties the block's class map: a small one (most blocks: a few sites in
+ * 64 slots or fewer) at once, else finds every slot first, then clears them
  * (cheaper than clearing a map grown by one big block). */
 static void clear_sites(pass *p, txnbuf *h) {
+   if (h->cmap.mask < 64) {
+      cbp_map_clear(&h->cmap);
+      return;
+   }
    clsctx cc = {h->cls};
    for (size_t i = 0; i < h->ncls; i++) {
       ckey k = {h->cls[i].var, h->cls[i].loc, h->cls[i].kind};
