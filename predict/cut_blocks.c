@@ -195,9 +195,12 @@ void cut_txn_end(pass *p, uint32_t tid, txnbuf *h) {
          size_t g1 = g0;
          while (g1 < h->ncls && h->cls[p->tmp[g1]].var == h->cls[p->tmp[g0]].var) g1++;
          for (size_t ia = g0; ia < g1; ia++)
-            for (size_t ib = g0; ib < g1; ib++)
-               if (pair_witnesses(p, tid, h, &h->cls[p->tmp[ia]], &h->cls[p->tmp[ib]]) == 0)
+            for (size_t ib = g0; ib < g1; ib++) {
+               const access_class *a = &h->cls[p->tmp[ia]];
+               if (ia == ib && a->count == 1) continue; /* no e2 after its e1 */
+               if (pair_witnesses(p, tid, h, a, &h->cls[p->tmp[ib]]) == 0)
                   p->r->dropped_insn++;
+            }
          g0 = g1;
       }
       clear_sites(p, h);

@@ -19,6 +19,8 @@
 struct cbp_locks {
    /* locks */
    cbp_map lmap; uint64_t *laddr; size_t nlocks, caplocks;
+   uint64_t last_addr; uint32_t last_id; /* the last look-up: most unlocks
+                                           come just after their lock */
    /* states */
    cbp_map smap; uint32_t *pool; size_t npool, cappool;
    size_t *soff; size_t nstates, capstates;
@@ -99,14 +101,16 @@ void cbp_locks_free(cbp_locks *L) {
 }
 
 uint32_t cbp_lock_id(cbp_locks *L, uint64_t addr) {
+   if (L->nlocks && addr == L->last_addr) return L->last_id;
    uint32_t *s = cbp_map_probe(&L->lmap, cbp_mix(addr), eq_u64, &L->laddr, &addr);
-   if (*s) return *s - 1;
+   L->last_addr = addr;
+   if (*s) return L->last_id = *s - 1;
    L->laddr = cbp_grow(L->laddr, &L->caplocks, L->nlocks, sizeof *L->laddr);
    uint32_t id = (uint32_t)L->nlocks++;
    L->laddr[id] = addr;
    *s = id + 1;
    cbp_map_added(&L->lmap, hash_u64, &L->laddr);
-   return id;
+   return L->last_id = id;
 }
 
 uint64_t cbp_lock_addr(const cbp_locks *L, uint32_t lock) { return L->laddr[lock]; }
