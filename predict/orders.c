@@ -94,10 +94,14 @@ static uint64_t pack_sites(const sitekey *k) {
    return ((uint64_t)k->la << 36 | (uint64_t)k->lb << 10 | (uint64_t)k->ka << 5 | k->kb) + 1;
 }
 
+static inline uint64_t *fast_slot(opass *p, uint64_t w) {
+   return &p->seen_fast[(w * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits */
+}
+
 /* Whether the site pair k already has its candidate (one per code sites). */
 static int seen(opass *p, const sitekey *k) {
    uint64_t w = pack_sites(k);
-   uint64_t *f = &p->seen_fast[(w * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits */
+   uint64_t *f = fast_slot(p, w);
    if (w && *f == w) return 1;
    if (!*cbp_map_probe(&p->seen, khash(k), keq, p, k)) return 0;
    *f = w;
@@ -278,8 +282,13 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
       if (!a->used) { if (mine < 0) mine = k; continue; }
       if (a->tid == tid) { if (a->kind == e->kind) mine = k; continue; }
       if (rv[k].tidx < rv[oldest].tidx) oldest = k;
-      if ((a->kind == CB_EV_WRITE || e->kind == CB_EV_WRITE) && (!site || rs[k] != site) &&
-          conflict(p, a, tid, i, e, h, var))
+      if ((a->kind != CB_EV_WRITE && e->kind != CB_EV_WRITE) || (site && rs[k] == site))
+         continue;
+      /* conflict() would first find the pair seen: most often it is, in
+       * the fast table, looked up here without the call. */
+      sitekey sk = {a->loc, e->loc, a->kind, e->kind};
+      uint64_t w = pack_sites(&sk);
+      if ((w && *fast_slot(p, w) == w) || conflict(p, a, tid, i, e, h, var))
          rs[k] = site;
    }
    if (mine < 0) mine = oldest;
