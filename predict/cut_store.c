@@ -58,7 +58,7 @@ static uint64_t tab_hash(const uint64_t *k, size_t W) {
 }
 
 static void tab_init(cut_table *t, size_t W, size_t slots) {
-   t->slot = cbp_xcalloc(slots, (W + 1) * sizeof *t->slot);
+   t->slot = cbp_table_alloc(slots * (W + 1) * sizeof *t->slot);
    t->mask = slots - 1;
    t->n = 0;
 }
@@ -83,9 +83,7 @@ static uint32_t tab_add(cut_table *t, size_t W, uint64_t *sl, const uint64_t *k)
 
 /* ---- f witnesses: the witness is the slot --------------------------------- */
 static void f_init(cut_ftable *t, size_t slots) {
-   t->slot = aligned_alloc(64, slots * sizeof *t->slot); /* a slot a line */
-   if (!t->slot) t->slot = cbp_xcalloc(slots, sizeof *t->slot);
-   memset(t->slot, 0, slots * sizeof *t->slot);
+   t->slot = cbp_table_alloc(slots * sizeof *t->slot); /* a slot a line */
    t->mask = slots - 1;
 }
 
