@@ -16,6 +16,9 @@
 
 #include "predict.h"
 
+#define TFAST 256 /* a power of two: 8 bits of the key's hash */
+typedef struct { uint64_t key; uint32_t val, used; } tfast_ent;
+
 struct cbp_locks {
    /* locks */
    cbp_map lmap; uint64_t *laddr; size_t nlocks, caplocks;
@@ -26,6 +29,10 @@ struct cbp_locks {
    size_t *soff; size_t nstates, capstates;
    /* transition cache: key (state, op, lock) -> state */
    cbp_map tmap; uint64_t *tkey; uint32_t *tval; size_t ntr, captr;
+   /* ... and in front of it, by a few bits of the key, the transitions
+    * last taken (every lock event of four passes asks): no hash, one
+    * compare */
+   tfast_ent tfast[TFAST];
    /* compatibility cache: key (s1, s2) -> 0/1 */
    cbp_map cmap; uint64_t *ckey; uint8_t *cval; size_t ncmp, capcmp;
    uint32_t *scratch; size_t capscratch;
@@ -186,9 +193,13 @@ static uint32_t transition(cbp_locks *L, uint32_t state, int op, uint32_t lock) 
 
 static uint32_t cached(cbp_locks *L, uint32_t state, int op, uint32_t lock) {
    uint64_t key = ((uint64_t)state << 33) | ((uint64_t)op << 32) | lock;
+   tfast_ent *f = &L->tfast[(key * 0x9e3779b97f4a7c15ull) >> 56];
+   if (f->used && f->key == key) return f->val;
    uint32_t *s = cbp_map_probe(&L->tmap, cbp_mix(key), eq_u64, &L->tkey, &key);
-   if (*s) return L->tval[*s - 1];
+   f->used = 1; f->key = key;
+   if (*s) return f->val = L->tval[*s - 1];
    uint32_t r = transition(L, state, op, lock);
+   f->val = r;
    s = cbp_map_probe(&L->tmap, cbp_mix(key), eq_u64, &L->tkey, &key);
    size_t cap = L->captr;
    L->tkey = cbp_grow(L->tkey, &cap, L->ntr, sizeof *L->tkey);
