@@ -29,6 +29,20 @@ static uint64_t chash_i(const void *c, uint32_t i) {
    const access_class *a = &((const clsctx *)c)->cls[i];
    return chash(a->var, a->kind, a->loc);
 }
+/* The root block's sites are variables (cutpoints.h, txnbuf): its map's
+ * slot tag, the hash's high half, is the variable itself, so a tag that
+ * agrees is the key, and a look-up never reads the site (a cache miss in a
+ * thread's table of every variable it touched). */
+static uint64_t vhash(uint32_t var) {
+   return (uint64_t)var << 32 | (uint32_t)cbp_mix(var);
+}
+static int veq(const void *c, uint32_t i, const void *k) {
+   (void)c; (void)i; (void)k;
+   return 1;
+}
+static uint64_t vhash_i(const void *c, uint32_t i) {
+   return vhash(((const clsctx *)c)->cls[i].var);
+}
 
 static void log_push1(txnbuf *b, uint32_t ls, uint32_t seg, uint32_t epoch,
                       uint64_t tidx, uint64_t cidx, int ok, cbp_point le) {
@@ -147,15 +161,21 @@ static void sort_sites(pass *p, const txnbuf *h) {
    }
 }
 
-/* Empties the block's class map: finds every slot first, then clears them
+/* Empties the block's class map: a small one (most blocks: a few sites in
+ * 64 slots or fewer) at once, else finds every slot first, then clears them
  * (cheaper than clearing a map grown by one big block). */
 static void clear_sites(pass *p, txnbuf *h) {
+   if (h->cmap.mask < 64) {
+      cbp_map_clear(&h->cmap);
+      return;
+   }
    clsctx cc = {h->cls};
    for (size_t i = 0; i < h->ncls; i++) {
       ckey k = {h->cls[i].var, h->cls[i].loc, h->cls[i].kind};
-      p->tmp[i] = (uint32_t)cbp_map_slot_at(&h->cmap,
-                                            cbp_map_probe(&h->cmap, chash(k.var, k.kind, k.loc),
-                                                          ceq, &cc, &k));
+      uint32_t *s = h->adjacent ? cbp_map_probe(&h->cmap, vhash(k.var), veq, &cc, &k)
+                                : cbp_map_probe(&h->cmap, chash(k.var, k.kind, k.loc),
+                                                ceq, &cc, &k);
+      p->tmp[i] = (uint32_t)cbp_map_slot_at(&h->cmap, s);
    }
    for (size_t i = 0; i < h->ncls; i++) h->cmap.slots[p->tmp[i]].idx = 0;
    h->cmap.n = 0;
@@ -175,9 +195,12 @@ void cut_txn_end(pass *p, uint32_t tid, txnbuf *h) {
          size_t g1 = g0;
          while (g1 < h->ncls && h->cls[p->tmp[g1]].var == h->cls[p->tmp[g0]].var) g1++;
          for (size_t ia = g0; ia < g1; ia++)
-            for (size_t ib = g0; ib < g1; ib++)
-               if (pair_witnesses(p, tid, h, &h->cls[p->tmp[ia]], &h->cls[p->tmp[ib]]) == 0)
+            for (size_t ib = g0; ib < g1; ib++) {
+               const access_class *a = &h->cls[p->tmp[ia]];
+               if (ia == ib && a->count == 1) continue; /* no e2 after its e1 */
+               if (pair_witnesses(p, tid, h, a, &h->cls[p->tmp[ib]]) == 0)
                   p->r->dropped_insn++;
+            }
          g0 = g1;
       }
       clear_sites(p, h);
@@ -194,7 +217,7 @@ static void adjacent_add(pass *p, uint32_t tid, txnbuf *h, uint32_t var,
                          cbp_point le_before, int ok) {
    ckey k = {var, 0, 0};
    clsctx cc = {h->cls};
-   uint32_t *s = cbp_map_probe(&h->cmap, chash(var, 0, 0), ceq, &cc, &k);
+   uint32_t *s = cbp_map_probe(&h->cmap, vhash(var), veq, &cc, &k);
    access_class b;
    memset(&b, 0, sizeof b);
    b.var = var; b.loc = e->loc; b.kind = e->kind; b.count = 1;
@@ -222,7 +245,7 @@ static void adjacent_add(pass *p, uint32_t tid, txnbuf *h, uint32_t var,
    h->last[h->ncls] = b;
    *s = (uint32_t)++h->ncls;
    cc.cls = h->cls;
-   cbp_map_added(&h->cmap, chash_i, &cc);
+   cbp_map_added(&h->cmap, vhash_i, &cc);
 }
 
 /* One access to a site of an open block. */

@@ -52,10 +52,15 @@ static int pattern_of(uint8_t k1, uint8_t fk, uint8_t k2) {
 }
 
 typedef struct { uint64_t addr; uint32_t l1, lf, l2; uint32_t t1, t2; uint8_t pat; } repkey;
-static repkey key_of(const cbp_candidate *c, const cb_trace *t) {
-   repkey k = {c->addr, t->events[c->e1].loc, t->events[c->f].loc,
-               t->events[c->e2].loc, (uint32_t)c->t1, (uint32_t)c->t2,
-               (uint8_t)c->pattern};
+/* A candidate's key from its witnesses: their locations are those of the
+ * events e1, f and e2 (a site's instances share its location; an f that is
+ * a whole read-modify-write is its read, with the read's location), so the
+ * trace's events, far apart in memory, are not read. */
+static repkey key_of(const ewit *e, const fwit *f, int pat, uint64_t addr) {
+   repkey k;
+   memset(&k, 0, sizeof k);
+   k.addr = addr; k.l1 = e->loc1; k.lf = f->loc; k.l2 = e->loc2;
+   k.t1 = e->tid; k.t2 = f->tid; k.pat = (uint8_t)pat;
    return k;
 }
 /* The representatives' keys, kept beside r->c (same index) so that the
@@ -80,10 +85,7 @@ static uint64_t rhash_i(const void *c, uint32_t i) {
 
 static int rep_exists(cbp_map *reps, rctx *rc, const ewit *e, const fwit *f, int pat,
                       uint64_t addr) {
-   repkey k;
-   memset(&k, 0, sizeof k);
-   k.addr = addr; k.l1 = e->loc1; k.lf = f->loc; k.l2 = e->loc2;
-   k.t1 = e->tid; k.t2 = f->tid; k.pat = (uint8_t)pat;
+   repkey k = key_of(e, f, pat, addr);
    return *cbp_map_probe(reps, rhash(&k), req, rc, &k) != 0;
 }
 
@@ -135,7 +137,7 @@ void cut_combine(pass *p) {
             c.ls_e = e->ls; c.ls_f = f->ls; c.seg_e = e->seg; c.seg_f = f->seg;
             c.x1 = e->x1; c.x2 = f->le;
             c.fwidth = f->width;
-            repkey k = key_of(&c, p->t);
+            repkey k = key_of(e, f, pat, c.addr);
             uint32_t *s = cbp_map_probe(&reps, rhash(&k), req, &rc, &k);
             if (*s) continue;
             r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);

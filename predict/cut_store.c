@@ -1,13 +1,15 @@
 /* cut_store.c: pass B's witness tables.  Every access of a shared variable
  * looks up an f witness and, through its blocks, a few e witnesses, most of
  * which exist already: the look-up is the inner loop of the pass.  Keys are
- * packed into 64-bit words kept densely beside the table (a probe compares
- * a few words in a small array instead of reading a large witness), and
+ * packed into 64-bit words kept in the table's slots themselves (a probe
+ * reads one place, where a map of indices would read its slot and then a
+ * key elsewhere, two cache misses in tables that outgrow the caches), and
  * the words an e witness shares with the other witnesses of its pair of
  * sites are packed and hashed once per pair (cut_pair_key).
  *
  *   e key: var|loc1, loc2|tid, ls|seg, epoch|k1|k2   (first one kept)
- *   f key: var|loc, ls|seg, tid|kind                  (last one kept)
+ *   f key: var|loc, ls|seg, tid|kind                  (last one kept; the
+ *          slot is the witness itself, one cache line)
  *   root key: var|loc1, loc2|tid, k1|k2               (count of root
  *             witnesses of the pair; var|~0, ~0|tid, ~0: pairs of the
  *             variable and thread)
@@ -37,66 +39,149 @@ static inline uint64_t hash4(uint64_t ph, uint64_t w2, uint64_t w3) {
    return cbp_mix(ph ^ (w2 * K2) ^ (w3 * K3));
 }
 
-static int eq3(const void *c, uint32_t i, const void *k) {
-   const uint64_t *a = ((const cut_table *)c)->key + 3 * (size_t)i, *b = k;
-   return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
-}
-static int eq4(const void *c, uint32_t i, const void *k) {
-   const uint64_t *a = ((const cut_table *)c)->key + 4 * (size_t)i, *b = k;
-   return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
-}
-static uint64_t rehash3(const void *c, uint32_t i) {
-   const uint64_t *a = ((const cut_table *)c)->key + 3 * (size_t)i;
-   return hash3(pair_hash(a[0], a[1]), a[2]);
-}
-static uint64_t rehash4(const void *c, uint32_t i) {
-   const uint64_t *a = ((const cut_table *)c)->key + 4 * (size_t)i;
-   return hash4(pair_hash(a[0], a[1]), a[2], a[3]);
+/* ---- keys in the slots (e and root tables) ------------------------------ */
+/* The slot of key k (W words) in t: its own, or the empty one where it
+ * belongs (its payload word, k[W], is 0). */
+static inline uint64_t *tab_probe(const cut_table *t, size_t W, uint64_t h,
+                                  const uint64_t *k) {
+   for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+      uint64_t *sl = t->slot + (W + 1) * i;
+      if (!sl[W]) return sl;
+      if (sl[0] == k[0] && sl[1] == k[1] && sl[2] == k[2] && (W == 3 || sl[3] == k[3]))
+         return sl;
+   }
 }
 
-/* Appends key k (W words) to t at the empty slot s; returns its index. */
-static uint32_t table_add(cut_table *t, uint32_t *s, const uint64_t *k, size_t W) {
-   size_t cap = t->capkey / W;
-   t->key = cbp_grow(t->key, &cap, t->n, W * sizeof *t->key);
-   t->capkey = cap * W;
-   memcpy(t->key + W * t->n, k, W * sizeof *k);
+static uint64_t tab_hash(const uint64_t *k, size_t W) {
+   return W == 3 ? hash3(pair_hash(k[0], k[1]), k[2])
+                 : hash4(pair_hash(k[0], k[1]), k[2], k[3]);
+}
+
+static void tab_init(cut_table *t, size_t W, size_t slots) {
+   t->slot = cbp_table_alloc(slots * (W + 1) * sizeof *t->slot);
+   t->mask = slots - 1;
+   t->n = 0;
+}
+
+/* Puts key k (W words) in the empty slot sl; returns its index.  The table
+ * may grow: sl and every slot pointer taken before are then stale. */
+static uint32_t tab_add(cut_table *t, size_t W, uint64_t *sl, const uint64_t *k) {
    uint32_t id = (uint32_t)t->n++;
-   *s = id + 1;
-   cbp_map_added(&t->map, W == 3 ? rehash3 : rehash4, t);
+   memcpy(sl, k, W * sizeof *k);
+   sl[W] = (uint64_t)id + 1;
+   if (t->n * 2 <= t->mask + 1) return id;
+   cut_table old = *t;
+   tab_init(t, W, (old.mask + 1) * 2);
+   t->n = old.n;
+   for (size_t i = 0; i <= old.mask; i++) {
+      const uint64_t *o = old.slot + (W + 1) * i;
+      if (o[W]) memcpy(tab_probe(t, W, tab_hash(o, W), o), o, (W + 1) * sizeof *o);
+   }
+   free(old.slot);
    return id;
 }
 
-/* Nearly every e witness looked up is known already, and the e table
- * outgrows the caches (tens of thousands of keys): the keys last found or
- * added are kept, by hash, in a small direct-mapped table in front of it
- * (a key once known stays known).  An empty entry is all zero, which no
- * key is (variable ids start at 1). */
-#define E_KNOWN 4096
+/* ---- f witnesses: the witness is the slot --------------------------------- */
+static void f_init(cut_ftable *t, size_t slots) {
+   t->slot = cbp_table_alloc(slots * sizeof *t->slot); /* a slot a line */
+   t->mask = slots - 1;
+}
+
+static inline int f_same(const fwit *a, const fwit *b) {
+   return a->var == b->var && a->loc == b->loc && a->ls == b->ls && a->seg == b->seg &&
+          a->tid == b->tid && a->kind == b->kind;
+}
+
+static inline fslot *f_probe(const cut_ftable *t, uint64_t h, const fwit *w) {
+   uint32_t tag = (uint32_t)(h >> 32);
+   for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
+      fslot *sl = &t->slot[i];
+      if (!sl->idx1 || (sl->tag == tag && f_same(&sl->w, w))) return sl;
+   }
+}
+
+static inline uint64_t f_hash(const fwit *w) {
+   return hash3(pair_hash((uint64_t)w->var << 32 | w->loc, (uint64_t)w->ls << 32 | w->seg),
+                (uint64_t)w->tid << 8 | w->kind);
+}
+
+static void f_add_now(pass *p, const fwit *w, uint64_t h) {
+   fslot *sl = f_probe(&p->ftab, h, w);
+   sl->w = *w; /* a known key: keep the last, most room for e */
+   if (sl->idx1) return;
+   sl->idx1 = (uint32_t)++p->ftab.n;
+   sl->tag = (uint32_t)(h >> 32);
+   if (p->ftab.n * 2 <= p->ftab.mask + 1) return;
+   cut_ftable old = p->ftab;
+   f_init(&p->ftab, (old.mask + 1) * 2);
+   p->ftab.n = old.n;
+   for (size_t i = 0; i <= old.mask; i++)
+      if (old.slot[i].idx1)
+         *f_probe(&p->ftab, f_hash(&old.slot[i].w), &old.slot[i].w) = old.slot[i];
+   free(old.slot);
+}
+
+/* ---- additions in flight -------------------------------------------------- */
+/* Rings of PENDING additions each: enough to overlap that many misses. */
+#define PENDING 16
+typedef struct {
+   ewit w;
+   cut_pairkey pk;
+   uint64_t k[4], h;
+   int root;
+} e_op;
+struct cut_pending {
+   fwit f[PENDING]; uint64_t fh[PENDING];
+   unsigned f0, fn;  /* oldest, how many */
+   e_op e[PENDING];
+   unsigned e0, en;
+};
+
+static void e_add_now(pass *p, const e_op *o);
+
+void cut_add_f(pass *p, const fwit *w) {
+   struct cut_pending *q = p->pend;
+   uint64_t h = f_hash(w);
+   __builtin_prefetch(&p->ftab.slot[h & p->ftab.mask], 1);
+   if (q->fn == PENDING) {
+      f_add_now(p, &q->f[q->f0], q->fh[q->f0]);
+      q->f0 = (q->f0 + 1) % PENDING;
+      q->fn--;
+   }
+   unsigned at = (q->f0 + q->fn++) % PENDING;
+   q->f[at] = *w;
+   q->fh[at] = h;
+}
+
+static void e_flush(pass *p) {
+   struct cut_pending *q = p->pend;
+   for (; q->en; q->en--, q->e0 = (q->e0 + 1) % PENDING) e_add_now(p, &q->e[q->e0]);
+}
+
+void cut_store_fw(pass *p) {
+   struct cut_pending *q = p->pend;
+   for (; q->fn; q->fn--, q->f0 = (q->f0 + 1) % PENDING)
+      f_add_now(p, &q->f[q->f0], q->fh[q->f0]);
+   e_flush(p);
+   free(p->fw);
+   p->fw = cbp_xcalloc(p->ftab.n, sizeof *p->fw);
+   for (size_t i = 0; i <= p->ftab.mask; i++)
+      if (p->ftab.slot[i].idx1) p->fw[p->ftab.slot[i].idx1 - 1] = p->ftab.slot[i].w;
+}
 
 void cut_store_init(pass *p) {
-   cbp_map_init(&p->ftab.map, 1024);
-   cbp_map_init(&p->etab.map, 1024);
-   cbp_map_init(&p->rtab.map, 1024);
-   p->eknown = cbp_xcalloc(E_KNOWN, sizeof *p->eknown);
+   p->pend = cbp_xcalloc(1, sizeof *p->pend);
+   f_init(&p->ftab, 2048);
+   tab_init(&p->etab, 4, 2048);
+   tab_init(&p->rtab, 3, 2048);
 }
 
 void cut_store_free(pass *p) {
-   cut_table *t[3] = {&p->ftab, &p->etab, &p->rtab};
-   for (int k = 0; k < 3; k++) { cbp_map_free(&t[k]->map); free(t[k]->key); }
+   free(p->ftab.slot); free(p->etab.slot); free(p->rtab.slot); free(p->pend);
    free(p->fw); free(p->ew); free(p->rn); free(p->rfull); free(p->rvar);
-   free(p->eknown);
 }
 
-void cut_add_f(pass *p, const fwit *w) {
-   uint64_t k[3] = {(uint64_t)w->var << 32 | w->loc, (uint64_t)w->ls << 32 | w->seg,
-                    (uint64_t)w->tid << 8 | w->kind};
-   uint32_t *s = cbp_map_probe(&p->ftab.map, hash3(pair_hash(k[0], k[1]), k[2]),
-                               eq3, &p->ftab, k);
-   if (*s) { p->fw[*s - 1] = *w; return; } /* keep the last: most room for e */
-   p->fw = cbp_grow(p->fw, &p->capfw, p->ftab.n, sizeof *p->fw);
-   p->fw[table_add(&p->ftab, s, k, 3)] = *w;
-}
-
+/* ---- e witnesses and the root caps ------------------------------------------ */
 cut_pairkey cut_pair_key(const ewit *w) {
    cut_pairkey k;
    k.w0 = (uint64_t)w->var << 32 | w->loc1;
@@ -106,13 +191,14 @@ cut_pairkey cut_pair_key(const ewit *w) {
 }
 
 /* A new root key with count 1: a pair of sites (rvar: the index of its
- * variable's key) or a (variable, thread) (none full yet). */
-static uint32_t root_count_add(pass *p, uint32_t *s, const uint64_t *k, uint32_t var) {
+ * variable's key) or a (variable, thread) (none full yet).  Stale slot
+ * pointers after it: the table may grow. */
+static uint32_t root_count_add(pass *p, uint64_t *s, const uint64_t *k, uint32_t var) {
    size_t n = p->rtab.n, c1 = p->caprn, c2 = p->caprn;
    p->rn = cbp_grow(p->rn, &p->caprn, n, sizeof *p->rn);
    p->rfull = cbp_grow(p->rfull, &c1, n, sizeof *p->rfull);
    p->rvar = cbp_grow(p->rvar, &c2, n, sizeof *p->rvar);
-   uint32_t id = table_add(&p->rtab, s, k, 3);
+   uint32_t id = tab_add(&p->rtab, 3, s, k);
    p->rn[id] = 1; p->rfull[id] = 0; p->rvar[id] = var;
    return id;
 }
@@ -124,13 +210,14 @@ static void root_var_key(uint64_t vk[3], uint32_t var, uint32_t tid) {
 }
 
 uint32_t cut_root_ref(pass *p, uint32_t var, uint32_t tid) {
+   e_flush(p);
    uint64_t vk[3];
    root_var_key(vk, var, tid);
-   return *cbp_map_probe(&p->rtab.map, hash3(pair_hash(vk[0], vk[1]), vk[2]), eq3,
-                         &p->rtab, vk);
+   return (uint32_t)tab_probe(&p->rtab, 3, tab_hash(vk, 3), vk)[3];
 }
 
-int cut_root_saturated(const pass *p, uint32_t ref) {
+int cut_root_saturated(pass *p, uint32_t ref) {
+   e_flush(p);
    return p->rfull[ref - 1] >= ROOT_PAIRS;
 }
 
@@ -138,44 +225,53 @@ int cut_root_saturated(const pass *p, uint32_t ref) {
 static int root_room(pass *p, const cut_pairkey *pk, const ewit *w) {
    uint64_t k[3] = {pk->w0, pk->w1, (uint64_t)w->k1 << 8 | w->k2};
    uint64_t h = hash3(pk->h, k[2]);
-   uint32_t *s = cbp_map_probe(&p->rtab.map, h, eq3, &p->rtab, k);
-   if (*s) {
-      if (p->rn[*s - 1] >= ROOT_WITNESSES) { p->r->root_capped++; return 0; }
-      if (++p->rn[*s - 1] == ROOT_WITNESSES) p->rfull[p->rvar[*s - 1]]++;
+   uint64_t *s = tab_probe(&p->rtab, 3, h, k);
+   if (s[3]) {
+      size_t id = s[3] - 1;
+      if (p->rn[id] >= ROOT_WITNESSES) { p->r->root_capped++; return 0; }
+      if (++p->rn[id] == ROOT_WITNESSES) p->rfull[p->rvar[id]]++;
       return 1;
    }
    /* A new pair of sites: at most ROOT_PAIRS per (variable, thread). */
    uint64_t vk[3];
    root_var_key(vk, w->var, w->tid);
-   uint32_t *vs = cbp_map_probe(&p->rtab.map, hash3(pair_hash(vk[0], vk[1]), vk[2]),
-                                eq3, &p->rtab, vk);
-   if (*vs && p->rn[*vs - 1] >= ROOT_PAIRS) { p->r->root_capped++; return 0; }
+   uint64_t *vs = tab_probe(&p->rtab, 3, tab_hash(vk, 3), vk);
+   if (vs[3] && p->rn[vs[3] - 1] >= ROOT_PAIRS) { p->r->root_capped++; return 0; }
    uint32_t v;
-   if (*vs) {
-      v = *vs - 1;
+   if (vs[3]) {
+      v = (uint32_t)(vs[3] - 1);
       p->rn[v]++;
    } else {
       v = root_count_add(p, vs, vk, 0);
-      s = cbp_map_probe(&p->rtab.map, h, eq3, &p->rtab, k); /* the map grew */
+      s = tab_probe(&p->rtab, 3, h, k); /* the table may have grown */
    }
    root_count_add(p, s, k, v);
    if (ROOT_WITNESSES == 1) p->rfull[v]++;
    return 1;
 }
 
+static void e_add_now(pass *p, const e_op *o) {
+   uint64_t *s = tab_probe(&p->etab, 4, o->h, o->k);
+   if (s[4]) return; /* known: the first is kept */
+   /* root_room works on another table: s stays this key's empty slot. */
+   if (o->root && !root_room(p, &o->pk, &o->w)) return;
+   p->ew = cbp_grow(p->ew, &p->capew, p->etab.n, sizeof *p->ew);
+   p->ew[p->etab.n] = o->w;
+   tab_add(&p->etab, 4, s, o->k);
+}
+
 void cut_add_e(pass *p, const cut_pairkey *pk, const ewit *w, int root) {
-   uint64_t k[4] = {pk->w0, pk->w1, (uint64_t)w->ls << 32 | w->seg,
-                    (uint64_t)w->epoch << 16 | (uint64_t)w->k1 << 8 | w->k2};
-   uint64_t h = hash4(pk->h, k[2], k[3]);
-   uint64_t *known = p->eknown[h & (E_KNOWN - 1)];
-   if (known[0] == k[0] && known[1] == k[1] && known[2] == k[2] && known[3] == k[3])
-      return; /* known: the first is kept */
-   uint32_t *s = cbp_map_probe(&p->etab.map, h, eq4, &p->etab, k);
-   if (!*s) {
-      /* root_room works on another table: s stays this key's empty slot. */
-      if (root && !root_room(p, pk, w)) return;
-      p->ew = cbp_grow(p->ew, &p->capew, p->etab.n, sizeof *p->ew);
-      p->ew[table_add(&p->etab, s, k, 4)] = *w;
+   struct cut_pending *q = p->pend;
+   if (q->en == PENDING) {
+      e_add_now(p, &q->e[q->e0]);
+      q->e0 = (q->e0 + 1) % PENDING;
+      q->en--;
    }
-   memcpy(known, k, sizeof k);
+   e_op *o = &q->e[(q->e0 + q->en++) % PENDING];
+   o->w = *w; o->pk = *pk; o->root = root;
+   o->k[0] = pk->w0; o->k[1] = pk->w1;
+   o->k[2] = (uint64_t)w->ls << 32 | w->seg;
+   o->k[3] = (uint64_t)w->epoch << 16 | (uint64_t)w->k1 << 8 | w->k2;
+   o->h = hash4(pk->h, o->k[2], o->k[3]);
+   __builtin_prefetch(p->etab.slot + 5 * (o->h & p->etab.mask));
 }

@@ -152,6 +152,7 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
       cut_txn_end(&p, i, &p.th[i].fn);
       cut_txn_end(&p, i, &p.th[i].root);
    }
+   cut_store_fw(&p);
    cut_combine(&p);
    r->nlocks = cbp_locks_nlocks(L);
    r->nstates = cbp_locks_nstates(L);
@@ -168,6 +169,7 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
 }
 
 void cbp_result_free(cbp_result *r) {
+   cbp_rf_free(r->rf);
    for (size_t i = 0; i < r->n; i++) {
       free(r->c[i].prefix); free(r->c[i].tail); free(r->c[i].more);
       for (int k = 0; k < CBP_NALT; k++) free(r->c[i].alt[k]);

@@ -85,14 +85,30 @@ typedef struct { /* e witness */
    cbp_point x1;
 } ewit;
 
-/* A witness table: items in insertion order, each with its key packed into
- * W 64-bit words kept densely beside them (a look-up compares keys, not
- * the larger items), and a hash map of the keys. */
+/* A witness table: open addressing whose slots hold the keys themselves,
+ * packed into W 64-bit words, then the item's index + 1 (0: an empty
+ * slot): a look-up reads one place in memory, not a slot and then a key
+ * elsewhere (the tables outgrow the caches, and nearly every access of a
+ * shared variable looks up an f witness and a few e witnesses). */
 typedef struct {
-   cbp_map map;
-   uint64_t *key; size_t capkey;
-   size_t n;
+   uint64_t *slot; /* (W + 1) words a slot */
+   size_t mask;    /* slots - 1 (a power of two) */
+   size_t n;       /* items, numbered in insertion order */
 } cut_table;
+
+/* The f witnesses' table: the witness itself is the slot (one cache line),
+ * since each access of a shared variable updates its f witness (the last
+ * is kept); p->fw is filled from it, in insertion order, before the
+ * decision (cut_store_fw). */
+typedef struct {
+   fwit w;
+   uint32_t idx1;  /* index + 1, 0: empty */
+   uint32_t tag;   /* the high bits of the key's hash */
+} fslot;
+typedef struct {
+   fslot *slot;
+   size_t mask, n;
+} cut_ftable;
 
 typedef struct {
    const cb_trace *t;
@@ -100,9 +116,9 @@ typedef struct {
    cbp_vclock *v;
    cbp_locks *L;
    thr *th;
-   cut_table ftab; fwit *fw; size_t capfw;   /* keys: 3 words */
+   struct cut_pending *pend;                 /* cut_store.c: look-ups in flight */
+   cut_ftable ftab; fwit *fw;                /* fw: after cut_store_fw */
    cut_table etab; ewit *ew; size_t capew;   /* keys: 4 words */
-   uint64_t (*eknown)[4];                    /* cut_store.c, E_KNOWN */
    /* Root-block witnesses per (variable, sites, kinds, thread): at most
     * ROOT_WITNESSES, whatever the lock state, segment or epoch; a long
     * thread would otherwise leave one per loop iteration's segment. */
@@ -116,7 +132,16 @@ typedef struct {
 /* cut_store.c */
 void cut_store_init(pass *p);
 void cut_store_free(pass *p);
+/* Witnesses are added in order, but a few at a time: each is hashed and its
+ * slot fetched from memory when it comes, and looked up a few additions
+ * later, so that the tables' cache misses overlap instead of following one
+ * another.  What the tables hold is read only through cut_root_ref and
+ * cut_root_saturated, which first finish the additions in flight, and
+ * cut_store_fw. */
 void cut_add_f(pass *p, const fwit *w);
+/* p->fw: the f witnesses in the order they were first added (ftab.n); the
+ * e witnesses p->ew (etab.n), all additions done. */
+void cut_store_fw(pass *p);
 /* The part of an e witness's key that one pair of sites fixes, and its
  * hash: e witnesses of one pair differ in lock state, segment and epoch. */
 typedef struct { uint64_t w0, w1, h; } cut_pairkey;
@@ -129,7 +154,7 @@ void cut_add_e(pass *p, const cut_pairkey *k, const ewit *w, int root);
  * ROOT_WITNESSES witnesses.  Every root witness of a saturated (var,
  * thread) is then either known or refused: adding one does nothing. */
 uint32_t cut_root_ref(pass *p, uint32_t var, uint32_t tid);
-int cut_root_saturated(const pass *p, uint32_t ref);
+int cut_root_saturated(pass *p, uint32_t ref);
 
 /* cut_blocks.c */
 void cut_log_push(thr *h, uint32_t seg, uint64_t tidx, uint64_t cidx, int ok,

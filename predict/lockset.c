@@ -16,14 +16,23 @@
 
 #include "predict.h"
 
+#define TFAST 256 /* a power of two: 8 bits of the key's hash */
+typedef struct { uint64_t key; uint32_t val, used; } tfast_ent;
+
 struct cbp_locks {
    /* locks */
    cbp_map lmap; uint64_t *laddr; size_t nlocks, caplocks;
+   uint64_t last_addr; uint32_t last_id; /* the last look-up: most unlocks
+                                           come just after their lock */
    /* states */
    cbp_map smap; uint32_t *pool; size_t npool, cappool;
    size_t *soff; size_t nstates, capstates;
    /* transition cache: key (state, op, lock) -> state */
    cbp_map tmap; uint64_t *tkey; uint32_t *tval; size_t ntr, captr;
+   /* ... and in front of it, by a few bits of the key, the transitions
+    * last taken (every lock event of four passes asks): no hash, one
+    * compare */
+   tfast_ent tfast[TFAST];
    /* compatibility cache: key (s1, s2) -> 0/1 */
    cbp_map cmap; uint64_t *ckey; uint8_t *cval; size_t ncmp, capcmp;
    uint32_t *scratch; size_t capscratch;
@@ -99,14 +108,16 @@ void cbp_locks_free(cbp_locks *L) {
 }
 
 uint32_t cbp_lock_id(cbp_locks *L, uint64_t addr) {
+   if (L->nlocks && addr == L->last_addr) return L->last_id;
    uint32_t *s = cbp_map_probe(&L->lmap, cbp_mix(addr), eq_u64, &L->laddr, &addr);
-   if (*s) return *s - 1;
+   L->last_addr = addr;
+   if (*s) return L->last_id = *s - 1;
    L->laddr = cbp_grow(L->laddr, &L->caplocks, L->nlocks, sizeof *L->laddr);
    uint32_t id = (uint32_t)L->nlocks++;
    L->laddr[id] = addr;
    *s = id + 1;
    cbp_map_added(&L->lmap, hash_u64, &L->laddr);
-   return id;
+   return L->last_id = id;
 }
 
 uint64_t cbp_lock_addr(const cbp_locks *L, uint32_t lock) { return L->laddr[lock]; }
@@ -182,9 +193,13 @@ static uint32_t transition(cbp_locks *L, uint32_t state, int op, uint32_t lock) 
 
 static uint32_t cached(cbp_locks *L, uint32_t state, int op, uint32_t lock) {
    uint64_t key = ((uint64_t)state << 33) | ((uint64_t)op << 32) | lock;
+   tfast_ent *f = &L->tfast[(key * 0x9e3779b97f4a7c15ull) >> 56];
+   if (f->used && f->key == key) return f->val;
    uint32_t *s = cbp_map_probe(&L->tmap, cbp_mix(key), eq_u64, &L->tkey, &key);
-   if (*s) return L->tval[*s - 1];
+   f->used = 1; f->key = key;
+   if (*s) return f->val = L->tval[*s - 1];
    uint32_t r = transition(L, state, op, lock);
+   f->val = r;
    s = cbp_map_probe(&L->tmap, cbp_mix(key), eq_u64, &L->tkey, &key);
    size_t cap = L->captr;
    L->tkey = cbp_grow(L->tkey, &cap, L->ntr, sizeof *L->tkey);

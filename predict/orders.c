@@ -66,6 +66,7 @@ typedef struct {
    uint32_t *recent_seen;  /* per recent slot: site (loc << 5 | kind) + 1 whose
                               pair with it is seen, 0: none known */
    cbp_map seen; sitekey *keys; size_t nkeys, capkeys;
+   uint64_t *seen_fast;    /* SEEN_FAST packed site pairs known seen, 0: none */
    cbp_candidate *found; size_t nfound, capfound;
    const cbp_hb *hb;
    access_rec *sigs; size_t nsigs, capsigs; /* signals that woke a wait (hb.h), in
@@ -82,9 +83,29 @@ static int keq(const void *c, uint32_t i, const void *k) {
 }
 static uint64_t khash_i(const void *c, uint32_t i) { return khash(&((const opass *)c)->keys[i]); }
 
+/* Nearly every conflicting pair of accesses is of a site pair seen long
+ * ago (a few hundred pairs, millions of look-ups): the pairs found seen are
+ * kept, packed into one word, in a small direct-mapped table in front of
+ * the map (a pair once seen stays seen). */
+#define SEEN_FAST 1024
+/* k in one word, never 0; 0 when its locations are too large to pack. */
+static uint64_t pack_sites(const sitekey *k) {
+   if (k->la >= (1u << 26) || k->lb >= (1u << 26) || k->ka >= 32 || k->kb >= 32) return 0;
+   return ((uint64_t)k->la << 36 | (uint64_t)k->lb << 10 | (uint64_t)k->ka << 5 | k->kb) + 1;
+}
+
+static inline uint64_t *fast_slot(opass *p, uint64_t w) {
+   return &p->seen_fast[(w * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits */
+}
+
 /* Whether the site pair k already has its candidate (one per code sites). */
 static int seen(opass *p, const sitekey *k) {
-   return *cbp_map_probe(&p->seen, khash(k), keq, p, k) != 0;
+   uint64_t w = pack_sites(k);
+   uint64_t *f = fast_slot(p, w);
+   if (w && *f == w) return 1;
+   if (!*cbp_map_probe(&p->seen, khash(k), keq, p, k)) return 0;
+   *f = w;
+   return 1;
 }
 
 /* Records the site pair k as seen. */
@@ -261,8 +282,13 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
       if (!a->used) { if (mine < 0) mine = k; continue; }
       if (a->tid == tid) { if (a->kind == e->kind) mine = k; continue; }
       if (rv[k].tidx < rv[oldest].tidx) oldest = k;
-      if ((a->kind == CB_EV_WRITE || e->kind == CB_EV_WRITE) && (!site || rs[k] != site) &&
-          conflict(p, a, tid, i, e, h, var))
+      if ((a->kind != CB_EV_WRITE && e->kind != CB_EV_WRITE) || (site && rs[k] == site))
+         continue;
+      /* conflict() would first find the pair seen: most often it is, in
+       * the fast table, looked up here without the call. */
+      sitekey sk = {a->loc, e->loc, a->kind, e->kind};
+      uint64_t w = pack_sites(&sk);
+      if ((w && *fast_slot(p, w) == w) || conflict(p, a, tid, i, e, h, var))
          rs[k] = site;
    }
    if (mine < 0) mine = oldest;
@@ -289,6 +315,7 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    p.recent = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent);
    p.recent_seen = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent_seen);
    cbp_map_init(&p.seen, 256);
+   p.seen_fast = cbp_xcalloc(SEEN_FAST, sizeof *p.seen_fast);
    p.blast = cbp_xcalloc((size_t)x->nblocks + 1, sizeof *p.blast);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
@@ -316,6 +343,7 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
    free(th); free(p.recent); free(p.recent_seen); free(p.keys); free(p.found);
    cbp_map_free(&p.seen);
+   free(p.seen_fast);
    free(p.sigs); free(p.blast);
    if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }

@@ -83,6 +83,10 @@ static inline uint64_t cbp_mix(uint64_t x) {
 void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item);
 void *cbp_xcalloc(size_t n, size_t item);
 void *cbp_xrealloc(void *p, size_t bytes); /* realloc that never returns NULL */
+/* Zeroed memory for a hash table probed at random (free with free): on
+ * 64-byte lines, and from 2 MB on in huge pages where the system grants
+ * them (a probe of a table of megabytes otherwise also misses the TLB). */
+void *cbp_table_alloc(size_t bytes);
 
 /* ---- Options ------------------------------------------------------------ */
 enum cbp_blocks { CBP_BLOCKS_AUTO, CBP_BLOCKS_FUNCTIONS, CBP_BLOCKS_MARKUP };
@@ -322,6 +326,10 @@ typedef struct {
    uint64_t symmetric;       /* candidates of symmetric threads not kept */
    enum cbp_blocks blocks;
    uint32_t nlocks, nstates;
+   /* The reads-from index (readsfrom.c), made when synthesis or ranking
+    * first needs it and kept for the other (two passes over the trace and
+    * 20 bytes an event less); freed by cbp_result_free. */
+   struct cbp_rf *rf;
 } cbp_result;
 
 /* ---- Other writers an order violation holds back (site_writers.c) ------ */

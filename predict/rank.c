@@ -171,7 +171,8 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
    memset(&k, 0, sizeof k);
    k.t = t; k.x = x;
    k.budget = 4 * (uint64_t)t->nevents + (1u << 22);
-   k.rf = cbp_rf_new(t, x);
+   if (!r->rf) r->rf = cbp_rf_new(t, x);
+   k.rf = r->rf;
    cbp_map_init(&k.writer, 64);
    k.rec = cbp_xcalloc(RANK_WINDOW, sizeof *k.rec);
    k.cnt = cbp_xcalloc(x->nthreads + 1, sizeof *k.cnt);
@@ -193,5 +194,4 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
    free(o);
    free(k.cnt); free(k.rec); free(k.w); free(k.wvar);
    cbp_map_free(&k.writer);
-   cbp_rf_free((cbp_rf *)k.rf);
 }

@@ -564,7 +564,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
    free(held); free(cnt); free(le); free(prev); free(order);
 
    synth S = {t, x, v, L, bad_cuts(t, x, L), cbp_xcalloc(n + 1, sizeof(uint64_t)),
-              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, NULL,
+              cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, r->rf,
               cbp_site_writes_new(t, r, which, nwhich),
               cbp_xcalloc(n + 1, sizeof(uint64_t))};
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
@@ -580,7 +580,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
    }
    free(S.r3); free(S.need); free(S.end); free(saved); free(late); free(S.hold);
    cbp_site_writes_free(S.sw);
-   cbp_rf_free(S.rf);
+   r->rf = S.rf; /* kept for the next batch and for ranking */
    bad_cuts_free(S.bad, n);
 }
 

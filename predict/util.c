@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "predict.h"
 
@@ -30,6 +31,19 @@ void *cbp_xrealloc(void *p, size_t bytes) {
 void *cbp_xcalloc(size_t n, size_t item) {
    void *p = calloc(n ? n : 1, item ? item : 1);
    if (!p) oom();
+   return p;
+}
+
+void *cbp_table_alloc(size_t bytes) {
+   const size_t huge = 2u << 20;
+   size_t align = bytes >= huge ? huge : 64;
+   size_t n = (bytes + align - 1) / align * align; /* aligned_alloc wants a multiple */
+   void *p = aligned_alloc(align, n ? n : align);
+   if (!p) oom();
+#ifdef MADV_HUGEPAGE
+   if (align == huge) madvise(p, n, MADV_HUGEPAGE); /* advice: failure is fine */
+#endif
+   memset(p, 0, n);
    return p;
 }
 

@@ -58,6 +58,7 @@ struct cbp_vc_priv {
    const cbp_hb *hb;
    gclock *gc;                    /* per edge group */
    size_t cin, cout;              /* next refs of hb->in, hb->out */
+   uint64_t next_ref;             /* no ref before this trace index */
    /* Scratch for merging: dense by thread, valid where stamp == gen. */
    uint64_t *acc; uint32_t *stamp, gen;
    cbp_vc_ent *out; size_t capout;
@@ -365,6 +366,10 @@ int cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t i, uint64_t cidx,
    uint32_t tid = e->tid;
    if (tid > v->nthreads) return 0;
    cbp_vc_priv *p = v->p;
+   /* Most events are no end of an edge.  A thread's own component is read
+    * only while an event of its own is a sink or source (knows, current,
+    * a create's base), so it is set only then. */
+   if (i < p->next_ref) return 0;
    const cbp_hb *hb = p->hb;
    /* Own component: events up to and including this one. */
    p->th[tid].own = CB_IS_COUNTED(e->kind) ? cidx + 1 : cidx;
@@ -376,6 +381,9 @@ int cbp_vc_event(cbp_vclock *v, const cb_event *e, uint64_t i, uint64_t cidx,
    int src = 0;
    for (; p->cout < hb->nout && hb->out[p->cout].ev == i; p->cout++, src = 1)
       source(v, tid, hb->out[p->cout].group);
+   uint64_t ni = p->cin < hb->nin ? hb->in[p->cin].ev : UINT64_MAX;
+   uint64_t no = p->cout < hb->nout ? hb->out[p->cout].ev : UINT64_MAX;
+   p->next_ref = ni < no ? ni : no;
    return src;
 }
 

@@ -213,8 +213,10 @@ static uint32_t get_u32(const uint8_t *p)
           (uint32_t)p[3] << 24;
 }
 
-int cb_frame_writev(int fd, const struct iovec *parts, int nparts,
-                    cb_error *err)
+/* The frame of parts, after lead (lead_len bytes, none if 0) in the same
+ * writev. */
+static int frame_writev(int fd, const void *lead, size_t lead_len,
+                        const struct iovec *parts, int nparts, cb_error *err)
 {
    if (nparts < 0 || nparts > CB_FRAME_MAX_PARTS)
       return cb_fail(err, "a frame of %d parts", nparts);
@@ -229,14 +231,17 @@ int cb_frame_writev(int fd, const struct iovec *parts, int nparts,
    uint8_t head[8];
    put_u32(head, (uint32_t)len);
    put_u32(head + 4, crc);
-   struct iovec iov[CB_FRAME_MAX_PARTS + 1];
-   iov[0].iov_base = head;
-   iov[0].iov_len = 8;
-   memcpy(iov + 1, parts, (size_t)nparts * sizeof *parts);
+   struct iovec iov[CB_FRAME_MAX_PARTS + 2];
+   int nl = lead_len > 0;
+   iov[0].iov_base = (void *)lead;
+   iov[0].iov_len = lead_len;
+   iov[nl].iov_base = head;
+   iov[nl].iov_len = 8;
+   memcpy(iov + nl + 1, parts, (size_t)nparts * sizeof *parts);
    /* Usually one writev does it all; a short write (a full disk, a
     * signal) is finished piece by piece. */
    struct iovec *v = iov;
-   int nv = nparts + 1;
+   int nv = nparts + 1 + nl;
    while (nv > 0) {
       ssize_t n = writev(fd, v, nv);
       if (n < 0) {
@@ -258,10 +263,17 @@ int cb_frame_writev(int fd, const struct iovec *parts, int nparts,
    return 0;
 }
 
-int cb_frame_write(int fd, const void *payload, size_t len, cb_error *err)
+int cb_frame_writev(int fd, const struct iovec *parts, int nparts,
+                    cb_error *err)
+{
+   return frame_writev(fd, NULL, 0, parts, nparts, err);
+}
+
+int cb_frame_write(int fd, const void *lead, size_t lead_len,
+                   const void *payload, size_t len, cb_error *err)
 {
    struct iovec part = {(void *)payload, len};
-   return cb_frame_writev(fd, &part, 1, err);
+   return frame_writev(fd, lead, lead_len, &part, 1, err);
 }
 
 int cb_frame_begin(cb_frame_reader *r, const void *data, size_t len,

@@ -212,12 +212,20 @@ static int split_chunk(const uint8_t *p, size_t len, span *ev, size_t *rest_len,
    return 0;
 }
 
-/* Varints in a packed column: the bytes that end one.  A column must end
- * with the end of a varint. */
+/* Varints in a packed column: the bytes that end one (high bit clear),
+ * counted eight at a time (every column byte of every event passes here).
+ * A column must end with the end of a varint. */
 static int count_varints(span c, size_t *n)
 {
-   size_t k = 0;
-   for (size_t i = 0; i < c.len; i++)
+   size_t k = 0, i = 0;
+   for (; i + 8 <= c.len; i += 8) {
+      uint64_t w;
+      memcpy(&w, c.p + i, sizeof w);
+      /* A 1 in each byte whose high bit is clear, summed by the multiply
+       * into the top byte. */
+      k += (((~w & 0x8080808080808080ull) >> 7) * 0x0101010101010101ull) >> 56;
+   }
+   for (; i < c.len; i++)
       k += c.p[i] < 0x80;
    *n = k;
    return c.len == 0 || c.p[c.len - 1] < 0x80 ? 0 : -1;

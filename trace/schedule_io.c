@@ -36,9 +36,7 @@ int cb_schedule_write(const char *path, const cb_schedule *sched,
       free(buf);
       return -1;
    }
-   int r = cb_write_all(fd, cb_sched_magic, CB_MAGIC_LEN, err);
-   if (r == 0)
-      r = cb_frame_write(fd, buf, len, err);
+   int r = cb_frame_write(fd, cb_sched_magic, CB_MAGIC_LEN, buf, len, err);
    free(buf);
    if (close(fd) < 0 && r == 0)
       r = cb_fail(err, "close: %s", strerror(errno));

@@ -55,8 +55,11 @@ int cb_schedule_pack(const struct Cbtools__Schedule *s, uint8_t **buf,
 int cb_schedule_expand(struct Cbtools__Schedule *s, size_t file_len,
                        cb_error *err);
 /* Writes header and payload with one writev, so a reader of a file being
- * written sees either nothing of the frame or (usually) all of it. */
-int cb_frame_write(int fd, const void *payload, size_t len, cb_error *err);
+ * written sees either nothing of the frame or (usually) all of it; after
+ * lead (lead_len bytes: a new file's magic, one system call for a small
+ * file; 0: none) in the same writev. */
+int cb_frame_write(int fd, const void *lead, size_t lead_len,
+                   const void *payload, size_t len, cb_error *err);
 /* The same with the payload in pieces (no copy to join them). */
 #define CB_FRAME_MAX_PARTS 32
 struct iovec;
