@@ -28,7 +28,9 @@
  * conflicting access of every other thread.  Candidates are deduplicated by
  * their code sites (a's and b's location and kind), not by threads or
  * addresses: threads running the same code, or objects allocated by the same
- * line, give one schedule, and the count grows with code sites.
+ * line, give one schedule, and the count grows with code sites.  A site
+ * pair met again on another variable (a loop's results[0] ... results[3])
+ * also gives its latest instance (later_instance).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,12 @@ typedef struct {
                               pair with it is seen, 0: none known */
    cbp_map seen; sitekey *keys; size_t nkeys, capkeys;
    uint64_t *seen_fast;    /* SEEN_FAST packed site pairs known seen, 0: none */
+   uint32_t *fast_var;     /* per fast slot: the variable it was last met on */
+   uint32_t *fast_idx;     /* per fast slot: its site pair's key index + 1 */
+   /* Per site pair (its key index): the variable of its first candidate,
+    * and its latest instance on another variable (later_instance). */
+   struct later { access_rec a, b; uint32_t var; } *later;
+   uint32_t *first_var; size_t capfirst, caplater;
    cbp_candidate *found; size_t nfound, capfound;
    const cbp_hb *hb;
    access_rec *sigs; size_t nsigs, capsigs; /* signals that woke a wait (hb.h), in
@@ -98,21 +106,30 @@ static inline uint64_t *fast_slot(opass *p, uint64_t w) {
    return &p->seen_fast[(w * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits */
 }
 
-/* Whether the site pair k already has its candidate (one per code sites). */
-static int seen(opass *p, const sitekey *k) {
+/* The site pair k's index + 1 when it already has its candidate (one per
+ * code sites, and a later one on another variable: later_instance), else
+ * 0.  The fast table remembers it met on var. */
+static uint32_t seen(opass *p, const sitekey *k, uint32_t var) {
    uint64_t w = pack_sites(k);
-   uint64_t *f = fast_slot(p, w);
-   if (w && *f == w) return 1;
-   if (!*cbp_map_probe(&p->seen, khash(k), keq, p, k)) return 0;
-   *f = w;
-   return 1;
+   uint32_t idx = *cbp_map_probe(&p->seen, khash(k), keq, p, k);
+   if (idx && w) {
+      uint64_t *f = fast_slot(p, w);
+      *f = w;
+      p->fast_var[f - p->seen_fast] = var;
+      p->fast_idx[f - p->seen_fast] = idx;
+   }
+   return idx;
 }
 
-/* Records the site pair k as seen. */
-static void mark_seen(opass *p, const sitekey *k) {
+/* Records the site pair k as seen, its first candidate on var. */
+static void mark_seen(opass *p, const sitekey *k, uint32_t var) {
    uint32_t *s = cbp_map_probe(&p->seen, khash(k), keq, p, k);
    p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
+   p->first_var = cbp_grow(p->first_var, &p->capfirst, p->nkeys, sizeof *p->first_var);
+   p->later = cbp_grow(p->later, &p->caplater, p->nkeys, sizeof *p->later);
    p->keys[p->nkeys] = *k;
+   p->first_var[p->nkeys] = var;
+   p->later[p->nkeys].var = 0;
    *s = (uint32_t)++p->nkeys;
    cbp_map_added(&p->seen, khash_i, p);
 }
@@ -145,7 +162,7 @@ static void push_ord(opass *p, const access_rec *a, const access_rec *f, uint32_
 
 static void add_ord(opass *p, const sitekey *k, const access_rec *a, const access_rec *f,
                     uint32_t var, uint64_t addr, int f_uncounted) {
-   mark_seen(p, k);
+   mark_seen(p, k, var);
    push_ord(p, a, f, var, addr, f_uncounted, 0);
 }
 
@@ -173,15 +190,12 @@ static int tight_ok(opass *p, const access_rec *a, const access_rec *f) {
    return 1;
 }
 
-/* The decision for a (earlier, other thread) and b (this access).  1: the
- * pair of their sites is seen now (it has its candidate). */
-static int conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
-                    const cb_event *e, const othr *h, uint32_t var) {
-   sitekey k = {a->loc, e->loc, a->kind, e->kind};
-   if (seen(p, &k)) return 1;
-   /* b may not need T1 past the cut (b's clock), nor be the rest of an
-    * instruction (T2 stops just before it): the store of a split
-    * read-modify-write is fine, replay cuts those (cbp_glued). */
+/* Whether b may come before a at all: b may not need T1 past the cut
+ * (b's clock), nor be the rest of an instruction (T2 stops just before
+ * it): the store of a split read-modify-write is fine, replay cuts those
+ * (cbp_glued). */
+static int may_swap(opass *p, const access_rec *a, uint32_t tid, size_t i,
+                    const cb_event *e, const othr *h) {
    if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx), a->tid) > a->le.count) {
       p->r->dropped_vc++;
       return 0;
@@ -190,6 +204,48 @@ static int conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
       p->r->dropped_insn++;
       return 0;
    }
+   return 1;
+}
+
+/* A site pair met again on another variable (results[3] after results[0]:
+ * one loop's iterations): its latest such instance becomes a candidate
+ * too, at the end of the pass (later_candidates).  The first instance of
+ * a loop is the one most likely ordered by data the model does not see
+ * (a count the reader waits for under a lock, which the last iteration's
+ * write follows and the first's precedes).  Kept as the two accesses
+ * only: this runs for every access that meets a seen pair anew. */
+static void later_instance(opass *p, uint32_t idx, const access_rec *a, uint32_t tid,
+                           size_t i, const othr *h, uint32_t var) {
+   if (var == p->first_var[idx - 1]) return;
+   struct later *l = &p->later[idx - 1];
+   if (l->var && l->a.tidx >= a->tidx) return;
+   *l = (struct later){*a, {tid, 0, 0, 1, i, h->cidx, h->le, h->ls}, var};
+}
+
+static void later_candidates(opass *p) {
+   for (size_t k = 0; k < p->nkeys; k++) {
+      const struct later *l = &p->later[k];
+      if (!l->var) continue;
+      const cb_event *e = &p->t->events[l->b.tidx];
+      access_rec b = l->b;
+      b.loc = e->loc; b.kind = e->kind;
+      othr h = {.cidx = b.cidx, .le = b.le, .ls = b.ls};
+      if (may_swap(p, &l->a, b.tid, b.tidx, e, &h))
+         push_ord(p, &l->a, &b, l->var, p->x->var_addr[l->var], 0, 0);
+   }
+}
+
+/* The decision for a (earlier, other thread) and b (this access).  1: the
+ * pair of their sites is seen now (it has its candidate). */
+static int conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
+                    const cb_event *e, const othr *h, uint32_t var) {
+   sitekey k = {a->loc, e->loc, a->kind, e->kind};
+   uint32_t idx = seen(p, &k, var);
+   if (idx) {
+      later_instance(p, idx, a, tid, i, h, var);
+      return 1;
+   }
+   if (!may_swap(p, a, tid, i, e, h)) return 0;
    access_rec b = {tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
    add_ord(p, &k, a, &b, var, p->x->var_addr[var], 0);
    if (tight_ok(p, a, &b)) push_ord(p, a, &b, var, p->x->var_addr[var], 0, 1);
@@ -231,7 +287,7 @@ static void cond_event(opass *p, uint32_t tid, size_t i, const cb_event *e, othr
          s = signal_at(p, hb->ev[hb->g[hb->in[k].group].src]);
    if (!s || !u->used || s->tid == tid || s->tidx < u->tidx) return;
    sitekey key = {u->loc, s->loc, CB_EV_UNLOCK, CB_EV_COND_SIGNAL};
-   if (seen(p, &key)) return;
+   if (seen(p, &key, 0)) return;
    if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, s->tid, s->cidx), tid) > u->le.count) {
       p->r->dropped_vc++;
       return;
@@ -251,7 +307,7 @@ static void free_event(opass *p, uint32_t tid, size_t i, const othr *h) {
    const access_rec *a = &p->blast[blk];
    if (!a->used || a->tid == tid) return;
    sitekey k = {a->loc, p->t->events[i].loc, a->kind, CB_EV_FREE};
-   if (seen(p, &k)) return;
+   if (seen(p, &k, 0)) return;
    if (h->cidx >= p->x->counted[tid]) { p->r->dropped_insn++; return; }
    /* The free's clock is that of T2's last counted event before it (the
     * next one may be the join that waits for T1). */
@@ -288,8 +344,17 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
        * the fast table, looked up here without the call. */
       sitekey sk = {a->loc, e->loc, a->kind, e->kind};
       uint64_t w = pack_sites(&sk);
-      if ((w && *fast_slot(p, w) == w) || conflict(p, a, tid, i, e, h, var))
+      uint64_t *f = fast_slot(p, w);
+      if (w && *f == w) {
+         size_t slot = (size_t)(f - p->seen_fast);
+         if (p->fast_var[slot] != var) {
+            later_instance(p, p->fast_idx[slot], a, tid, i, h, var);
+            p->fast_var[slot] = var;
+         }
          rs[k] = site;
+      } else if (conflict(p, a, tid, i, e, h, var)) {
+         rs[k] = site;
+      }
    }
    if (mine < 0) mine = oldest;
    rv[mine] = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
@@ -316,6 +381,8 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    p.recent_seen = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent_seen);
    cbp_map_init(&p.seen, 256);
    p.seen_fast = cbp_xcalloc(SEEN_FAST, sizeof *p.seen_fast);
+   p.fast_var = cbp_xcalloc(SEEN_FAST, sizeof *p.fast_var);
+   p.fast_idx = cbp_xcalloc(SEEN_FAST, sizeof *p.fast_idx);
    p.blast = cbp_xcalloc((size_t)x->nblocks + 1, sizeof *p.blast);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
@@ -335,6 +402,7 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
          h->unlock = (access_rec){e->tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
       h->cidx++;
    }
+   later_candidates(&p);
    for (size_t k = 0; k < p.nfound; k++) {
       r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
       r->c[r->n++] = p.found[k];
@@ -343,7 +411,8 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
    free(th); free(p.recent); free(p.recent_seen); free(p.keys); free(p.found);
    cbp_map_free(&p.seen);
-   free(p.seen_fast);
+   free(p.seen_fast); free(p.fast_var); free(p.fast_idx); free(p.first_var);
+   free(p.later);
    free(p.sigs); free(p.blast);
    if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }

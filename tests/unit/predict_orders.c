@@ -4,7 +4,9 @@
  * and b: the checker's read of b (f) forced before one setter's write of
  * b must also find the other two setters stopped before theirs, or it
  * reads their -1.  A write of b at another line (main's reset) is no
- * setter and stays where it ran.  Built plain and under ASan+UBSan.
+ * setter and stays where it ran.  And a site pair met on several
+ * variables (one loop's results) gives its first and its last instance.
+ * Built plain and under ASan+UBSan.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,41 @@ static const cbp_candidate *checker_b(void) {
    return NULL;
 }
 
+/* A worker stores each task's result (one line, a loop) and main adds them
+ * up afterwards (one line): the site pair is met on res0 first, res1
+ * last.  The first instance is the one data most often orders (a pending
+ * count the reader waits for), so the last is a candidate too. */
+static const char *results =
+   "T1 start T1\nT1 begin main\nT1 create T2\n"
+   "T2 start T1\nT2 begin work\n"
+   "T2 write res0 =7 @p.c:42\nT2 write res1 =9 @p.c:42\nT2 end work\n"
+   "T1 read res0 =7 @p.c:60\nT1 read res1 =9 @p.c:60\n"
+   "T1 join T2\nT1 end main\n";
+
+/* Whether an order violation forces main's read of the variable that
+ * event `w` (T2's write of it) writes before that write. */
+static int ord_on_write(size_t w) {
+   for (size_t i = 0; i < A.r.n; i++) {
+      const cbp_candidate *c = &A.r.c[i];
+      if (!c->dropped && c->pattern == CBP_ORD && c->e1 == w && c->t2 == 1)
+         return 1;
+   }
+   return 0;
+}
+
+static void test_later_instance(void) {
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
+   analyse_text(results, o);
+   size_t w0 = 0, w1 = 0;
+   for (size_t i = 0; i < T.nevents; i++)
+      if (T.events[i].tid == 2 && T.events[i].kind == CB_EV_WRITE) {
+         if (!w0) w0 = i; else w1 = i;
+      }
+   ok(w0 && w1, "the trace has both writes");
+   ok(ord_on_write(w0), "the first instance of the site pair: res0");
+   ok(ord_on_write(w1), "and its last, on another variable: res1");
+}
+
 int main(void) {
    cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
    analyse_text(setters, o);
@@ -54,6 +91,7 @@ int main(void) {
       for (uint32_t j = 2; j <= 4; j++) a_written += c->prefix[j - 1] == 1;
       ok(a_written >= 2, "the others are stopped just before it, past their write of a");
    }
+   test_later_instance();
    text_trace_free();
    printf("1..%d\n", ntest);
    return nfail != 0;
