@@ -435,6 +435,12 @@ int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
  * read a write of thread w's counted events from wfrom on. */
 int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
                       uint32_t w, uint64_t wfrom);
+/* Whether another thread's prefix (prefix[k-1] counted events of thread
+ * k) reads a write among thread j's counted events from `from` on: moving
+ * j's events from there after the other prefixes would change its value.
+ * Past RF_SCAN events to look at, it says yes. */
+int cbp_rf_others_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
+                       uint64_t from, uint64_t to);
 /* The trace index of thread j's counted event number k (its index kept
  * there), or the trace's length when j has no such event. */
 uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k);

@@ -161,3 +161,29 @@ int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
    }
    return 0;
 }
+
+/* The first of thread k's counted events at or after trace index i. */
+static uint64_t count_at(const cbp_rf *rf, uint32_t k, uint64_t i) {
+   uint64_t lo = 0, hi = rf->x->counted[k];
+   while (lo < hi) {
+      uint64_t m = lo + (hi - lo) / 2;
+      if (rf->pos[k][m] < i) lo = m + 1; else hi = m;
+   }
+   return lo;
+}
+
+int cbp_rf_others_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
+                       uint64_t from, uint64_t to) {
+   uint32_t n = rf->x->nthreads;
+   if (j == 0 || j > n || from >= to) return 0;
+   uint64_t start = cbp_rf_trace_index(rf, j, from);
+   for (uint32_t k = 1; k <= n; k++) {
+      if (k == j || !prefix[k - 1]) continue;
+      uint64_t end = prefix[k - 1] < rf->x->counted[k] ? prefix[k - 1] : rf->x->counted[k];
+      uint64_t c = count_at(rf, k, start);
+      if (c >= end) continue;
+      if (end - c > RF_SCAN) return 1; /* too far to look: say it does */
+      if (cbp_rf_reads_from(rf, k, c, end, j, from)) return 1;
+   }
+   return 0;
+}

@@ -393,7 +393,10 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
 }
 
 /* T1 and T2 down to the least cuts that the other prefixes need of them,
- * unless a read moved that way would see another value (readsfrom.c). */
+ * unless a read moved that way would see another value, theirs or another
+ * prefix's read of what they wrote there (readsfrom.c): a worker that
+ * found the task counter exhausted by T2 would take a task if T2's work
+ * moved after it, and leave the plan's path. */
 static void lower_tail_threads(synth *S, cbp_candidate *c) {
    uint32_t n = S->x->nthreads, tt[2] = {c->t1, c->t2};
    for (int changed = 1; changed;) {
@@ -412,7 +415,9 @@ static void lower_tail_threads(synth *S, cbp_candidate *c) {
          uint64_t to = next_cut(&S->bad[j], S->x->counted[j], S->need[j]);
          if (to == NONE || to >= c->prefix[j - 1]) continue;
          if (!S->rf) S->rf = cbp_rf_new(S->t, S->x);
-         if (cbp_rf_moves_read(S->rf, c->prefix, j, to, c->prefix[j - 1])) continue;
+         if (cbp_rf_moves_read(S->rf, c->prefix, j, to, c->prefix[j - 1]) ||
+             cbp_rf_others_read(S->rf, c->prefix, j, to, c->prefix[j - 1]))
+            continue;
          c->prefix[j - 1] = to;
          changed = 1;
       }

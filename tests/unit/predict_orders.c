@@ -76,6 +76,28 @@ static void test_later_instance(void) {
    ok(ord_on_write(w1), "and its last, on another variable: res1");
 }
 
+/* readsfrom.c's question before synthesis moves T2's events after the
+ * other prefixes: does another prefix read what they wrote?  T3 read the
+ * task counter T2 had used up; with T2 moved after it, T3 would take a
+ * task and leave the plan's path. */
+static void test_others_read(void) {
+   load_text("T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+             "T2 start T1\nT2 begin work\nT2 write next =4 @q.c:5\nT2 end work\n"
+             "T3 start T1\nT3 begin work\nT3 read next =4 @q.c:4\nT3 end work\n"
+             "T1 join T2\nT1 join T3\nT1 end main\n");
+   cbp_escape x;
+   cbp_escape_run(&T, &x);
+   cbp_rf *rf = cbp_rf_new(&T, &x);
+   uint64_t prefix[3] = {2, 1, 1};
+   ok(cbp_rf_others_read(rf, prefix, 2, 0, 1),
+      "T3's prefix reads T2's write: T2 may not move after it");
+   prefix[2] = 0;
+   ok(!cbp_rf_others_read(rf, prefix, 2, 0, 1),
+      "with T3 not yet past its read, it may");
+   cbp_rf_free(rf);
+   cbp_escape_free(&x);
+}
+
 int main(void) {
    cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
    analyse_text(setters, o);
@@ -92,6 +114,7 @@ int main(void) {
       ok(a_written >= 2, "the others are stopped just before it, past their write of a");
    }
    test_later_instance();
+   test_others_read();
    text_trace_free();
    printf("1..%d\n", ntest);
    return nfail != 0;
