@@ -69,6 +69,20 @@ canon() {
 norm "$TMP/plain/report.json" "$TMP/plain" | canon >"$TMP/a.json"
 norm "$TMP/shared/report.json" "$TMP/shared" | canon >"$TMP/b.json"
 D=$(diff "$TMP/a.json" "$TMP/b.json")
+if [ -n "$D" ]; then
+   # Each run records the programs anew, and a loaded machine can record
+   # another interleaving, which predicts other schedules: both once more.
+   diag "the two runs' reports differ (another recorded interleaving?); both again:"
+   printf '%s\n' "$D" | head -10 | sed 's/^/#   /'
+   rm -rf "$TMP/plain" "$TMP/shared" "$TMP/jobs.txt"
+   (cd "$TMP" && "$CBTEST" --all-bugs --timeout 10 -o plain --tests suite.tests >plain.out 2>&1)
+   (cd "$TMP" && "$CBTEST" --all-bugs --timeout 10 -o shared --emit-jobs jobs.txt --tests suite.tests >emit.out 2>&1)
+   (cd "$TMP/elsewhere" && sh ../jobs.txt >jobs.log 2>&1)
+   (cd "$TMP" && "$CBTEST" --merge shared >merge.out 2>&1)
+   norm "$TMP/plain/report.json" "$TMP/plain" | canon >"$TMP/a.json"
+   norm "$TMP/shared/report.json" "$TMP/shared" | canon >"$TMP/b.json"
+   D=$(diff "$TMP/a.json" "$TMP/b.json")
+fi
 is "$D" "" "report.json: merged jobs equal the plain run (timings aside)"
 norm "$TMP/plain/report.sarif" "$TMP/plain" | canon >"$TMP/a.sarif"
 norm "$TMP/shared/report.sarif" "$TMP/shared" | canon >"$TMP/b.sarif"
