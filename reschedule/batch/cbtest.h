@@ -64,6 +64,8 @@ typedef struct {
    double timeout_s;         /* --timeout S, passed to cbreplay */
    double record_timeout_s;  /* --record-timeout S */
    int z3;                   /* --z3 asked for */
+   const char *instrument;   /* --instrument WHAT for cbtrace record, or
+                                NULL: its default */
    int all_bugs;             /* --all-bugs: force every schedule */
    size_t max_runs;          /* --max-runs N per test, 0: no cap */
    const char *tests_file;   /* --tests FILE, or NULL */

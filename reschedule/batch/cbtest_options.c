@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cbtest.h"
+#include "launch.h"
 
 static const char usage_text[] =
 "usage: cbtest [-j N] [-o DIR] [--timeout S] [--z3] --tests FILE\n"
@@ -52,6 +53,10 @@ static const char usage_text[] =
 "                      test as failed natively (default 300)\n"
 "  --z3                have cbpredict prove each schedule possible first\n"
 "                      (cbpredict --z3)\n"
+"  --instrument WHAT   which code cbtrace record watches: default (all\n"
+"                      but the C runtime), main (the executable only) or\n"
+"                      all (the C library too: a race inside snprintf or\n"
+"                      memcpy on shared memory; much more to predict)\n"
 "  --all-bugs          force every schedule of a test; by default a test's\n"
 "                      schedules stop being forced at its first confirmed\n"
 "                      bug (cbpredict numbers the likeliest first); a\n"
@@ -165,7 +170,8 @@ static int default_jobs(void)
 
 enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS, OPT_ALL_BUGS,
        OPT_MAX_RUNS, OPT_WRAP, OPT_REPORT_DIR, OPT_MERGE, OPT_EMIT_JOBS,
-       OPT_RUN_JOB, OPT_SOURCE_DIR, OPT_EXPLORE, OPT_DELAYS, OPT_SEED };
+       OPT_RUN_JOB, OPT_SOURCE_DIR, OPT_EXPLORE, OPT_DELAYS, OPT_SEED,
+       OPT_INSTRUMENT };
 
 static int check_modes(cbt_options *o);
 
@@ -175,6 +181,7 @@ static const struct option longopts[] = {
    {"timeout", required_argument, 0, OPT_TIMEOUT},
    {"record-timeout", required_argument, 0, OPT_RECORD_TIMEOUT},
    {"z3", no_argument, 0, OPT_Z3},
+   {"instrument", required_argument, 0, OPT_INSTRUMENT},
    {"tests", required_argument, 0, OPT_TESTS},
    {"all-bugs", no_argument, 0, OPT_ALL_BUGS},
    {"max-runs", required_argument, 0, OPT_MAX_RUNS},
@@ -304,6 +311,12 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
          break;
       case OPT_Z3:
          o->z3 = 1;
+         break;
+      case OPT_INSTRUMENT:
+         if (!cb_instrument_words(optarg))
+            return usage_error("--instrument wants default, main or all, "
+                               "not '%s'", optarg);
+         o->instrument = optarg;
          break;
       case OPT_TESTS:
          o->tests_file = optarg;

@@ -121,6 +121,10 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
       argv[k++] = (char *)t->trace;
       if (t->record_failures) /* recorded again: its creators first */
          argv[k++] = "--parent-first";
+      if (s->o->instrument) {
+         cbt_fmt(j->num, sizeof j->num, "--instrument=%s", s->o->instrument);
+         argv[k++] = j->num;
+      }
       argv[k++] = "--";
       k = put_test_command(argv, k, t);
       cbt_fmt(j->out, sizeof j->out, "%s/record.out", t->dir);

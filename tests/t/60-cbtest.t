@@ -106,6 +106,7 @@ echo "cbtrace $*" >>"$LOG"
 [ "$1" = record ] && [ "$2" = -o ] || { echo "cbtrace: bad usage" >&2; exit 2; }
 out=$3; shift 3
 [ "$1" = --parent-first ] && shift
+case $1 in --instrument=*) shift ;; esac
 [ "$1" = -- ] || { echo "cbtrace: bad usage" >&2; exit 2; }
 shift
 printf '%s\n' "$1" >"$out"
@@ -328,6 +329,17 @@ if script -qec true /dev/null >/dev/null 2>&1; then
 else
    ok "# SKIP script(1) is not available" true
 fi
+
+# --instrument WHAT goes to cbtrace record; a WHAT it does not know is bad
+# usage.
+: >"$LOG"
+(cd "$FAKE" && bin/cbtest -j 1 --instrument all -o instr-out -- progs/clean >/dev/null 2>&1); RC=$?
+is "$RC" 0 "--instrument all: the clean test passes"
+is "$(grep -c '^cbtrace record -o .* --instrument=all -- .*progs/clean$' "$LOG")" 1 \
+   "--instrument all: cbtrace record --instrument=all"
+OUT=$(cd "$FAKE" && bin/cbtest --instrument most -- progs/clean 2>&1); RC=$?
+is "$RC" 2 "--instrument most: exit 2"
+like "$OUT" "cbtest: --instrument wants default, main or all, not 'most'" "--instrument most: says why"
 
 # A failure that did not come back when forced again does not end the
 # test's forcing: the next schedule is forced, and its bug (which does come
