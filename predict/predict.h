@@ -333,15 +333,12 @@ typedef struct {
 } cbp_result;
 
 /* ---- Other writers an order violation holds back (site_writers.c) ------ */
-typedef struct cbp_site_writes cbp_site_writes;
-/* The writes at the sites of which's order violations whose f reads. */
-cbp_site_writes *cbp_site_writes_new(const cb_trace *t, const cbp_result *r,
-                                     const size_t *which, size_t nwhich);
-void cbp_site_writes_free(cbp_site_writes *sw);
 /* For c (its prefix set): hold[j-1] = the counted index of thread j's last
  * write at a's site in its prefix that does not happen before f, or
- * UINT64_MAX; returns how many threads have one. */
-uint32_t cbp_site_writers(const cbp_site_writes *sw, const cb_trace *t,
+ * UINT64_MAX; returns how many threads have one.  rf: the reads-from
+ * index (readsfrom.c), which keeps every shared variable's writes. */
+struct cbp_rf;
+uint32_t cbp_site_writers(const struct cbp_rf *rf, const cb_trace *t,
                           const cbp_vclock *v, const cbp_candidate *c,
                           uint32_t nthreads, uint64_t *hold);
 
@@ -441,6 +438,12 @@ int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
  * Past RF_SCAN events to look at, it says yes. */
 int cbp_rf_others_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                        uint64_t from, uint64_t to);
+/* Variable v's writes, in trace order: their trace indices and threads. */
+size_t cbp_rf_writes(const cbp_rf *rf, uint32_t v, const uint64_t **idx,
+                     const uint32_t **tid);
+/* The counted index of thread k's event at trace index i (of its first
+ * counted event at or after i). */
+uint64_t cbp_rf_count_at(const cbp_rf *rf, uint32_t k, uint64_t i);
 /* The trace index of thread j's counted event number k (its index kept
  * there), or the trace's length when j has no such event. */
 uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k);

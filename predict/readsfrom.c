@@ -162,6 +162,14 @@ int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
    return 0;
 }
 
+size_t cbp_rf_writes(const cbp_rf *rf, uint32_t v, const uint64_t **idx,
+                     const uint32_t **tid) {
+   if (!v || v > rf->x->nvars) return 0;
+   *idx = rf->widx + rf->woff[v];
+   *tid = rf->wtid + rf->woff[v];
+   return rf->woff[v + 1] - rf->woff[v];
+}
+
 /* The first of thread k's counted events at or after trace index i. */
 static uint64_t count_at(const cbp_rf *rf, uint32_t k, uint64_t i) {
    uint64_t lo = 0, hi = rf->x->counted[k];
@@ -186,4 +194,9 @@ int cbp_rf_others_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
       if (cbp_rf_reads_from(rf, k, c, end, j, from)) return 1;
    }
    return 0;
+}
+
+uint64_t cbp_rf_count_at(const cbp_rf *rf, uint32_t k, uint64_t i) {
+   if (k == 0 || k > rf->x->nthreads) return 0;
+   return count_at(rf, k, i);
 }

@@ -361,7 +361,6 @@ typedef struct {
    uint64_t *need, *end;
    cbp_step *r3; size_t nr3, capr3;
    cbp_rf *rf;
-   cbp_site_writes *sw;  /* an order violation's other writers */
    uint64_t *hold;
 } synth;
 
@@ -446,7 +445,8 @@ static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
       const cbp_cycle_thread *m = &c->more[k];
       if (c->prefix[m->tid - 1] > m->le.count) c->prefix[m->tid - 1] = m->le.count;
    }
-   if (cbp_site_writers(S->sw, S->t, S->v, c, n, S->hold)) /* site_writers.c */
+   if (c->pattern == CBP_ORD && !S->rf) S->rf = cbp_rf_new(S->t, S->x);
+   if (cbp_site_writers(S->rf, S->t, S->v, c, n, S->hold)) /* site_writers.c */
       for (uint32_t j = 1; j <= n; j++)
          if (S->hold[j - 1] != NONE) {
             uint64_t to = prev_cut(&S->bad[j], S->hold[j - 1]);
@@ -570,7 +570,6 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
 
    synth S = {t, x, v, L, bad_cuts(t, x, L), cbp_xcalloc(n + 1, sizeof(uint64_t)),
               cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, r->rf,
-              cbp_site_writes_new(t, r, which, nwhich),
               cbp_xcalloc(n + 1, sizeof(uint64_t))};
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
    for (size_t k = 0; k < nwhich; k++) {
@@ -584,7 +583,6 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       }
    }
    free(S.r3); free(S.need); free(S.end); free(saved); free(late); free(S.hold);
-   cbp_site_writes_free(S.sw);
    r->rf = S.rf; /* kept for the next batch and for ranking */
    bad_cuts_free(S.bad, n);
 }

@@ -387,23 +387,24 @@ CB_WRAP(int, pthreadZubarrierZuwait, cb_barrier_wait, (pthread_barrier_t *b),
 static struct {
    void *(*start)(void *);
    void *arg;
+   UWord yields;
    int used;
 } cb_child_slot[CB_CHILD_SLOTS];
-static UWord cb_child_yields;
 
 static void *cb_child_start(void *slot)
 {
    UWord k = (UWord)slot;
    void *(*start)(void *) = cb_child_slot[k].start;
    void *arg = cb_child_slot[k].arg;
+   UWord yields = cb_child_slot[k].yields;
    __atomic_store_n(&cb_child_slot[k].used, 0, __ATOMIC_RELEASE);
-   for (UWord i = 0; i < cb_child_yields; i++)
+   for (UWord i = 0; i < yields; i++)
       sched_yield();
    return start(arg);
 }
 
-/* A free slot holding start and arg, or -1. */
-static long cb_child_take(void *(*start)(void *), void *arg)
+/* A free slot holding start, arg and yields, or -1. */
+static long cb_child_take(void *(*start)(void *), void *arg, UWord yields)
 {
    for (long k = 0; k < CB_CHILD_SLOTS; k++) {
       int free_ = 0;
@@ -411,6 +412,7 @@ static long cb_child_take(void *(*start)(void *), void *arg)
                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
          cb_child_slot[k].start = start;
          cb_child_slot[k].arg = arg;
+         cb_child_slot[k].yields = yields;
          return k;
       }
    }
@@ -425,9 +427,8 @@ static int cb_create(OrigFn fn, UWord c, pthread_t *thr,
    int ds = PTHREAD_CREATE_JOINABLE;
    cb_turn(0);
    UWord yields = cb_answer(REQ_EXPR(CB_REQ_PARENT_FIRST, 0, 0));
-   long slot = yields ? cb_child_take(start, arg) : -1;
+   long slot = yields ? cb_child_take(start, arg, yields) : -1;
    if (slot >= 0) {
-      cb_child_yields = yields;
       CALL_FN_W_WWWW(r, fn, thr, attr, cb_child_start, (void *)slot);
       if (r != 0)
          __atomic_store_n(&cb_child_slot[slot].used, 0, __ATOMIC_RELEASE);

@@ -189,10 +189,13 @@ int cbt_main_wrap(const cbt_options *o)
       cbt_free_suite(&s);
       return rc;
    }
+   /* The test's own output, of the recorded run that failed when it was
+    * recorded again (its exit status is the one passed through below). */
    char path[PATH_MAX + 32];
-   cbt_fmt(path, sizeof path, "%s/record.out", t->dir);
+   const char *run = t->record_failures ? "record-failed" : "record";
+   cbt_fmt(path, sizeof path, "%s/%s.out", t->dir, run);
    copy_file(path, stdout);
-   cbt_fmt(path, sizeof path, "%s/record.err", t->dir);
+   cbt_fmt(path, sizeof path, "%s/%s.err", t->dir, run);
    copy_file(path, stderr);
    cbt_collect_bugs(&s);
    cbt_print_summary(stderr, &s);

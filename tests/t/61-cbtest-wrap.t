@@ -126,4 +126,21 @@ is "$(perl -MJSON::PP -0777 -ne 'my $d = decode_json($_); print join(",", map { 
    "bank:bugs,tally:clean" "--merge: report.json names each test and its outcome"
 ok "--merge: report.sarif and report.html written" test -s "$REP/report.sarif" -a -s "$REP/report.html"
 
+
+# A test that failed in its first recorded run and passed when recorded
+# again: the runner sees that failure, its status and its own output, not
+# the later run's.
+cat >"$TMP/once.sh" <<EOF
+#!/bin/sh
+[ -f "$TMP/once.ran" ] && { echo "second run fine"; exit 0; }
+: >"$TMP/once.ran"
+echo "first run broke" >&2
+exit 4
+EOF
+chmod +x "$TMP/once.sh"
+"$CBTEST" --wrap --report-dir "$TMP/once-out" -- "$TMP/once.sh" >"$TMP/once.out" 2>"$TMP/once.err"
+is $? 4 "--wrap: a test that failed once when recorded exits with that run's status"
+like "$(cat "$TMP/once.err")" "first run broke" "--wrap: and shows that run's stderr"
+unlike "$(cat "$TMP/once.out")" "second run fine" "--wrap: not the later run's output"
+
 done_testing
