@@ -334,6 +334,9 @@ const char *cbr_event_where(const cb_sched_event *e, int shortname,
                             char *buf, size_t len);
 const char *cbr_variable_of(const cb_schedule *s, char *buf, size_t len);
 const char *cbr_pattern_of(const cb_schedule *s);
+/* The text of a location's source line (cb_source_line: from the folder the
+ * trace recorded, else as named); 1 when there is one to quote. */
+int cbr_source_of(const cb_sched_location *l, char *buf, size_t len);
 /* A delay schedule of cbpredict --delays (pattern "explore"): its e1, f,
  * e2 are its first, second and last delay point, not a violation. */
 int cbr_is_explore(const cb_schedule *s);

@@ -43,6 +43,15 @@ static const char *object_of(const cb_schedule *s,
    return buf;
 }
 
+/* The source line an event ran at, quoted under it when the source is
+ * there and not newer than the program (cb_source_line). */
+static void print_source(FILE *out, const cb_sched_location *l)
+{
+   char text[200];
+   if (cbr_source_of(l, text, sizeof text))
+      fprintf(out, "        %6u | %s\n", l->line, text);
+}
+
 /* The value is the forced run's (the tool says it, "value K V"), with the
  * recorded run's beside it when they differ: a lost update reads as
  * "write hits = 1 (recorded run: 2)". */
@@ -69,6 +78,7 @@ static void print_event(FILE *out, const char *role, const char *pattern,
    if (e->location && e->location->function && *e->location->function)
       fprintf(out, " in %s()", e->location->function);
    fprintf(out, "  (its counted event %llu)\n", (unsigned long long)e->index);
+   print_source(out, e->location);
 }
 
 /* Pattern DLK (cbpredict's deadlocks.c): e1 = T1 takes lock A, f = T2

@@ -47,9 +47,12 @@
 
 /* Exit status of cbtest. */
 enum {
-   CBT_EXIT_CLEAN = 0, /* no bug confirmed */
+   CBT_EXIT_CLEAN = 0, /* no bug confirmed, every test ran and passed */
    CBT_EXIT_BUG = 1,   /* a forced run failed, deadlocked or hung */
-   CBT_EXIT_USAGE = 2  /* bad usage or input, or nothing could run */
+   CBT_EXIT_USAGE = 2, /* bad usage or input, or nothing could run */
+   CBT_EXIT_FAILED = 3 /* no bug confirmed, but a test failed natively (no
+                          schedule reproduces it) or could not run: a CI
+                          job must not read that as a pass */
 };
 
 #define CBT_DEFAULT_OUT "cbtest-out"
@@ -157,6 +160,7 @@ typedef struct {
    char function[256];
    unsigned tid;
    char variable[256]; /* what it acts on, "" in older schedules */
+   char source[160];   /* the source line's text, "" when not readable */
 } cbt_event;
 
 typedef struct {
@@ -335,6 +339,15 @@ void cbt_free_suite(cbt_suite *s);
 /* Fills s->bugs from the finished runs, scores every access pattern and
  * orders both by rank (cbtest_bugs.c). */
 void cbt_collect_bugs(cbt_suite *s);
+/* Line `line` of a source file (cb_source_line), looked for in the folder
+ * the trace recorded (dir, may be NULL), as named, in --source-dir, the
+ * folder the test ran in, the program's folder and the one above it; ""
+ * when not found, or newer than object (may be NULL). */
+void cbt_source_line(const cbt_suite *s, const cbt_test *t, const char *dir,
+                     const char *object, const char *file, unsigned line,
+                     char *buf, size_t len);
+/* Fills r's e1, f and e2 source lines from its schedule file. */
+void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r);
 /* The verdict of a forced run from how its cbreplay job ended. */
 void cbt_judge_replay(cbt_run *r, const cb_job_end *e);
 /* Sets up a test in s->tests[i] (folder DIR/tests/ID, or `dir` when not
