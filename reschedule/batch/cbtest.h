@@ -84,7 +84,10 @@ typedef struct {
    int out_dir_given;        /* -o or --report-dir was given */
    const char *source_dir;   /* --source-dir: where report.html looks for
                                 the source files */
-   unsigned delays;          /* --explore / --delays N: 0 no exploration */
+   unsigned delays;          /* delays a schedule of exploration (on by
+                                default, --delays N); 0 no exploration */
+   int explore_given;        /* --explore or --delays was given */
+   int no_explore;           /* --no-explore */
    unsigned long long seed;  /* --seed: of the first exploration round */
 } cbt_options;
 
@@ -480,6 +483,11 @@ const char *cbt_pattern_short(const char *pattern);
  * default the predicted ones and CBT_DEFAULT_EXPLORE_RUNS more) are spent. */
 #define CBT_DEFAULT_DELAYS 2
 #define CBT_DEFAULT_EXPLORE_RUNS 40
+/* With --max-runs N and exploration, the predicted schedules get at most
+ * N less this share of it (N / 4), so that exploration is not left without
+ * a run when prediction wrote more schedules than N (cbt_predicted_cap). */
+#define CBT_EXPLORE_SHARE 4
+size_t cbt_predicted_cap(const cbt_options *o);
 /* From test_finished: 1 when the test goes on exploring (its next round's
  * prediction is ready to start: state CBT_T_RECORDED), 0 when it is done. */
 int cbt_explore_continue(cbt_suite *s, size_t ti);

@@ -195,7 +195,7 @@ $FAKE/progs/missing
 $FAKE/progs/flaky
 EOF
 : >"$LOG"
-(cd "$FAKE" && bin/cbtest -j 1 --all-bugs -o out --tests suite.tests >stdout 2>stderr); RC=$?
+(cd "$FAKE" && bin/cbtest -j 1 --all-bugs --no-explore -o out --tests suite.tests >stdout 2>stderr); RC=$?
 SUM=$(cat "$FAKE/stdout")
 ERR=$(cat "$FAKE/stderr")
 # The summary on one line ("~" for newlines), to match a test's lines together.
