@@ -91,9 +91,9 @@ static int rep_exists(cbp_map *reps, rctx *rc, const ewit *e, const fwit *f, int
 
 /* A cut-point found, before its candidate is made: its e and f witnesses
  * (indices into p->ew, p->fw), pattern and finding order (seq).  There are
- * several times more of them than the symmetric cut keeps (164,000 against
- * 26,000 on 10 M events), so they are sorted and cut as these 32 bytes,
- * and only the kept ones become 304-byte candidates. */
+ * several times more of them than the symmetric cut keeps (158,000 against
+ * 25,500 on 10 M generated events), so they are sorted and cut as these 32
+ * bytes, and only the kept ones become 304-byte candidates. */
 typedef struct { uint64_t e1, f; uint32_t e, fw, seq; uint8_t pat; } found;
 
 /* cbp_candidate_cmp's order (none of pass B's is an ORD), ties in the
