@@ -126,6 +126,14 @@ if [ -n "$sch" ]; then
       >"$TMP/rjson" 2>/dev/null
    like "$(cat "$TMP/rjson")" "\"variable\": \"st\.count\", \"address\": $want" \
       "cbreplay --json: the name and the raw address"
+   # A forced run that is recorded (cbreplay --record: every explored run
+   # of cbtest) names the data as the recording does, so what exploration
+   # reports is named alike (slots[3], not slots+12).
+   cbreplay --timeout 10 --schedule "$TMP/s/$sch.pb" --record "$TMP/rr.pb" -- "$prog" \
+      >/dev/null 2>&1
+   rd=$(cbtrace dump "$TMP/rr.pb" 2>&1)
+   like "$rd" " write slots\[3\] " "cbreplay --record: the forced run's trace names slots[3]"
+   like "$rd" " write st\.count " "cbreplay --record: and st.count"
    # The report quotes each event's source line (the trace keeps the
    # source's folder; trace/source.c), in text and --json; not once the
    # source is newer than the program: it may not be the line that ran.
