@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
    char fn[32];
    for (uint32_t id = 1; id <= NFUN * NLINE + 1; id++) {
       snprintf(fn, sizeof fn, id > NFUN * NLINE ? "main" : "work%u", (id - 1) / NLINE);
-      cb_location l = {0x401000 + id * 8, "synthetic", fn, "synthetic.c", 100 + id};
+      cb_location l = {0x401000 + id * 8, "synthetic", fn, "synthetic.c", 100 + id, ""};
       if (cb_writer_location(w, id, &l, &err)) { fprintf(stderr, "cb-gen-trace: %s\n", err.msg); return 1; }
    }
    const uint64_t var0 = 0x600000, lock0 = 0x700000, fn0 = 0x401000;

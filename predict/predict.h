@@ -364,8 +364,11 @@ uint32_t cbp_site_writers(const struct cbp_rf *rf, const cb_trace *t,
  * locations, thread pair), sorted by the trace index of e1. */
 void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
                    cbp_locks *L, enum cbp_blocks blocks, cbp_result *r);
-/* Two thread pairs per code-site triple, the rest counted (symmetric.c). */
-void cbp_reduce_symmetric(cbp_result *r, const cb_trace *t);
+/* Two thread pairs per code-site triple (symmetric.c): of n candidates in
+ * their order, each given by its variable's address, e1, f, e2 (trace
+ * indices) and pattern, which to keep (keep[i]); returns how many. */
+typedef struct { uint64_t addr, e1, f, e2; uint8_t pat; } cbp_symsite;
+size_t cbp_symmetric_keep(const cb_trace *t, const cbp_symsite *s, size_t n, uint8_t *keep);
 /* Candidate order (trace index of e1, then f, then pattern): schedule
  * numbers follow it. */
 int cbp_candidate_cmp(const void *a, const void *b);

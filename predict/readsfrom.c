@@ -34,17 +34,17 @@ struct cbp_rf {
    uint32_t *wtid; /* its thread */
 };
 
-/* The writes of every shared variable, grouped by variable, in trace order. */
+/* Whether e, an access of variable v (0: none), is a write the index keeps. */
+static int indexed_write(const cbp_escape *x, const cb_event *e, uint32_t v) {
+   return e->kind == CB_EV_WRITE && v && x->var_shared[v] && e->tid;
+}
+
+/* The writes of every shared variable, grouped by variable, in trace
+ * order; rf->woff[v + 1] holds variable v's count (cbp_rf_new's pass). */
 static void index_writes(cbp_rf *rf) {
    const cb_trace *t = rf->t;
    const cbp_escape *x = rf->x;
    size_t nv = (size_t)x->nvars + 1;
-   rf->woff = cbp_xcalloc(nv + 1, sizeof *rf->woff);
-   for (size_t i = 0; i < t->nevents; i++) {
-      const cb_event *e = &t->events[i];
-      uint32_t v = x->var_of[i];
-      if (e->kind == CB_EV_WRITE && v && x->var_shared[v] && e->tid) rf->woff[v + 1]++;
-   }
    for (size_t v = 0; v < nv; v++) rf->woff[v + 1] += rf->woff[v];
    size_t nw = rf->woff[nv];
    rf->widx = cbp_xcalloc(nw, sizeof *rf->widx);
@@ -53,7 +53,7 @@ static void index_writes(cbp_rf *rf) {
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
       uint32_t v = x->var_of[i];
-      if (e->kind != CB_EV_WRITE || !v || !x->var_shared[v] || !e->tid) continue;
+      if (!indexed_write(x, e, v)) continue;
       size_t k = rf->woff[v] + fill[v]++;
       rf->widx[k] = i;
       rf->wtid[k] = e->tid;
@@ -61,16 +61,21 @@ static void index_writes(cbp_rf *rf) {
    free(fill);
 }
 
+/* One pass finds each thread's counted events and counts each variable's
+ * writes; a second (index_writes) places the writes. */
 cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x) {
    cbp_rf *rf = cbp_xcalloc(1, sizeof *rf);
    uint32_t n = x->nthreads;
    rf->t = t; rf->x = x;
    rf->pos = cbp_xcalloc(n + 1, sizeof *rf->pos);
+   rf->woff = cbp_xcalloc((size_t)x->nvars + 2, sizeof *rf->woff);
    uint64_t *k = cbp_xcalloc(n + 1, sizeof *k);
    for (uint32_t j = 1; j <= n; j++)
       rf->pos[j] = cbp_xcalloc(x->counted[j] ? x->counted[j] : 1, sizeof **rf->pos);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
+      uint32_t v = x->var_of[i];
+      if (indexed_write(x, e, v)) rf->woff[v + 1]++;
       if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
          continue;
       if (k[e->tid] < x->counted[e->tid]) rf->pos[e->tid][k[e->tid]++] = i;

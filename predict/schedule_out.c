@@ -52,6 +52,7 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
       loc->object = (char *)l->object;
       loc->function = (char *)l->function;
       loc->file = (char *)l->file;
+      loc->dir = l->dir && *l->dir ? (char *)l->dir : NULL;
       loc->has_line = 1; loc->line = l->line;
       /* In a library without debug information, the line of the user's
        * code that called into it (replay checks the code address, not
@@ -60,6 +61,8 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
       if (user) {
          loc->file = (char *)t->locs[user].file;
          loc->line = t->locs[user].line;
+         loc->dir = t->locs[user].dir && *t->locs[user].dir
+                       ? (char *)t->locs[user].dir : NULL;
       }
    }
    pe->location = loc;

@@ -15,6 +15,8 @@
  * The variable's writes come from the reads-from index (readsfrom.c),
  * which keeps every shared variable's writes in trace order.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdlib.h>
+
 #include "predict.h"
 
 /* Whether c needs its site's writers held: an order violation whose f is
@@ -26,6 +28,12 @@ static int wants(const cb_trace *t, const cbp_candidate *c)
           t->events[c->e1].kind == CB_EV_WRITE;
 }
 
+/* Each thread's latest write at a's site before f that lies in its
+ * prefix decides for it: held when it does not happen before f; when it
+ * does, so do its earlier ones (clocks only grow).  So the writes are
+ * taken from f backwards, and the scan stops once every other thread is
+ * decided (most often a few writes back, not the variable's whole
+ * history before f, which grows with the trace). */
 uint32_t cbp_site_writers(const cbp_rf *rf, const cb_trace *t,
                           const cbp_vclock *v, const cbp_candidate *c,
                           uint32_t nthreads, uint64_t *hold)
@@ -35,17 +43,27 @@ uint32_t cbp_site_writers(const cbp_rf *rf, const cb_trace *t,
    const uint64_t *idx;
    const uint32_t *tid;
    size_t n = cbp_rf_writes(rf, c->var, &idx, &tid);
-   uint32_t loc = t->events[c->e1].loc, held = 0;
-   for (size_t k = 0; k < n && idx[k] < c->f; k++) {
-      uint32_t j = tid[k];
-      if (j == 0 || j > nthreads || j == c->t1 || j == c->t2 ||
-          t->events[idx[k]].loc != loc)
-         continue;
-      uint64_t count = cbp_rf_count_at(rf, j, idx[k]);
-      if (count >= c->prefix[j - 1]) continue;         /* not in its prefix */
-      if (count < cbp_vc_get(v, c->seg_f, j)) continue; /* happens before f */
-      held += hold[j - 1] == UINT64_MAX;
-      hold[j - 1] = count; /* trace order: the latest so far */
+   size_t lo = 0, hi = n; /* the writes before f: idx[0 .. lo) */
+   while (lo < hi) {
+      size_t m = lo + (hi - lo) / 2;
+      if (idx[m] < c->f) lo = m + 1; else hi = m;
    }
+   uint32_t loc = t->events[c->e1].loc, held = 0;
+   uint8_t *done = cbp_xcalloc(nthreads + 1, 1);
+   uint32_t open = nthreads; /* threads not decided yet */
+   for (uint32_t j = 1; j <= nthreads; j++)
+      if (j == c->t1 || j == c->t2) { done[j] = 1; open--; }
+   for (size_t k = lo; k-- > 0 && open;) {
+      uint32_t j = tid[k];
+      if (j == 0 || j > nthreads || done[j] || t->events[idx[k]].loc != loc) continue;
+      uint64_t count = cbp_rf_count_at(rf, j, idx[k]);
+      if (count >= c->prefix[j - 1]) continue; /* not in its prefix */
+      done[j] = 1;
+      open--;
+      if (count < cbp_vc_get(v, c->seg_f, j)) continue; /* happens before f */
+      held++;
+      hold[j - 1] = count;
+   }
+   free(done);
    return held;
 }

@@ -233,29 +233,12 @@ typedef struct { uint64_t lo, hi; } range; /* inclusive counts */
 typedef struct { range *v; size_t n, cap; } ranges;
 
 /* Per thread, the counts c at which it may not stop: after its first c
- * events it holds a lock, or event c-1 is the first half of an instruction. */
-static ranges *bad_cuts(const cb_trace *t, const cbp_escape *x, cbp_locks *L) {
-   uint32_t n = x->nthreads;
-   ranges *b = cbp_xcalloc(n + 1, sizeof *b);
-   cbp_held *held = cbp_xcalloc(n + 1, sizeof *held);
-   uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt);
-   for (size_t i = 0; i < t->nevents; i++) {
-      const cb_event *e = &t->events[i];
-      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
-         continue;
-      uint32_t j = e->tid;
-      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&held[j], cbp_lock_of(L, &held[j], e));
-      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&held[j], cbp_lock_of(L, &held[j], e));
-      uint64_t c = ++cnt[j];
-      if (held[j].n == 0 && cbp_cut_ok(x, i)) continue;
-      ranges *r = &b[j];
-      if (r->n && r->v[r->n - 1].hi + 1 == c) { r->v[r->n - 1].hi = c; continue; }
-      r->v = cbp_grow(r->v, &r->cap, r->n, sizeof *r->v);
-      r->v[r->n++] = (range){c, c};
-   }
-   for (uint32_t j = 0; j <= n; j++) cbp_held_free(&held[j]);
-   free(held); free(cnt);
-   return b;
+ * events it holds a lock, or event c-1 is the first half of an
+ * instruction.  Filled by the sweep (sweep() below), count by count. */
+static void bad_cut(ranges *r, uint64_t c) {
+   if (r->n && r->v[r->n - 1].hi + 1 == c) { r->v[r->n - 1].hi = c; return; }
+   r->v = cbp_grow(r->v, &r->cap, r->n, sizeof *r->v);
+   r->v[r->n++] = (range){c, c};
 }
 
 static void bad_cuts_free(ranges *b, uint32_t n) {
@@ -520,31 +503,18 @@ static const char *synth_one(synth *S, cbp_candidate *c, uint64_t *saved, uint64
    return synth_from(S, c, saved);
 }
 
-void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
-                         const cbp_vclock *v, cbp_locks *L, cbp_result *r,
-                         const size_t *which, size_t nwhich) {
+/* One sweep of the trace, each thread's lock state followed once for
+ * both: region I's prefix of each candidate of `order` (per thread, its
+ * count where the candidate's cut comes, or its last empty-lockset cut
+ * before it), and where each thread may not stop (bad). */
+static void sweep(const cb_trace *t, const cbp_escape *x, cbp_locks *L, cbp_result *r,
+                  const bypos *order, size_t norder, uint64_t **late, ranges *bad) {
    uint32_t n = x->nthreads;
-   if (!nwhich) return;
-   /* An order violation also gets the cut at f's side (late_ok). */
-   bypos *order = cbp_xcalloc(2 * nwhich, sizeof *order);
-   uint64_t **late = cbp_xcalloc(nwhich, sizeof *late);
-   size_t norder = 0;
-   for (size_t k = 0; k < nwhich; k++) {
-      const cbp_candidate *c = &r->c[which[k]];
-      uint64_t a = pos_of(c->x1), b = pos_of(c->x2);
-      order[norder++] = (bypos){a < b ? a : b, which[k], 0};
-      if (c->pattern == CBP_ORD && b > a) {
-         late[k] = cbp_xcalloc(n ? n : 1, sizeof **late);
-         order[norder++] = (bypos){b, which[k], k + 1};
-      }
-   }
-   qsort(order, norder, sizeof *order, cmp_pos);
-   /* Sweep: per thread, its last empty-lockset cut so far. */
    cbp_held *held = cbp_xcalloc(n + 1, sizeof *held);
    uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt), *le = cbp_xcalloc(n + 1, sizeof *le);
    uint64_t *prev = cbp_xcalloc(n + 1, sizeof *prev); /* index + 1 */
    size_t next = 0;
-   for (size_t i = 0; i <= t->nevents && next < norder; i++) {
+   for (size_t i = 0; i <= t->nevents; i++) {
       while (next < norder && order[next].pos <= i) {
          const bypos *o = &order[next++];
          cbp_candidate *c = &r->c[o->idx];
@@ -568,11 +538,36 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       if (e->kind == CB_EV_UNLOCK) cbp_held_release(&held[j], cbp_lock_of(L, &held[j], e));
       cnt[j]++;
       prev[j] = i + 1;
+      if (j && (held[j].n || !cbp_cut_ok(x, i))) bad_cut(&bad[j], cnt[j]);
    }
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&held[j]);
-   free(held); free(cnt); free(le); free(prev); free(order);
+   free(held); free(cnt); free(le); free(prev);
+}
 
-   synth S = {t, x, v, L, bad_cuts(t, x, L), cbp_xcalloc(n + 1, sizeof(uint64_t)),
+void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
+                         const cbp_vclock *v, cbp_locks *L, cbp_result *r,
+                         const size_t *which, size_t nwhich) {
+   uint32_t n = x->nthreads;
+   if (!nwhich) return;
+   /* An order violation also gets the cut at f's side (late_ok). */
+   bypos *order = cbp_xcalloc(2 * nwhich, sizeof *order);
+   uint64_t **late = cbp_xcalloc(nwhich, sizeof *late);
+   size_t norder = 0;
+   for (size_t k = 0; k < nwhich; k++) {
+      const cbp_candidate *c = &r->c[which[k]];
+      uint64_t a = pos_of(c->x1), b = pos_of(c->x2);
+      order[norder++] = (bypos){a < b ? a : b, which[k], 0};
+      if (c->pattern == CBP_ORD && b > a) {
+         late[k] = cbp_xcalloc(n ? n : 1, sizeof **late);
+         order[norder++] = (bypos){b, which[k], k + 1};
+      }
+   }
+   qsort(order, norder, sizeof *order, cmp_pos);
+   ranges *bad = cbp_xcalloc(n + 1, sizeof *bad);
+   sweep(t, x, L, r, order, norder, late, bad);
+   free(order);
+
+   synth S = {t, x, v, L, bad, cbp_xcalloc(n + 1, sizeof(uint64_t)),
               cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, r->rf,
               cbp_xcalloc(n + 1, sizeof(uint64_t))};
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);

@@ -149,7 +149,8 @@ enum cb_lock_mode {
 /* ---- The raw record stream (tool -> cbtrace record) ----------------------
  * A sequence of 32-byte records, native little-endian.  A record whose kind is
  * CB_WIRE_LOCDEF is a cb_wire_locdef followed by `strlen` bytes of strings
- * (object, function, file; each NUL-terminated) padded with NULs to a
+ * (object, function, file, and the file's folder; each NUL-terminated: a
+ * reader takes a missing last one as unknown) padded with NULs to a
  * multiple of 8; a CB_WIRE_SYMDEF has the same layout with one string, a
  * CB_WIRE_VARDEF with two.  The first record is a CB_WIRE_HELLO. */
 #define CB_WIRE_LOCDEF 0xF0u /* defines a code location id */

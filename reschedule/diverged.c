@@ -107,3 +107,17 @@ void cbr_describe_divergence(const cb_schedule *s, unsigned variant,
             st->unexp_forcing ? "while the schedule was forced"
                               : "after the threads were released");
 }
+
+void cbr_divergence_spoils_pattern(const cb_schedule *s, cbr_status *st)
+{
+   if (!st->unexpected || st->pattern != 1)
+      return;
+   const cb_sched_event *role[3] = {s->e1, s->f, s->e2};
+   for (int k = 0; k < 3; k++)
+      if (role[k] && role[k]->has_tid && role[k]->has_index &&
+          role[k]->tid == st->unexp_tid &&
+          st->unexp_index <= role[k]->index) {
+         st->pattern = -1;
+         return;
+      }
+}

@@ -144,7 +144,12 @@ const char *cbr_how_far(const cbr_result *r, char *buf, size_t len)
 {
    const cbr_status *st = &r->status;
    unsigned n = st->nsteps ? st->nsteps : r->nsteps;
-   if (st->tail_done)
+   if (st->unexpected && st->unexp_forcing)
+      /* Its counts may all have been run, but not the events they were
+       * meant to be. */
+      snprintf(buf, len, "after leaving the schedule's path at T%u's event "
+               "%llu", st->unexp_tid, st->unexp_index);
+   else if (st->tail_done)
       snprintf(buf, len, "after following the whole schedule");
    else if (st->step > 0)
       snprintf(buf, len, "after following the schedule to step %u of %u",

@@ -238,6 +238,11 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
  * e2). */
 void cbr_describe_divergence(const cb_schedule *s, unsigned variant,
                              cbr_status *st);
+/* The tool follows e1, f and e2 by counted index: when the run left the
+ * schedule's path at or before one of them in its thread, that index names
+ * another event, and its "pattern 1" is not known to be the violation
+ * (st->pattern becomes -1: "unknown"). */
+void cbr_divergence_spoils_pattern(const cb_schedule *s, cbr_status *st);
 
 /* ---- Judging (judge.c) ------------------------------------------------------- */
 
@@ -260,7 +265,8 @@ void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r);
 /* Whether the program ended as the recorded run did (so --check may run). */
 int cbr_exit_normal(const cbr_ending *e, const cbr_status *st);
 /* "after following the schedule to step 7 of 9", "after following the
- * whole schedule", "before its prefix was done". */
+ * whole schedule", "before its prefix was done", "after leaving the
+ * schedule's path at T2's event 8" (an unexpected event while forced). */
 const char *cbr_how_far(const cbr_result *r, char *buf, size_t len);
 
 /* ---- The keeper (keeper.c) ---------------------------------------------------- */
@@ -334,6 +340,9 @@ const char *cbr_event_where(const cb_sched_event *e, int shortname,
                             char *buf, size_t len);
 const char *cbr_variable_of(const cb_schedule *s, char *buf, size_t len);
 const char *cbr_pattern_of(const cb_schedule *s);
+/* The text of a location's source line (cb_source_line: from the folder the
+ * trace recorded, else as named); 1 when there is one to quote. */
+int cbr_source_of(const cb_sched_location *l, char *buf, size_t len);
 /* A delay schedule of cbpredict --delays (pattern "explore"): its e1, f,
  * e2 are its first, second and last delay point, not a violation. */
 int cbr_is_explore(const cb_schedule *s);

@@ -67,6 +67,14 @@ const char *cbr_event_where(const cb_sched_event *e, int shortname,
    return buf;
 }
 
+int cbr_source_of(const cb_sched_location *l, char *buf, size_t len)
+{
+   /* The folder the debug information gave, then as named from here. */
+   const char *dirs[2] = {l ? l->dir : NULL, ""};
+   return l && l->has_line && l->file &&
+          cb_source_line(dirs, 2, l->file, l->line, l->object, buf, len);
+}
+
 const char *cbr_variable_of(const cb_schedule *s, char *buf, size_t len)
 {
    if (s->variable_name && *s->variable_name)

@@ -43,6 +43,15 @@ static const char *object_of(const cb_schedule *s,
    return buf;
 }
 
+/* The source line an event ran at, quoted under it when the source is
+ * there and not newer than the program (cb_source_line). */
+static void print_source(FILE *out, const cb_sched_location *l)
+{
+   char text[200];
+   if (cbr_source_of(l, text, sizeof text))
+      fprintf(out, "        %6u | %s\n", l->line, text);
+}
+
 /* The value is the forced run's (the tool says it, "value K V"), with the
  * recorded run's beside it when they differ: a lost update reads as
  * "write hits = 1 (recorded run: 2)". */
@@ -69,6 +78,7 @@ static void print_event(FILE *out, const char *role, const char *pattern,
    if (e->location && e->location->function && *e->location->function)
       fprintf(out, " in %s()", e->location->function);
    fprintf(out, "  (its counted event %llu)\n", (unsigned long long)e->index);
+   print_source(out, e->location);
 }
 
 /* Pattern DLK (cbpredict's deadlocks.c): e1 = T1 takes lock A, f = T2
@@ -240,7 +250,8 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
 {
    char a[PATH_MAX + 32], b[PATH_MAX + 32], c[PATH_MAX + 32];
    int dlk = is_deadlock(s), ord = is_order(s);
-   if (!dlk && !happened && s->e1 && s->f && s->e2) {
+   /* happened: 1, 0, or -1 unknown (the run left the schedule's path). */
+   if (!dlk && happened <= 0 && s->e1 && s->f && s->e2) {
       fprintf(out, "  the schedule was to run T%u's %s at %s %s T%u's %s at %s",
               s->f->tid, f_kind(s),
               cbr_event_where(s->f, 1, c, sizeof c), ord ? "before" : "between",
@@ -249,7 +260,8 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
       if (!ord)
          fprintf(out, " and its %s at %s", cb_event_kind_name(s->e2->kind),
                  cbr_event_where(s->e2, 1, b, sizeof b));
-      fprintf(out, ", but that did not happen in this run.\n");
+      fprintf(out, happened == 0 ? ", but that did not happen in this run.\n"
+                   : "; whether it did in this run is not known.\n");
       return;
    }
    size_t cycle = dlk ? tail_threads(s) : 0;
@@ -320,7 +332,7 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
                   object_of(s, s->f, var, obj[1], sizeof obj[1]), &r->status, 1);
       print_event(out, "e2", s->pattern, s->e2,
                   object_of(s, s->e2, var, obj[2], sizeof obj[2]), &r->status, 2);
-      print_explanation(out, s, obj, cbr_violation_happened(r) != 0);
+      print_explanation(out, s, obj, cbr_violation_happened(r));
    }
    /* A deadlock's e2 never completes, so the tool cannot see e1, f, e2
     * in order; the deadlock or hang itself is the evidence, said above. */
@@ -336,7 +348,7 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
                         "forced schedule)"
                       : "no (the failure came from elsewhere in the forced "
                         "schedule)"
-              : r->status.pattern == 0
+              : r->status.unexpected
                  ? "unknown (the run left the schedule's path, so the tool "
                    "could not follow e1, f and e2)"
                  : "unknown (the tool did not say)");

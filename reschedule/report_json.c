@@ -18,7 +18,9 @@
  * tool could not follow the plan (when it could not: the verdict of such a
  * run is still failed when the program failed);
  * "stderr_tail" the run's last stderr lines when they were captured (--all)
- * or the run was an error.
+ * or the run was an error.  Each of e1, f, e2 has "source", the text of its
+ * source line, when the source file is there and not newer than the
+ * program (cb_source_line).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -84,6 +86,11 @@ static void json_event(FILE *out, const cb_sched_event *e,
    cb_json_write_string(out, l ? l->file : "");
    fprintf(out, ", \"line\": %u, \"function\": ", l ? l->line : 0);
    cb_json_write_string(out, l ? l->function : "");
+   char text[200];
+   if (cbr_source_of(l, text, sizeof text)) {
+      fputs(", \"source\": ", out);
+      cb_json_write_string(out, text);
+   }
    fputc('}', out);
 }
 

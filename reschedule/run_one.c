@@ -373,8 +373,10 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
          goto out;
       }
    }
-   if (r->status.unexpected)
+   if (r->status.unexpected) {
       cbr_describe_divergence(cs->s, variant, &r->status);
+      cbr_divergence_spoils_pattern(cs->s, &r->status);
+   }
    cbr_plan_values_by_role(cs->s, &r->status);
    cbr_judge(o, &e, r);
    if (o->record)

@@ -111,7 +111,7 @@ run_one() {
    d=$work/$name
    rm -rf "$d"
    t0=$(now)
-   timeout -k 30 "$budget" bin/cbtest -j 2 --max-runs "$max_runs" \
+   timeout -k 30 "$budget" bin/cbtest -j 2 --no-explore --max-runs "$max_runs" \
       --timeout "$rtimeout" --record-timeout "$budget" -o "$d" \
       -- "$prog" "$@" </dev/null >"$d.cbtest" 2>&1
    rc=$?

@@ -94,7 +94,7 @@ static int ensure_unknown_loc(cb_trace *t, cb_trace_priv *p, cb_error *err)
       return 0;
    if (grow((void **)&t->locs, &p->cap_locs, 1, sizeof *t->locs, err) < 0)
       return -1;
-   t->locs[0] = (cb_location){0, "", "", "", 0};
+   t->locs[0] = (cb_location){0, "", "", "", 0, ""};
    t->nlocs = 1;
    return 0;
 }
@@ -126,12 +126,13 @@ int cb_trace_set_location(cb_trace *t, uint32_t id, const cb_location *loc,
             err) < 0)
       return -1;
    while (t->nlocs <= id)
-      t->locs[t->nlocs++] = (cb_location){0, "", "", "", 0};
+      t->locs[t->nlocs++] = (cb_location){0, "", "", "", 0, ""};
    cb_location l = *loc;
    l.object = cb_trace_strdup(t, loc->object);
    l.function = cb_trace_strdup(t, loc->function);
    l.file = cb_trace_strdup(t, loc->file);
-   if (!l.object || !l.function || !l.file)
+   l.dir = cb_trace_strdup(t, loc->dir);
+   if (!l.object || !l.function || !l.file || !l.dir)
       return cb_fail(err, "out of memory");
    t->locs[id] = l;
    return 0;

@@ -53,6 +53,7 @@ typedef struct {
    const char *function; /* never NULL; "" when unknown */
    const char *file;     /* never NULL; "" when unknown */
    uint32_t line;        /* 0 when unknown */
+   const char *dir;      /* file's folder; NULL or "" when unknown */
 } cb_location;
 
 typedef struct {
@@ -334,6 +335,7 @@ typedef struct {
    char *object, *function, *file;
    int has_line;
    uint32_t line;
+   char *dir;
 } cb_sched_location;
 
 /* e1, f, e2, and the event a tail step is expected to end with. */
@@ -466,6 +468,17 @@ int cb_rename_into_place(const char *tmp, const char *path, cb_error *err);
 /* Whether a file's name (its last component) is one cb_temp_beside makes:
  * a writer killed before its rename leaves such a file behind. */
 int cb_is_temp_name(const char *name);
+
+/* The text of line `line` of source file `file`, trimmed and safe to
+ * print, into out (n bytes).  A relative file is looked for in dirs[0],
+ * dirs[1], ... in turn (NULL skipped; "" means as named, from the working
+ * folder); an absolute one as named.  1 when quoted; 0 when no folder holds
+ * it, or the first that does has it not as a regular file, without that
+ * line, or newer than object (the program or library it was built into:
+ * edited since, the line may not be the one that ran; NULL or "" skips
+ * that check). */
+int cb_source_line(const char *const *dirs, size_t ndirs, const char *file,
+                   uint32_t line, const char *object, char *out, size_t n);
 
 /* FNV-1a 64 of a file's bytes; 0 and an error if it cannot be read. */
 int cb_file_digest(const char *path, uint64_t *digest, cb_error *err);

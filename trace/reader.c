@@ -87,7 +87,8 @@ static int take_chunk(cb_trace *t, const Cbtools__Chunk *c,
    /* The chunk is sound: take all of it. */
    for (size_t i = 0; i < c->n_locations; i++) {
       const Cbtools__Location *l = c->locations[i];
-      cb_location o = {l->address, l->object, l->function, l->file, l->line};
+      cb_location o = {l->address, l->object, l->function, l->file, l->line,
+                       l->dir};
       if (cb_trace_set_location(t, l->id, &o, why) < 0)
          return -1;
    }

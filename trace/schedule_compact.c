@@ -11,6 +11,7 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,18 +119,19 @@ static int compact_alloc(compact *c, size_t nsteps, size_t nvars)
           c->steps && c->stepp && c->vars && c->varp ? 0 : -1;
 }
 
-/* An entry whose object is the one before it leaves it out. */
-static void share_objects(compact *c)
+/* An entry whose object (or source folder) is the one before it leaves it
+ * out; one that has none says "" (unknown, not the one before). */
+static void share_field(compact *c, size_t off)
 {
    const char *prev = NULL;
    for (size_t k = 0; k < c->nlocs; k++) {
-      const char *o = c->locs[k].object;
-      if (prev && o && strcmp(prev, o) == 0)
-         c->locs[k].object = NULL;
-      else if (prev && !o)
-         c->locs[k].object = ""; /* unknown, not the one before */
+      char **f = (char **)((char *)&c->locs[k] + off);
+      if (prev && *f && strcmp(prev, *f) == 0)
+         *f = NULL;
+      else if (prev && !*f)
+         *f = (char *)"";
       else
-         prev = o;
+         prev = *f;
    }
 }
 
@@ -159,7 +161,8 @@ static int build_compact(compact *c, const Cbtools__Schedule *s,
       c->varp[k] = &c->vars[k];
    }
    out->variants = c->varp;
-   share_objects(c);
+   share_field(c, offsetof(Cbtools__Location, object));
+   share_field(c, offsetof(Cbtools__Location, dir));
    out->n_locations = c->nlocs;
    out->locations = c->locp;
    out->n_events = c->nevents;
@@ -208,12 +211,15 @@ static char *copy_str(filler *f, const char *str)
    return strdup(str);
 }
 
-/* The object of table entry k: its own, or the nearest one before it. */
-static const char *object_of(const Cbtools__Schedule *s, size_t k)
+/* The object (or source folder: off) of table entry k: its own, or the
+ * nearest one before it. */
+static const char *shared_of(const Cbtools__Schedule *s, size_t k, size_t off)
 {
-   for (size_t i = k + 1; i-- > 0;)
-      if (s->locations[i]->object)
-         return s->locations[i]->object;
+   for (size_t i = k + 1; i-- > 0;) {
+      const char *v = *(char *const *)((const char *)s->locations[i] + off);
+      if (v)
+         return v;
+   }
    return NULL;
 }
 
@@ -222,7 +228,8 @@ static int fill_location(filler *f, Cbtools__PatternEvent *e, cb_error *err)
 {
    const Cbtools__Schedule *s = f->s;
    Cbtools__Location *l = e ? e->location : NULL;
-   if (!l || !l->has_id || l->object || l->function || l->file || l->has_line)
+   if (!l || !l->has_id || l->object || l->function || l->file ||
+       l->has_line || l->dir)
       return 0;
    size_t k = 0;
    while (k < s->n_locations && !(s->locations[k]->has_id &&
@@ -232,7 +239,8 @@ static int fill_location(filler *f, Cbtools__PatternEvent *e, cb_error *err)
       return cb_fail(err, "damaged schedule: location %u is not in its list",
                      l->id);
    const Cbtools__Location *t = s->locations[k];
-   const char *obj = object_of(s, k);
+   const char *obj = shared_of(s, k, offsetof(Cbtools__Location, object));
+   const char *dir = shared_of(s, k, offsetof(Cbtools__Location, dir));
    l->has_address = t->has_address;
    l->address = t->address;
    l->has_line = t->has_line;
@@ -240,8 +248,9 @@ static int fill_location(filler *f, Cbtools__PatternEvent *e, cb_error *err)
    l->object = copy_str(f, obj);
    l->function = copy_str(f, t->function);
    l->file = copy_str(f, t->file);
+   l->dir = dir && *dir ? copy_str(f, dir) : NULL;
    if ((obj && !l->object) || (t->function && !l->function) ||
-       (t->file && !l->file))
+       (t->file && !l->file) || (dir && *dir && !l->dir))
       return cb_fail(err, "damaged schedule: its locations are too large");
    return 0;
 }

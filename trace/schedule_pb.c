@@ -112,6 +112,7 @@ static cb_sched_location *loc_in(cb_sched_allocs *a, const Cbtools__Location *l)
    o->object = l->object;
    o->function = l->function;
    o->file = l->file;
+   o->dir = l->dir;
    return o;
 }
 
@@ -245,6 +246,7 @@ static Cbtools__Location *loc_out(cb_sched_allocs *a,
    o->object = l->object;
    o->function = l->function;
    o->file = l->file;
+   o->dir = l->dir;
    return o;
 }
 

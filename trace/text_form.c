@@ -268,7 +268,7 @@ int cb_trace_from_text(const char *text, cb_trace *t, cb_error *err) {
             file[fl] = 0;
             uint32_t d = s.depth[e.tid];
             const char *fn = d && d <= MAX_DEPTH ? s.names[s.stack[e.tid][d - 1]] : "";
-            cb_location L = {0x400000 + 16 * (uint64_t)(li + 1), "text", fn, file, (uint32_t)ln};
+            cb_location L = {0x400000 + 16 * (uint64_t)(li + 1), "text", fn, file, (uint32_t)ln, ""};
             if (cb_trace_set_location(t, (uint32_t)(li + 1), &L, err)) { rc = -1; break; }
          }
          e.loc = (uint32_t)(li + 1);

@@ -89,11 +89,12 @@ static void take_locdef(cb_wire_decoder *d, const unsigned char *r,
 {
    cb_wire_locdef l;
    memcpy(&l, r, sizeof l);
-   char obj[1024], fn[1024], file[1024];
+   char obj[1024], fn[1024], file[1024], dir[1024];
    const unsigned char *s = r + sizeof l;
    cb_location loc = {l.address, tail_string(s, tail_len, 0, obj, sizeof obj),
                       tail_string(s, tail_len, 1, fn, sizeof fn),
-                      tail_string(s, tail_len, 2, file, sizeof file), l.line};
+                      tail_string(s, tail_len, 2, file, sizeof file), l.line,
+                      tail_string(s, tail_len, 3, dir, sizeof dir)};
    if (l.id == 0 || l.id > (1u << 26)) {
       broken(d, "location id %u out of range", l.id);
       return;

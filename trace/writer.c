@@ -145,6 +145,7 @@ static void free_pending(cb_writer *w)
       free(w->locs[i]->object);
       free(w->locs[i]->function);
       free(w->locs[i]->file);
+      free(w->locs[i]->dir);
       free(w->locs[i]);
    }
    w->nlocs = 0;
@@ -309,8 +310,12 @@ int cb_writer_location(cb_writer *w, uint32_t id, const cb_location *loc,
    l->object = dup_or_empty(loc->object);
    l->function = dup_or_empty(loc->function);
    l->file = dup_or_empty(loc->file);
+   /* Absent rather than "" when unknown: most traces' tables stay as they
+    * were. */
+   l->dir = loc->dir && *loc->dir ? strdup(loc->dir) : NULL;
    w->locs[w->nlocs++] = l;
-   if (!l->object || !l->function || !l->file)
+   if (!l->object || !l->function || !l->file ||
+       (loc->dir && *loc->dir && !l->dir))
       return cb_fail(err, "out of memory");
    if (id >= w->loc_cap) {
       size_t nc = w->loc_cap;

@@ -1,6 +1,6 @@
 /* cb_dinfo.c: how much debug information Valgrind reads, object by object.
  *
- * Variable info (--read-var-info=yes, record mode: cb_names.c names data
+ * Variable info (--read-var-info=yes, recorded runs: cb_names.c names data
  * with it) and inline info (--read-inline-info=yes: locations name the
  * innermost inlined function, cb_inline.c) are read when an object is
  * loaded, and only the objects the tool watches need them.  The C runtime's
@@ -39,7 +39,7 @@ extern Bool VG_(clo_read_inline_info);
 extern ULong VG_(di_notify_mmap)(Addr a, Bool allow_SkFileV, Int use_fd);
 extern void VG_(di_notify_munmap)(Addr a, SizeT len);
 
-static Bool cb_want_var;      /* record mode with --read-var-info=yes */
+static Bool cb_want_var;      /* --read-var-info=yes: a recorded run */
 static Bool cb_want_inline;   /* --read-inline-info=yes */
 static Bool cb_started;       /* cb_dinfo_first_run has run */
 /* The choice for the object mapped last: an mprotect may complete it (the
@@ -67,7 +67,9 @@ static void cb_dinfo_between(void)
 /* After the options, before Valgrind reads the start-up objects. */
 void cb_dinfo_init(void)
 {
-   cb_want_var = !cb_replaying && VG_(clo_read_var_info);
+   /* Asked for by the launcher when recording, or replaying with
+    * records going out (cbreplay --record). */
+   cb_want_var = VG_(clo_read_var_info);
    cb_want_inline = VG_(clo_read_inline_info);
    VG_(clo_read_var_info) = False;
    VG_(clo_read_inline_info) = cb_want_inline && cb_instr == CB_INSTR_ALL;

@@ -19,8 +19,10 @@
  *
  * Cost: --read-var-info=yes makes Valgrind read the DWARF of every object
  * it loads, and the C library's (Debian's libc6-dbg) alone costs seconds.
- * cbtrace record asks for variable info in record mode only, and
- * cb_dinfo.c has it read for the objects the tool watches only.
+ * The launcher asks for variable info when the run is recorded (record
+ * mode, and a replay whose records go out: cbreplay --record, an explored
+ * run), never for a plain forced run; cb_dinfo.c has it read for the
+ * objects the tool watches only.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -45,7 +47,7 @@ extern Bool VG_(clo_read_var_info);
  * named by symbol and offset, as without names). */
 #define CB_NAMES_MAX (1u << 16)
 
-static Bool cb_names_on;          /* record mode with variable info */
+static Bool cb_names_on;          /* a recorded run with variable info */
 static VgHashTable *cb_named;     /* addresses already described */
 static UInt cb_nnamed;
 typedef struct { struct _VgHashNode *next; UWord key; } CbNamedNode;
@@ -62,7 +64,7 @@ static CbNamePage cb_npc[CB_NPC_SIZE];
 
 void cb_names_init(void)
 {
-   cb_names_on = !cb_replaying && VG_(clo_read_var_info);
+   cb_names_on = VG_(clo_read_var_info); /* see cb_dinfo_init */
    cb_named = VG_(HT_construct)("cb.named");
    for (UInt i = 0; i < CB_NC_SIZE; i++)
       cb_nc[i] = ~(Addr)0;

@@ -222,7 +222,7 @@ typedef struct {
    UChar kind, pad;
    UInt id, line;
    Addr address;
-   const HChar *strs[3];
+   const HChar *strs[4];
    Int nstrs;
 } CbDef;
 
@@ -261,7 +261,7 @@ static void cb_def_write(UChar *to, const CbDef *def, const UInt *lens,
 
 static void cb_put_def(const CbDef *def)
 {
-   UInt lens[3], len = cb_def_len(def, lens);
+   UInt lens[4], len = cb_def_len(def, lens);
    if (cb_buf_used + len > CB_BUF_BYTES)
       cb_out_flush();
    cb_def_write(cb_buf + cb_buf_used, def, lens, len);
@@ -273,7 +273,7 @@ void cb_out_vardef(Addr a, UInt offset, UInt line, Bool local,
 {
    CbDef def = { CB_WIRE_VARDEF, local ? 1 : 0, offset, line, a,
                  { name, file }, 2 };
-   UInt lens[3], len = cb_def_len(&def, lens);
+   UInt lens[4], len = cb_def_len(&def, lens);
    if (cb_buf_used + len <= CB_BUF_BYTES) {
       cb_def_write(cb_buf + cb_buf_used, &def, lens, len);
       cb_buf_used += len;
@@ -290,10 +290,10 @@ static void cb_put_locdef(UInt id, Addr a, Bool fn_entry, const HChar *name)
 {
    /* The debug info strings are only valid until the next query: copy. */
    DiEpoch ep = VG_(current_DiEpoch)();
-   HChar obj[256], fn[256], file[256];
+   HChar obj[256], fn[256], file[256], dirc[256];
    const HChar *s, *dir;
    UInt line = 0;
-   obj[0] = fn[0] = file[0] = 0;
+   obj[0] = fn[0] = file[0] = dirc[0] = 0;
    if (VG_(get_objname)(ep, a, &s))
       VG_(strncpy)(obj, s, sizeof obj - 1), obj[sizeof obj - 1] = 0;
    if (name)
@@ -301,11 +301,14 @@ static void cb_put_locdef(UInt id, Addr a, Bool fn_entry, const HChar *name)
    else if ((fn_entry || !cb_inline_innermost(a, fn, sizeof fn)) &&
             VG_(get_fnname)(ep, a, &s))
       VG_(strncpy)(fn, s, sizeof fn - 1), fn[sizeof fn - 1] = 0;
-   if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line))
+   if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line)) {
       VG_(strncpy)(file, s, sizeof file - 1), file[sizeof file - 1] = 0;
-   else
+      /* The folder too: reports quote the source line from it. */
+      if (dir)
+         VG_(strncpy)(dirc, dir, sizeof dirc - 1), dirc[sizeof dirc - 1] = 0;
+   } else
       line = 0;
-   CbDef def = { CB_WIRE_LOCDEF, 0, id, line, a, { obj, fn, file }, 3 };
+   CbDef def = { CB_WIRE_LOCDEF, 0, id, line, a, { obj, fn, file, dirc }, 4 };
    cb_loc_remember(id, a);
    cb_put_def(&def);
 }

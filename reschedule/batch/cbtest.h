@@ -47,9 +47,12 @@
 
 /* Exit status of cbtest. */
 enum {
-   CBT_EXIT_CLEAN = 0, /* no bug confirmed */
+   CBT_EXIT_CLEAN = 0, /* no bug confirmed, every test ran and passed */
    CBT_EXIT_BUG = 1,   /* a forced run failed, deadlocked or hung */
-   CBT_EXIT_USAGE = 2  /* bad usage or input, or nothing could run */
+   CBT_EXIT_USAGE = 2, /* bad usage or input, or nothing could run */
+   CBT_EXIT_FAILED = 3 /* no bug confirmed, but a test failed natively (no
+                          schedule reproduces it) or could not run: a CI
+                          job must not read that as a pass */
 };
 
 #define CBT_DEFAULT_OUT "cbtest-out"
@@ -81,7 +84,10 @@ typedef struct {
    int out_dir_given;        /* -o or --report-dir was given */
    const char *source_dir;   /* --source-dir: where report.html looks for
                                 the source files */
-   unsigned delays;          /* --explore / --delays N: 0 no exploration */
+   unsigned delays;          /* delays a schedule of exploration (on by
+                                default, --delays N); 0 no exploration */
+   int explore_given;        /* --explore or --delays was given */
+   int no_explore;           /* --no-explore */
    unsigned long long seed;  /* --seed: of the first exploration round */
 } cbt_options;
 
@@ -157,6 +163,7 @@ typedef struct {
    char function[256];
    unsigned tid;
    char variable[256]; /* what it acts on, "" in older schedules */
+   char source[160];   /* the source line's text, "" when not readable */
 } cbt_event;
 
 typedef struct {
@@ -335,6 +342,15 @@ void cbt_free_suite(cbt_suite *s);
 /* Fills s->bugs from the finished runs, scores every access pattern and
  * orders both by rank (cbtest_bugs.c). */
 void cbt_collect_bugs(cbt_suite *s);
+/* Line `line` of a source file (cb_source_line), looked for in the folder
+ * the trace recorded (dir, may be NULL), as named, in --source-dir, the
+ * folder the test ran in, the program's folder and the one above it; ""
+ * when not found, or newer than object (may be NULL). */
+void cbt_source_line(const cbt_suite *s, const cbt_test *t, const char *dir,
+                     const char *object, const char *file, unsigned line,
+                     char *buf, size_t len);
+/* Fills r's e1, f and e2 source lines from its schedule file. */
+void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r);
 /* The verdict of a forced run from how its cbreplay job ended. */
 void cbt_judge_replay(cbt_run *r, const cb_job_end *e);
 /* Sets up a test in s->tests[i] (folder DIR/tests/ID, or `dir` when not
@@ -467,6 +483,11 @@ const char *cbt_pattern_short(const char *pattern);
  * default the predicted ones and CBT_DEFAULT_EXPLORE_RUNS more) are spent. */
 #define CBT_DEFAULT_DELAYS 2
 #define CBT_DEFAULT_EXPLORE_RUNS 40
+/* With --max-runs N and exploration, the predicted schedules get at most
+ * N less this share of it (N / 4), so that exploration is not left without
+ * a run when prediction wrote more schedules than N (cbt_predicted_cap). */
+#define CBT_EXPLORE_SHARE 4
+size_t cbt_predicted_cap(const cbt_options *o);
 /* From test_finished: 1 when the test goes on exploring (its next round's
  * prediction is ready to start: state CBT_T_RECORDED), 0 when it is done. */
 int cbt_explore_continue(cbt_suite *s, size_t ti);

@@ -274,8 +274,11 @@ void cbt_collect_bugs(cbt_suite *s)
    }
    if (s->nbugs > 1)
       qsort(s->bugs, s->nbugs, sizeof *s->bugs, cmp_bug);
-   for (size_t b = 0; b < s->nbugs; b++)
+   for (size_t b = 0; b < s->nbugs; b++) {
       s->bugs[b].rank = (int)b + 1;
+      cbt_test *t = &s->tests[s->bugs[b].test];
+      cbt_quote_sources(s, t, &t->runs[s->bugs[b].run]);
+   }
 }
 
 void cbt_free_suite(cbt_suite *s)

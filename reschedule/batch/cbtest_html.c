@@ -43,52 +43,6 @@ static void esc(FILE *f, const char *s)
    }
 }
 
-/* Line `line` of a source file, looked for as named, then in the folder
- * the test ran in and the program's folder; "" when not found. */
-static void source_line(const cbt_suite *s, const cbt_test *t,
-                        const char *file, unsigned line, char *buf,
-                        size_t len)
-{
-   buf[0] = 0;
-   if (!file[0] || line == 0)
-      return;
-   char prog_dir[PATH_MAX], up_dir[PATH_MAX];
-   cbt_fmt(prog_dir, sizeof prog_dir, "%s", t->cmd.argc ? t->cmd.argv[0] : "");
-   char *slash = strrchr(prog_dir, '/');
-   if (slash)
-      *slash = 0;
-   cbt_fmt(up_dir, sizeof up_dir, "%s", prog_dir);
-   char *up = strrchr(up_dir, '/');
-   if (up)
-      *up = 0;
-   /* A build folder beside or below the sources (meson, cmake). */
-   const char *dirs[5] = {NULL, s->o->source_dir, t->cwd,
-                          slash ? prog_dir : NULL, up ? up_dir : NULL};
-   for (int d = 0; d < 5; d++) {
-      char path[2 * PATH_MAX];
-      if (d == 0)
-         cbt_fmt(path, sizeof path, "%s", file);
-      else if (dirs[d] && file[0] != '/')
-         cbt_fmt(path, sizeof path, "%s/%s", dirs[d], file);
-      else
-         continue;
-      FILE *in = fopen(path, "r");
-      if (!in)
-         continue;
-      char text[1024];
-      unsigned n = 0;
-      while (fgets(text, sizeof text, in))
-         if (++n == line) {
-            text[strcspn(text, "\r\n")] = 0;
-            const char *p = text + strspn(text, " \t");
-            cbt_fmt(buf, len, "%s", p);
-            break;
-         }
-      fclose(in);
-      return;
-   }
-}
-
 static void where(FILE *f, const char *file, unsigned line)
 {
    if (!file[0]) {
@@ -191,7 +145,8 @@ static void flow_lanes(FILE *f, const cbt_suite *s, const cbt_test *t,
          }
          fputs("</span>", f);
          char src[1024];
-         source_line(s, t, e->file, e->line, src, sizeof src);
+         cbt_source_line(s, t, NULL, NULL, e->file, e->line, src,
+                         sizeof src);
          if (src[0]) {
             fputs("<code class=src>", f);
             esc(f, src);

@@ -239,6 +239,8 @@ int cbt_exit_status(const cbt_suite *s, int reports_ok)
       return CBT_EXIT_BUG;
    if (t.errors == t.tests || !reports_ok)
       return CBT_EXIT_USAGE; /* nothing could run, or no report */
+   if (t.failed_natively > 0 || t.errors > 0)
+      return CBT_EXIT_FAILED;
    return CBT_EXIT_CLEAN;
 }
 

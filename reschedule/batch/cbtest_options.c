@@ -62,10 +62,14 @@ static const char usage_text[] =
 "                      bug (cbpredict numbers the likeliest first); a\n"
 "                      failure that does not come back when forced again\n"
 "                      is reported, and forcing goes on\n"
-"  --max-runs N        force at most N schedules per test (default: all);\n"
+"  --max-runs N        force at most N schedules per test (default: all\n"
+"                      predicted ones, and 40 explored); with exploration\n"
+"                      on, the predicted ones get at most N - N/4 of them;\n"
 "                      the summary counts the ones left unforced\n"
-"  --explore           when a test's predicted schedules confirm no bug,\n"
-"                      go on exploring, in rounds: delay schedules on its\n"
+"  --explore           when a test's predicted schedules confirm no bug, go\n"
+"                      on exploring (the default; --no-explore turns it\n"
+"                      off; --emit-jobs and --merge do without), in\n"
+"                      rounds: delay schedules on its\n"
 "                      trace (cbpredict --delays: a thread held back before\n"
 "                      a conflicting access or a synchronisation call while\n"
 "                      the others run, up to N such delays), then prediction\n"
@@ -76,8 +80,12 @@ static const char usage_text[] =
 "                      until a bug is confirmed (unless --all-bugs), no new\n"
 "                      trace is left, or the test's forced runs reach\n"
 "                      --max-runs (default: the predicted ones and 40 more)\n"
-"  --delays N          --explore with up to N delays a schedule (1 to 7;\n"
-"                      --explore alone: 2)\n"
+"  --delays N          explore with up to N delays a schedule (1 to 7;\n"
+"                      default 2)\n"
+"  --no-explore        force the predicted schedules only: a test whose\n"
+"                      schedules all pass ends there (faster on a suite of\n"
+"                      correct tests; bugs on paths the recorded run never\n"
+"                      took are not looked for)\n"
 "  --seed S            the draws of the first exploration round (default 1;\n"
 "                      round R uses S+R-1): the same seed, the same runs\n"
 "  --source-dir DIR    where report.html finds the source files it quotes\n"
@@ -124,11 +132,14 @@ static const char usage_text[] =
 "program, counted, reported and ranked as one.\n"
 "\n"
 "Exit status:\n"
-"  0  no bug confirmed\n"
+"  0  no bug confirmed, and every test ran and passed\n"
 "  1  a bug was confirmed: a forced run failed, deadlocked or hung\n"
 "  2  bad usage or input: unknown option, missing or empty tests file;\n"
 "     or no test could run at all.  A test whose program is missing is\n"
 "     reported as an error and the others go on.\n"
+"  3  no bug confirmed, but a test failed natively (each of its recorded\n"
+"     runs failed, or no forced run reproduced its failure) or could not\n"
+"     run (an error): the suite did not pass\n"
 "  With --wrap: 1 when a bug is confirmed, else the test's own status.\n"
 "  130, 143, 129  interrupted by SIGINT, SIGTERM, SIGHUP: every job is\n"
 "     stopped with its process group, the summary and reports say what\n"
@@ -170,7 +181,8 @@ static int default_jobs(void)
 
 enum { OPT_TIMEOUT = 256, OPT_RECORD_TIMEOUT, OPT_Z3, OPT_TESTS, OPT_ALL_BUGS,
        OPT_MAX_RUNS, OPT_WRAP, OPT_REPORT_DIR, OPT_MERGE, OPT_EMIT_JOBS,
-       OPT_RUN_JOB, OPT_SOURCE_DIR, OPT_EXPLORE, OPT_DELAYS, OPT_SEED,
+       OPT_RUN_JOB, OPT_SOURCE_DIR, OPT_EXPLORE, OPT_NO_EXPLORE, OPT_DELAYS,
+       OPT_SEED,
        OPT_INSTRUMENT };
 
 static int check_modes(cbt_options *o);
@@ -192,6 +204,7 @@ static const struct option longopts[] = {
    {"run-job", required_argument, 0, OPT_RUN_JOB},
    {"source-dir", required_argument, 0, OPT_SOURCE_DIR},
    {"explore", no_argument, 0, OPT_EXPLORE},
+   {"no-explore", no_argument, 0, OPT_NO_EXPLORE},
    {"delays", required_argument, 0, OPT_DELAYS},
    {"seed", required_argument, 0, OPT_SEED},
    {"help", no_argument, 0, 'h'},
@@ -202,9 +215,14 @@ static int explore_option(int c, cbt_options *o)
 {
    char *end;
    errno = 0;
-   unsigned long long n = c == OPT_EXPLORE ? 0 : strtoull(optarg, &end, 10);
+   unsigned long long n = c == OPT_EXPLORE || c == OPT_NO_EXPLORE
+                             ? 0 : strtoull(optarg, &end, 10);
    switch (c) {
+   case OPT_NO_EXPLORE:
+      o->no_explore = 1;
+      break;
    case OPT_EXPLORE:
+      o->explore_given = 1;
       if (!o->delays)
          o->delays = CBT_DEFAULT_DELAYS;
       break;
@@ -213,6 +231,7 @@ static int explore_option(int c, cbt_options *o)
          return usage_error("--delays wants a number of delays from 1 to 7, "
                             "not '%s'", optarg);
       o->delays = (unsigned)n;
+      o->explore_given = 1;
       break;
    case OPT_SEED:
       if (end == optarg || *end || errno || optarg[0] == '-')
@@ -295,7 +314,7 @@ int cbt_parse_options(int argc, char **argv, cbt_options *o)
          if (mode_option(c, o) != 0)
             return CBT_EXIT_USAGE;
          break;
-      case OPT_EXPLORE: case OPT_DELAYS: case OPT_SEED:
+      case OPT_EXPLORE: case OPT_NO_EXPLORE: case OPT_DELAYS: case OPT_SEED:
          if (explore_option(c, o) != 0)
             return CBT_EXIT_USAGE;
          break;
@@ -355,10 +374,18 @@ static int check_modes(cbt_options *o)
       o->run_job_name = o->prog_argv[0];
       return 0;
    }
-   if (o->delays && (o->emit_jobs || o->merge))
+   if (o->no_explore && o->explore_given)
+      return usage_error("--no-explore cannot go with --explore or --delays");
+   if (o->explore_given && (o->emit_jobs || o->merge))
       return usage_error("--explore decides each round from the forced runs "
                          "before it: it cannot go with %s",
                          o->merge ? "--merge" : "--emit-jobs");
+   /* Exploring is the default where it can be: prediction only reorders
+    * what the recorded run did, and a bug on a path it never took (a
+    * failed trylock, a branch the other order would take) is out of its
+    * reach. */
+   if (!o->no_explore && !o->delays && !o->emit_jobs && !o->merge)
+      o->delays = CBT_DEFAULT_DELAYS;
    if (o->merge) {
       if (!o->prog_argv || o->tests_file)
          return usage_error("--merge wants the folders to merge: --merge "
@@ -379,4 +406,11 @@ static int check_modes(cbt_options *o)
       return usage_error("nothing to test: give --tests FILE or -- PROG "
                          "[ARGS...]");
    return 0;
+}
+
+size_t cbt_predicted_cap(const cbt_options *o)
+{
+   if (!o->max_runs || !o->delays || o->max_runs < CBT_EXPLORE_SHARE)
+      return o->max_runs;
+   return o->max_runs - o->max_runs / CBT_EXPLORE_SHARE;
 }

@@ -319,7 +319,7 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
       return;
    }
    char why[512];
-   if (cbt_load_runs(t, s->o->max_runs, why, sizeof why) != 0) {
+   if (cbt_load_runs(t, cbt_predicted_cap(s->o), why, sizeof why) != 0) {
       test_error(s, ti, "cbpredict", why);
       return;
    }

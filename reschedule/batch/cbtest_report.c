@@ -67,6 +67,8 @@ static void json_event(cbt_json *j, const char *key, const cbt_event *e)
    cbt_json_string(j, "file", e->file);
    cbt_json_uint(j, "line", e->line);
    cbt_json_string(j, "function", e->function);
+   if (e->source[0])
+      cbt_json_string(j, "source", e->source);
    cbt_json_end(j);
 }
 
@@ -308,7 +310,8 @@ static void file_uri(const char *file, char *buf, size_t len)
 
 static int has_place(const cbt_event *e) { return e->file[0] && e->line > 0; }
 
-static void sarif_physical_at(cbt_json *j, const char *file, unsigned line)
+static void sarif_physical_at(cbt_json *j, const char *file, unsigned line,
+                              const char *snippet)
 {
    char uri[PATH_MAX * 3 + 16];
    file_uri(file, uri, sizeof uri);
@@ -318,13 +321,18 @@ static void sarif_physical_at(cbt_json *j, const char *file, unsigned line)
    cbt_json_end(j);
    cbt_json_object(j, "region");
    cbt_json_uint(j, "startLine", line);
+   if (snippet && *snippet) { /* SARIF 2.1.0 3.30.13: the region's text */
+      cbt_json_object(j, "snippet");
+      cbt_json_string(j, "text", snippet);
+      cbt_json_end(j);
+   }
    cbt_json_end(j);
    cbt_json_end(j);
 }
 
 static void sarif_physical(cbt_json *j, const cbt_event *e)
 {
-   sarif_physical_at(j, e->file, e->line);
+   sarif_physical_at(j, e->file, e->line, e->source);
 }
 
 /* One threadFlow per thread, each location numbered by its place in the
@@ -368,7 +376,7 @@ static void sarif_code_flows(cbt_json *j, const cbt_test *t, const cbt_run *r)
          cbt_json_object(j, NULL);
          cbt_json_object(j, "location");
          if (e->file[0] && e->line > 0)
-            sarif_physical_at(j, e->file, e->line);
+            sarif_physical_at(j, e->file, e->line, NULL);
          cbt_json_object(j, "message");
          cbt_json_string(j, "text", words);
          cbt_json_end(j);

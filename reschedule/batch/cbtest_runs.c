@@ -146,3 +146,46 @@ void cbt_fill_run(const cbt_test *t, cbt_run *r, const char *name)
    copy_event(&r->e2, sch->e2);
    cb_schedule_free(sch);
 }
+
+void cbt_source_line(const cbt_suite *s, const cbt_test *t, const char *dir,
+                     const char *object, const char *file, unsigned line,
+                     char *buf, size_t len)
+{
+   buf[0] = 0;
+   char prog_dir[PATH_MAX], up_dir[PATH_MAX];
+   cbt_fmt(prog_dir, sizeof prog_dir, "%s", t->cmd.argc ? t->cmd.argv[0] : "");
+   char *slash = strrchr(prog_dir, '/');
+   if (slash)
+      *slash = 0;
+   cbt_fmt(up_dir, sizeof up_dir, "%s", prog_dir);
+   char *up = strrchr(up_dir, '/');
+   if (up)
+      *up = 0;
+   /* The folder the debug information gave; then as named, --source-dir,
+    * the folder the test ran in, the program's folder and the one above
+    * it (a build folder beside or below the sources: meson, cmake). */
+   const char *dirs[6] = {dir, "", s->o->source_dir, t->cwd,
+                          slash ? prog_dir : NULL, up ? up_dir : NULL};
+   if (!cb_source_line(dirs, 6, file, line, object, buf, len))
+      buf[0] = 0;
+}
+
+/* The source lines of a bug's e1, f and e2, from its schedule (the only
+ * place that keeps each location's folder and object): read for the few
+ * runs reports show, not for every schedule loaded. */
+void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r)
+{
+   cb_schedule *sch = NULL;
+   cb_error err;
+   if (!r->readable || cb_schedule_read(r->path, &sch, &err) != 0)
+      return;
+   const cb_sched_event *in[3] = {sch->e1, sch->f, sch->e2};
+   cbt_event *out[3] = {&r->e1, &r->f, &r->e2};
+   for (int k = 0; k < 3; k++) {
+      const cb_sched_location *l = in[k] ? in[k]->location : NULL;
+      if (l && l->file && l->has_line)
+         cbt_source_line(s, t, l->dir, l->object, l->file, l->line,
+                         out[k]->source, sizeof out[k]->source);
+   }
+   cb_schedule_free(sch);
+}

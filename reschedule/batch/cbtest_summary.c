@@ -78,6 +78,8 @@ static void print_event(FILE *out, const char *role, const char *pattern,
    if (e->tid)
       fprintf(out, " (T%u)", e->tid);
    fputc('\n', out);
+   if (e->source[0])
+      fprintf(out, "         %6u | %s\n", e->line, e->source);
 }
 
 /* A deadlock: what each of its threads waited for, from the forced run. */

@@ -8,7 +8,9 @@
 # cbtrace dump, the cbpredict table and --json (with the raw address
 # beside the name) and cbreplay's bug report all use the names.  And at
 # the wire level: VARDEF records become names, and a stream without them
-# (an older tool) is named by symbol and offset as before.
+# (an older tool) is named by symbol and offset as before.  The bug report
+# quotes each event's source line, unless the source is newer than the
+# program.
 . "$(dirname "$0")/../tap.sh"
 
 src=$TMP/names.c
@@ -124,6 +126,25 @@ if [ -n "$sch" ]; then
       >"$TMP/rjson" 2>/dev/null
    like "$(cat "$TMP/rjson")" "\"variable\": \"st\.count\", \"address\": $want" \
       "cbreplay --json: the name and the raw address"
+   # A forced run that is recorded (cbreplay --record: every explored run
+   # of cbtest) names the data as the recording does, so what exploration
+   # reports is named alike (slots[3], not slots+12).
+   cbreplay --timeout 10 --schedule "$TMP/s/$sch.pb" --record "$TMP/rr.pb" -- "$prog" \
+      >/dev/null 2>&1
+   rd=$(cbtrace dump "$TMP/rr.pb" 2>&1)
+   like "$rd" " write slots\[3\] " "cbreplay --record: the forced run's trace names slots[3]"
+   like "$rd" " write st\.count " "cbreplay --record: and st.count"
+   # The report quotes each event's source line (the trace keeps the
+   # source's folder; trace/source.c), in text and --json; not once the
+   # source is newer than the program: it may not be the line that ran.
+   like "$out" "^ +$(line_of 'read count') \| long c = s->count; +/\* read count \*/\$" \
+      "cbreplay: e1's source line quoted under it"
+   like "$(cat "$TMP/rjson")" "\"source\": \"s->count = c \+ 1; +/\* write count \*/\"" \
+      "cbreplay --json: e2's source line"
+   touch -d '+1 hour' "$src"
+   out=$(cd "$TMP" && cbreplay --timeout 10 --schedule "$TMP/s/$sch.pb" -- "$prog" 2>&1)
+   unlike "$out" "\| long c = s->count;" \
+      "cbreplay: a source edited after the build is not quoted"
 else
    ok "cbpredict wrote an RWW schedule on st.count" false
 fi

@@ -50,6 +50,8 @@ case $mode in
       say released ;;
   18|19) say prefix-done; say "unexpected 2 0 1 0x401000 0x601040 rww.c:99 1"
       say "step 1 2"; say "step 2 2"; say tail-done; say released ;;
+  20|21) say prefix-done; say "unexpected 1 $((mode == 20 ? 3 : 9)) 1 0x401000 0x601040 rww.c:99 1"
+      say "step 1 2"; say "step 2 2"; say tail-done; say released ;;
   11) say prefix-done; echo "valgrind: the 'impossible' happened: out of memory" >&2
       exit 1 ;;
   *) say prefix-done; say "step 1 2"; say "step 2 2"; say tail-done; say released ;;
@@ -89,7 +91,7 @@ cat > "$TMP/prog" <<'EOF'
 echo 200
 [ -n "$PIDFILE" ] && echo $$ >> "$PIDFILE"
 case $CB_FAKE_MODE in
-  2|16|19) echo "prog: assertion failed: counter == 2" >&2; exit 1 ;;
+  2|16|19|20|21) echo "prog: assertion failed: counter == 2" >&2; exit 1 ;;
   10) exit 1 ;;
   13) if [ "$CB_FAKE_TID" = 1 ]; then echo "prog: T1 went first" >&2; exit 1; fi ;;
   4|9) sleep 300 & echo $! >> "${PIDFILE:-/dev/null}"; wait ;;
@@ -389,6 +391,25 @@ like "$out" "the violation happened in this run: unknown \(the run left the sche
 unlike "$out" "which did not happen" "the headline does not say it did not happen"
 out=$(cbreplay --json --schedule "$TMP/m19.pb" -- "$P" 2>/dev/null)
 like "$out" '"violation": null' "--json: violation null"
+# The tool says e1, f, e2 ran in order, but the run had left the path at
+# e2's own counted index (T1's event 3): what ran there was another event,
+# so it is not known; after it (T1's event 9), the tool's yes stands.
+for m in 20 21; do
+   "$MK" -o "$TMP/m$m.pb" --id $m --program "$P" --prefix "$m,0" --tail 2:1@read,1:1 \
+      --pattern RWW --variable counter --address 601040 \
+      --e1 1:2:read:rww.c:14:deposit:5 --f 2:1:write:rww.c:15:withdraw:6 \
+      --e2 1:3:write:rww.c:15:deposit:6
+done
+out=$(cbreplay --schedule "$TMP/m20.pb" -- "$P" 2>/dev/null)
+like "$out" "the violation happened in this run: unknown \(the run left the schedule's path" \
+     "a divergence at e2's own index: whether the violation happened is unknown"
+like "$out" "it failed after leaving the schedule's path at T1's event 3" \
+     "how far: not 'after following the whole schedule' once the path was left"
+like "$out" "the schedule was to run T2's write at rww.c:15 between T1's read at rww.c:14 and its write at rww.c:15; whether it did in this run is not known" \
+     "the explanation is not stated as fact"
+out=$(cbreplay --schedule "$TMP/m21.pb" -- "$P" 2>/dev/null)
+like "$out" "the violation happened in this run: yes" \
+     "a divergence after e1, f and e2: the tool's yes stands"
 # Variants that begin with the steps an infeasible run could not follow
 # would stop there too: not forced.  Mode 3 stops in the prefix, which all
 # share; mode 17 at tail step 1, which variant 1 shares and variant 2 not.

@@ -195,7 +195,7 @@ $FAKE/progs/missing
 $FAKE/progs/flaky
 EOF
 : >"$LOG"
-(cd "$FAKE" && bin/cbtest -j 1 --all-bugs -o out --tests suite.tests >stdout 2>stderr); RC=$?
+(cd "$FAKE" && bin/cbtest -j 1 --all-bugs --no-explore -o out --tests suite.tests >stdout 2>stderr); RC=$?
 SUM=$(cat "$FAKE/stdout")
 ERR=$(cat "$FAKE/stderr")
 # The summary on one line ("~" for newlines), to match a test's lines together.
@@ -318,7 +318,7 @@ is "$RC" 2 "--max-runs 0 is bad usage"
 
 # A recorded run that does not end is stopped and reported, and quickly.
 OUT=$(cd "$FAKE" && bin/cbtest --record-timeout 1 -o out4 -- progs/slow 2>&1); RC=$?
-is "$RC" 0 "a hanging recorded run: no bug confirmed"
+is "$RC" 3 "a hanging recorded run: no bug confirmed, but the test did not pass: exit 3"
 like "$OUT" "did not end within 1 s" "a hanging recorded run: stopped after --record-timeout"
 
 # On a terminal the progress line is redrawn in place.
@@ -370,6 +370,13 @@ is "$RC" 1 "real: exit 1, a bug confirmed"
 like "$RWW" "BUG RWW on balance" "rww: the summary names the RWW bug on balance"
 like "$RWW" "e1 read  rww.c:$E1 .*f  write rww.c:$F .*e2 write rww.c:$E2 " "rww: e1, f, e2 at rww.c:$E1, $F, $E2"
 like "$RWW" "reproduce: [^~]*cbreplay --schedule [^~]*/rww~" "rww: a reproduce command"
+# Each event's source line is quoted under it (trace/source.c), and is the
+# SARIF region's snippet.
+src_text() { sed -n "${2}p" "$CB_PROGRAM_SRC/$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'; }
+ok "rww: e1's source line quoted in the summary" \
+   sh -c 'printf "%s\n" "$1" | grep -Fqx -- "$2"' - "$OUT" "$(printf '%15s | %s' "$E1" "$(src_text rww.c "$E1")")"
+is "$(jget "$TMP/real/report.sarif" 'join ",", map { $_->{locations}[0]{physicalLocation}{region}{snippet}{text} } grep { $_->{ruleId} eq "RWW" } @{$d->{runs}[0]{results}}')" \
+   "$(src_text rww.c "$E2")" "real: the SARIF result's region quotes e2's source line"
 unlike "$(section 002-rww_locked)" "BUG" "rww_locked: no bug"
 W1=$(cb_role_lines "$CB_PROGRAM_SRC/www.c" e1)
 WF=$(cb_role_lines "$CB_PROGRAM_SRC/www.c" f)

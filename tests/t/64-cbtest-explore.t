@@ -3,12 +3,15 @@
 # --record and cbtest --explore on the programs whose header says
 # `cbtools-expect: explore PATTERNS VAR` (a bug prediction alone does not
 # confirm) and on their correct twins (NAME_fixed.c):
-#  - prediction alone confirms no bug (cbtest without --explore exits 0);
-#  - cbtest --explore confirms it within 20 forced runs; with --all-bugs,
+#  - prediction alone confirms no bug (cbtest --no-explore exits 0);
+#  - cbtest, exploring by default, confirms it within 20 forced runs
+#    (--max-runs 20: the predicted schedules get 15 of them); with
+#    --explore --all-bugs,
 #    one of the confirmed schedules is of one of PATTERNS on VAR, its first
 #    delay point the [d1] line, and its reproduce command fails 10 times out
 #    of 10;
-#  - the twin gets no BUG, its exploration goes on in rounds from the
+#  - the twin gets no BUG (by default too), its exploration goes on in
+#    rounds from the
 #    traces of its forced runs, and no ordering is forced twice;
 #  - cbpredict --delays writes the same schedules for the same seed, none
 #    of an ordering given as --seen; cbreplay --record leaves a trace that
@@ -31,6 +34,9 @@ is "$RC" 2 "cbtest --delays 0: exit 2"
 like "$OUT" "^cbtest: --delays wants" "cbtest --delays 0: says what it wants"
 OUT=$(cbtest --explore --emit-jobs "$TMP/jobs" -- /bin/true 2>&1); RC=$?
 is "$RC" 2 "cbtest --explore --emit-jobs: exit 2 (rounds need the runs' results)"
+OUT=$(cbtest --no-explore --delays 2 -- /bin/true 2>&1); RC=$?
+is "$RC" 2 "cbtest --no-explore --delays 2: exit 2"
+like "$(cbtest --help)" "--no-explore" "cbtest --help names --no-explore"
 OUT=$(cbpredict --delays 8 "$TMP/none.pb" 2>&1); RC=$?
 is "$RC" 2 "cbpredict --delays 8: exit 2"
 OUT=$(cbpredict --seen "$TMP/none" "$TMP/none.pb" 2>&1); RC=$?
@@ -52,13 +58,13 @@ for src in "$CB_PROGRAM_SRC"/*.c; do
    [ -z "$why" ] || { skip "$name: not built: $why"; continue; }
    [ -x "$prog" ] || { ok "$name: built" false; continue; }
 
-   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$TMP/$name.plain" -- "$prog" 2>&1); RC=$?
+   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$TMP/$name.plain" --no-explore -- "$prog" 2>&1); RC=$?
    is "$RC" 0 "$name: prediction alone confirms no bug"
-   unlike "$OUT" "BUG" "$name: no BUG without --explore"
+   unlike "$OUT" "BUG" "$name: no BUG with --no-explore"
 
    d=$TMP/$name.x
-   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$d" --explore --max-runs 20 -- "$prog" 2>&1); RC=$?
-   is "$RC" 1 "$name: cbtest --explore confirms the bug (exit 1)"
+   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$d" --max-runs 20 -- "$prog" 2>&1); RC=$?
+   is "$RC" 1 "$name: cbtest, exploring by default, confirms the bug (exit 1)"
    runs=$(jget "$d/report.json" 'my $n = 0; $n += $_->{verdict} ne "pending" for @{$d->{tests}[0]{schedules}}; $n')
    ok "$name: confirmed within 20 forced runs ($runs)" test "$runs" -le 20 -a "$runs" -ge 1
    is "$(jget "$d/report.json" '$d->{tests}[0]{explore}{ended}')" "a bug was confirmed" \
@@ -104,9 +110,9 @@ BLOCKS
    twin=${name}_fixed
    [ -x "$CB_PROGRAM_BIN/$twin" ] || { ok "$twin: built" false; continue; }
    d=$TMP/$twin.x
-   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$d" --explore --max-runs 16 -- \
+   OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$d" --max-runs 16 -- \
          "$CB_PROGRAM_BIN/$twin" 2>&1); RC=$?
-   is "$RC" 0 "$twin: no bug with --explore"
+   is "$RC" 0 "$twin: no bug, exploring by default"
    unlike "$OUT" "BUG" "$twin: no BUG line"
    rounds=$(jget "$d/report.json" '$d->{tests}[0]{explore}{rounds_from_forced_runs}')
    ok "$twin: rounds predicted from forced runs' traces ($rounds)" test "$rounds" -ge 1

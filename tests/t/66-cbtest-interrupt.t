@@ -74,7 +74,7 @@ mkdir -p "$R/tmp"
 printf '%s\n' "$TMP/slow" "$TMP/slow $R/out/tests/002-slow/schedules" >"$R/suite.tests"
 # A background job of a script starts with SIGINT ignored: undo that.
 TMPDIR="$R/tmp" SLEEPING="$R/sleeping" perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
-   "$CBTEST" -j 2 --timeout 200 -o "$R/out" --tests "$R/suite.tests" \
+   "$CBTEST" -j 2 --no-explore --timeout 200 -o "$R/out" --tests "$R/suite.tests" \
    >"$R/stdout" 2>"$R/stderr" &
 pid=$!
 wait_for grep -qs '\[1/2\] 001-slow' "$R/stderr"
@@ -160,7 +160,7 @@ for sig in INT TERM HUP; do
    rm -rf "$STATE"
    mkdir -p "$d/tmp" "$STATE"
    TMPDIR="$d/tmp" perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' \
-      "$FAKE/bin/cbtest" -j 2 -o "$d/out" --tests "$FAKE/suite.tests" >"$d/stdout" 2>"$d/stderr" &
+      "$FAKE/bin/cbtest" -j 2 --no-explore -o "$d/out" --tests "$FAKE/suite.tests" >"$d/stdout" 2>"$d/stderr" &
    pid=$!
    wait_for grep -qs '\[1/2\] 001-fast' "$d/stderr"
    wait_for test -e "$STATE/replaying"

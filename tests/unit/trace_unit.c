@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -143,9 +144,9 @@ static void test_round_trip(void)
       char fn[32], file[32];
       snprintf(fn, sizeof fn, "fn%u", id);
       snprintf(file, sizeof file, "dir/file%u.c", id % 7);
-      cb_location l = {0x400000 + id * 16, "/bin/prog", fn, file, id * 3};
+      cb_location l = {0x400000 + id * 16, "/bin/prog", fn, file, id * 3, ""};
       if (id == 9)
-         l = (cb_location){0xffffffffff600000ull, "", "", "", 0};
+         l = (cb_location){0xffffffffff600000ull, "", "", "", 0, ""};
       cb_writer_location(w, id, &l, &err);
    }
    cb_symbol s1 = {0x404040, 8, "counter"}, s2 = {0x404000, 64, "table"};
@@ -223,7 +224,7 @@ static void test_compact(void)
    cb_header h = test_header();
    cb_writer *w = cb_writer_open(p, &h, &err);
    for (uint32_t id = 1; id <= 20; id++) {
-      cb_location l = {0x401100 + id * 4, "/t/prog", "worker", "prog.c", id};
+      cb_location l = {0x401100 + id * 4, "/t/prog", "worker", "prog.c", id, ""};
       cb_writer_location(w, id, &l, &err);
    }
    size_t n = 0;
@@ -264,7 +265,7 @@ static void test_streaming(void)
    cb_error err;
    cb_header h = test_header();
    cb_writer *w = cb_writer_open(p, &h, &err);
-   cb_location l = {0x401000, "prog", "main", "prog.c", 5};
+   cb_location l = {0x401000, "prog", "main", "prog.c", 5, ""};
    cb_writer_location(w, 1, &l, &err);
    size_t n = 2 * CB_CHUNK_EVENTS + 5;
    cb_event *evs = malloc(n * sizeof *evs);
@@ -305,7 +306,7 @@ static uint8_t *small_trace(size_t *len, cb_event *evs, size_t *ends,
    cb_writer *w = cb_writer_open(p, &h, &err);
    size_t k = 0;
    for (int c = 0; c < SMALL_CHUNKS; c++) {
-      cb_location l = {0x401000 + (uint64_t)c, "prog", "f", "a.c", (uint32_t)c};
+      cb_location l = {0x401000 + (uint64_t)c, "prog", "f", "a.c", (uint32_t)c, ""};
       cb_writer_location(w, (uint32_t)c + 1, &l, &err);
       for (int i = 0; i < SMALL_PER; i++, k++) {
          evs[k] = make_event(k, (uint32_t)c + 1);
@@ -607,9 +608,9 @@ static void test_names(void)
 {
    cb_trace t = {0};
    cb_error err;
-   cb_location l1 = {0x401136, "/t/rww", "deposit", "rww.c", 14};
-   cb_location l2 = {0x401200, "/t/rww", "main", "rww.c", 30};
-   cb_location l3 = {0x7f0000001000, "/lib/libfoo.so", "", "", 0};
+   cb_location l1 = {0x401136, "/t/rww", "deposit", "rww.c", 14, ""};
+   cb_location l2 = {0x401200, "/t/rww", "main", "rww.c", 30, ""};
+   cb_location l3 = {0x7f0000001000, "/lib/libfoo.so", "", "", 0, ""};
    cb_trace_set_location(&t, 1, &l1, &err);
    cb_trace_set_location(&t, 2, &l2, &err);
    cb_trace_set_location(&t, 3, &l3, &err);
@@ -1021,7 +1022,7 @@ static void test_hand_encoding(void)
    cb_writer *w = cb_writer_open(p, &h, &err);
    const uint32_t nlocs = 300;
    for (uint32_t id = 1; id <= nlocs; id++) {
-      cb_location l = {0x400000 + id, "o", "f", "a.c", id};
+      cb_location l = {0x400000 + id, "o", "f", "a.c", id, ""};
       cb_writer_location(w, id, &l, &err);
    }
    cb_symbol s = {0x404040, 8, "counter"};
@@ -1037,7 +1038,7 @@ static void test_hand_encoding(void)
          evs[i].size = (uint8_t)(i / 3);
       cb_writer_event(w, &evs[i], &err);
       if (i == 1000) /* a location defined mid-chunk */
-         cb_writer_location(w, nlocs + 1, &(cb_location){1, "", "", "", 0},
+         cb_writer_location(w, nlocs + 1, &(cb_location){1, "", "", "", 0, ""},
                             &err);
    }
    cb_footer f = {.present = 1, .tool_ended = 1};
@@ -1118,7 +1119,7 @@ static void test_wire_events(void)
    cb_error err;
    cb_header h = test_header();
    cb_writer *w = cb_writer_open(p, &h, &err);
-   cb_writer_location(w, 1, &(cb_location){0x401000, "o", "f", "a.c", 3},
+   cb_writer_location(w, 1, &(cb_location){0x401000, "o", "f", "a.c", 3, ""},
                       &err);
    size_t n = CB_CHUNK_EVENTS + 100;
    unsigned char *raw = calloc(n, sizeof(cb_wire_event));
@@ -1177,9 +1178,9 @@ static void test_deadlock_footer(void)
    ok(w != NULL, "deadlock: writer opens");
    if (!w)
       return;
-   cb_location l1 = {0x401000, "/bin/dl", "forward", "dl.c", 28};
-   cb_location l2 = {0x401100, "/bin/dl", "backward", "dl.c", 38};
-   cb_location l3 = {0x401200, "/bin/dl", "main", "dl.c", 63};
+   cb_location l1 = {0x401000, "/bin/dl", "forward", "dl.c", 28, ""};
+   cb_location l2 = {0x401100, "/bin/dl", "backward", "dl.c", 38, ""};
+   cb_location l3 = {0x401200, "/bin/dl", "main", "dl.c", 63, ""};
    cb_writer_location(w, 1, &l1, &err);
    cb_writer_location(w, 2, &l2, &err);
    cb_writer_location(w, 3, &l3, &err);
@@ -1243,6 +1244,84 @@ static void test_deadlock_footer(void)
    ok(cb_trace_exit_status(&x) == -1, "a trace cut short: none");
 }
 
+/* cb_source_line: the line quoted only from a regular source file that is
+ * not newer than the program; made safe to print.  And a schedule's
+ * locations keep their source folder through the compact form (the second
+ * location with the same folder leaves it out and reads it back). */
+static void test_source_lines(void)
+{
+   char line[64], big[600];
+   memset(big, 'x', sizeof big - 1);
+   big[sizeof big - 1] = 0;
+   FILE *f = fopen(path_of("src.c"), "w");
+   fprintf(f, "int a;\n   \tlong b = t->count;  \nbad\033[2Jline\n%s\nlast", big);
+   fclose(f);
+   ok(cb_source_line(&dir, 1, "src.c", 2, NULL, line, sizeof line) &&
+          strcmp(line, "long b = t->count;") == 0,
+      "source line 2 quoted, trimmed: '%s'", line);
+   ok(cb_source_line(NULL, 0, path_of("src.c"), 3, "", line, sizeof line) &&
+          strcmp(line, "bad?[2Jline") == 0,
+      "an escape sequence is not printed as is: '%s'", line);
+   ok(cb_source_line(&dir, 1, "src.c", 4, NULL, line, sizeof line) &&
+          strlen(line) == sizeof line - 1 &&
+          strcmp(line + sizeof line - 4, "...") == 0,
+      "a long line is cut with ...");
+   ok(cb_source_line(&dir, 1, "src.c", 5, NULL, line, sizeof line) &&
+          strcmp(line, "last") == 0 &&
+          !cb_source_line(&dir, 1, "src.c", 6, NULL, line, sizeof line) &&
+          !cb_source_line(&dir, 1, "src.c", 0, NULL, line, sizeof line) &&
+          !cb_source_line(&dir, 1, "nosuch.c", 1, NULL, line, sizeof line),
+      "the last line without a newline; no line 6, no line 0, no file");
+   const char *dirs[3] = {NULL, "/nonexistent", dir};
+   ok(cb_source_line(dirs, 3, "src.c", 1, NULL, line, sizeof line) &&
+          strcmp(line, "int a;") == 0,
+      "the folders are tried in turn");
+   ok(mkfifo(path_of("fifo.c"), 0600) == 0 &&
+          !cb_source_line(&dir, 1, "fifo.c", 1, NULL, line, sizeof line),
+      "a FIFO is not read (and does not block)");
+   /* A program older than its source: the line may not be the one that
+    * ran. */
+   spit(path_of("prog"), (const uint8_t *)"x", 1);
+   struct timespec old[2] = {{1000000, 0}, {1000000, 0}};
+   utimensat(AT_FDCWD, path_of("prog"), old, 0);
+   ok(!cb_source_line(&dir, 1, "src.c", 2, path_of("prog"), line, sizeof line),
+      "a source newer than the program is not quoted");
+   utimensat(AT_FDCWD, path_of("src.c"), old, 0);
+   ok(cb_source_line(&dir, 1, "src.c", 2, path_of("prog"), line, sizeof line),
+      "a source as old as the program is quoted");
+
+   cb_schedule s = {0};
+   s.has_id = 1;
+   s.id = 3;
+   s.program = "./prog";
+   s.pattern = "RWR";
+   cb_sched_location l1 = {.has_id = 1, .id = 1, .object = "/t/prog",
+                           .file = "a.c", .has_line = 1, .line = 4,
+                           .dir = "/src/lib"},
+                     l2 = l1, l3 = l1;
+   l2.id = 2;
+   l2.line = 9;
+   l3.id = 3;
+   l3.dir = NULL;
+   cb_sched_event e1 = {.has_tid = 1, .tid = 1, .location = &l1},
+                  ef = {.has_tid = 1, .tid = 2, .location = &l2},
+                  e2 = {.has_tid = 1, .tid = 1, .location = &l3};
+   s.e1 = &e1;
+   s.f = &ef;
+   s.e2 = &e2;
+   cb_error err;
+   cb_schedule *r = NULL;
+   ok(cb_schedule_write(path_of("sdir.pb"), &s, &err) == 0 &&
+          cb_schedule_read(path_of("sdir.pb"), &r, &err) == 0 && r->e1 &&
+          r->f && r->e2 && r->e1->location->dir && r->f->location->dir &&
+          strcmp(r->e1->location->dir, "/src/lib") == 0 &&
+          strcmp(r->f->location->dir, "/src/lib") == 0 &&
+          r->f->location->line == 9 && !r->e2->location->dir,
+      "a schedule's source folders survive the compact form");
+   if (r)
+      cb_schedule_free(r);
+}
+
 int main(int argc, char **argv)
 {
    if (argc != 2) {
@@ -1265,6 +1344,7 @@ int main(int argc, char **argv)
    test_reader_checks();
    test_hostile_sizes();
    test_deadlock_footer();
+   test_source_lines();
    printf("1..%d\n", n_test);
    return n_failed ? 1 : 0;
 }
