@@ -95,12 +95,12 @@ static void counted_event(pass *p, uint32_t tid, size_t i, const cb_event *e) {
       access(p, tid, i, e, c, le_before);
       break;
    case CB_EV_LOCK: {
-      uint32_t l = cbp_lock_id(p->L, e->addr);
+      uint32_t l = cbp_lock_of(p->L, &h->held, e);
       if (cbp_held_acquire(&h->held, l)) h->ls = cbp_locks_acquire(p->L, h->ls, l);
       break;
    }
    case CB_EV_UNLOCK: {
-      uint32_t l = cbp_lock_id(p->L, e->addr);
+      uint32_t l = cbp_lock_of(p->L, &h->held, e);
       if (cbp_held_release(&h->held, l)) h->ls = cbp_locks_release(p->L, h->ls, l);
       break;
    }

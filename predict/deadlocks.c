@@ -21,6 +21,11 @@
  * acquisition comes first in the trace.  A trylock never blocks, so an
  * inner trylock makes no witness.  One representative is kept per (lock B,
  * three locations, thread pair).
+ * Locks are ids in their mode (lockset.c): witnesses are matched by lock
+ * (ob, ib: the locks' own ids) and kept when each thread's request
+ * conflicts with the other's hold (cbp_locks_conflict).  Two readers of an
+ * rwlock wait for no one: a cycle through two read acquisitions of one
+ * rwlock is no deadlock, one through a reader and a writer is.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +43,7 @@ typedef struct {            /* a held lock and where it was taken */
 typedef struct {            /* a nested acquisition: inner while outer held */
    uint32_t outer, inner, o_ls, i_ls, i_seg, o_loc, i_loc;
    uint32_t tid;
+   uint32_t ob, ib;         /* outer's and inner's own ids (whatever the mode) */
    uint64_t o_tidx, o_cidx, i_tidx, i_cidx;
    cbp_point o_le;
 } nest;
@@ -77,21 +83,25 @@ static void add_nest(nests *ns, const nest *w) {
 
 static int cmp_nest(const void *a, const void *b) {
    const nest *x = a, *y = b;
-   if (x->outer != y->outer) return x->outer < y->outer ? -1 : 1;
-   if (x->inner != y->inner) return x->inner < y->inner ? -1 : 1;
+   if (x->ob != y->ob) return x->ob < y->ob ? -1 : 1;
+   if (x->ib != y->ib) return x->ib < y->ib ? -1 : 1;
    return x->o_tidx < y->o_tidx ? -1 : x->o_tidx > y->o_tidx;
 }
 
-/* No lock held by both at their inner requests. */
+/* No lock held by both at their inner requests in modes that exclude each
+ * other (two readers of a gate rwlock do not serialise their sections). */
 static int no_gate(const cbp_locks *L, uint32_t s1, uint32_t s2) {
-   uint32_t n1 = cbp_locks_nheld(L, s1), n2 = cbp_locks_nheld(L, s2);
+   uint32_t n1 = cbp_locks_nheld(L, s1);
    for (uint32_t i = 0; i < n1; i++) {
       const uint32_t *ah; uint32_t nah;
-      uint32_t a = cbp_locks_held(L, s1, i, &ah, &nah);
-      for (uint32_t j = 0; j < n2; j++)
-         if (cbp_locks_held(L, s2, j, &ah, &nah) == a) return 0;
+      if (cbp_locks_excludes(L, s2, cbp_locks_held(L, s1, i, &ah, &nah))) return 0;
    }
    return 1;
+}
+
+/* Whether nest b's thread, holding its outer lock, blocks a's request. */
+static int blocks(const cbp_locks *L, const nest *a, const nest *b) {
+   return cbp_locks_conflict(L, a->inner, b->outer);
 }
 
 /* Representatives: one per (lock B, three locations, thread pair). */
@@ -130,7 +140,7 @@ static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
       if (h->ls == 0 && !cbp_glued(e))
          h->le = (cbp_point){c, i - 1};
       if (e->kind == CB_EV_LOCK) {
-         uint32_t l = cbp_lock_id(L, e->addr);
+         uint32_t l = cbp_lock_of(L, &h->held, e);
          if (!cbp_held_acquire(&h->held, l)) continue; /* re-entrant */
          if (e->value != 1) { /* a trylock does not wait */
             uint32_t seg = cbp_vc_seg_at(v, e->tid, c);
@@ -138,6 +148,7 @@ static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                const acq *a = &h->stk[k];
                nest w = {a->lock, l, a->ls_before, h->ls, seg,
                          t->events[a->tidx].loc, e->loc, (uint32_t)e->tid,
+                         cbp_lock_base(L, a->lock), cbp_lock_base(L, l),
                          a->tidx, a->cidx, i, c, a->le};
                add_nest(ns, &w);
             }
@@ -146,7 +157,7 @@ static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
          h->stk[h->n++] = (acq){l, h->ls, i, c, h->le};
          h->ls = cbp_locks_acquire(L, h->ls, l);
       } else if (e->kind == CB_EV_UNLOCK) {
-         uint32_t l = cbp_lock_id(L, e->addr);
+         uint32_t l = cbp_lock_of(L, &h->held, e);
          if (!cbp_held_release(&h->held, l)) continue;
          for (size_t k = 0; k < h->n; k++)
             if (h->stk[k].lock == l) {
@@ -188,7 +199,8 @@ static cbp_candidate cycle_candidate(const cbp_vclock *v, cbp_locks *L,
 }
 
 /* Can nests a and b be held at once, each waiting: no gate lock, lock
- * states compatible at the outer acquisitions, and no clock orders them. */
+ * states compatible at the outer acquisitions, and no clock orders them.
+ * (Whether each blocks the other's request is the caller's: blocks().) */
 static int coexist(const cbp_vclock *v, cbp_locks *L, const nest *a, const nest *b) {
    if (!no_gate(L, a->i_ls, b->i_ls) || !cbp_locks_compatible(L, a->o_ls, b->o_ls))
       return 0;
@@ -198,7 +210,8 @@ static int coexist(const cbp_vclock *v, cbp_locks *L, const nest *a, const nest 
 
 /* ---- Cycles of three or more (dining philosophers) ------------------------
  * Depth-first over nests from each start nest, each next nest's outer lock
- * being the previous one's inner lock, threads and locks all distinct, every
+ * being the previous one's inner lock (held in a mode that blocks that
+ * request), threads and locks all distinct, every
  * pair able to coexist.  A cycle is emitted from the nest of its earliest
  * outer acquisition only (no rotations).  Two rounds: cycles of 3 and 4
  * threads first, then of 5 to CBP_MAX_CYCLE, each with its own budget of
@@ -214,7 +227,7 @@ static int coexist(const cbp_vclock *v, cbp_locks *L, const nest *a, const nest 
 
 typedef struct {
    const nests *ns; const cbp_vclock *v; cbp_locks *L; cbp_result *r;
-   const uint32_t *comp; /* per lock: its component of the lock graph */
+   const uint32_t *comp; /* per lock (own id): its component of the lock graph */
    const nest *path[CBP_MAX_CYCLE]; int depth;
    int min_len, max_len; /* this round emits cycles of min_len..max_len nests */
    size_t steps, ncycles;
@@ -226,7 +239,7 @@ static size_t first_outer(const nests *ns, uint32_t outer) {
    size_t lo = 0, hi = ns->n;
    while (lo < hi) {
       size_t m = (lo + hi) / 2;
-      if (ns->v[m].outer < outer) lo = m + 1; else hi = m;
+      if (ns->v[m].ob < outer) lo = m + 1; else hi = m;
    }
    return lo;
 }
@@ -236,7 +249,8 @@ static size_t first_outer(const nests *ns, uint32_t outer) {
  * so the search follows no nest between two, and a DAG of lock orders
  * (every thread taking its locks in one global order) has no chain that
  * could close.  Tarjan's algorithm, iterative (a chain of 100,000 locks
- * must not overflow the stack).  Returns comp, per lock id. */
+ * must not overflow the stack).  Returns comp, per lock id (own ids; the
+ * graph is of locks, whatever the modes). */
 static uint32_t *lock_sccs(const nests *ns, uint32_t nlocks) {
    uint32_t *comp = cbp_xcalloc(nlocks ? nlocks : 1, sizeof *comp);
    uint32_t *index = cbp_xcalloc(nlocks ? nlocks : 1, sizeof *index); /* 0: not seen */
@@ -252,8 +266,8 @@ static uint32_t *lock_sccs(const nests *ns, uint32_t nlocks) {
       index[root] = low[root] = next++; stk[nstk++] = root; on[root] = 1;
       while (nf) {
          uint32_t u = fv[nf - 1];
-         if (fb[nf - 1] < ns->n && ns->v[fb[nf - 1]].outer == u) {
-            uint32_t w = ns->v[fb[nf - 1]++].inner;
+         if (fb[nf - 1] < ns->n && ns->v[fb[nf - 1]].ob == u) {
+            uint32_t w = ns->v[fb[nf - 1]++].ib;
             if (!index[w]) {
                index[w] = low[w] = next++; stk[nstk++] = w; on[w] = 1;
                fv[nf] = w; fb[nf] = first_outer(ns, w); nf++;
@@ -278,7 +292,7 @@ static uint32_t *lock_sccs(const nests *ns, uint32_t nlocks) {
  * nest of the path, and (unless it closes the cycle) a new lock. */
 static int fits(const cycsearch *S, const nest *w, int closing) {
    for (int i = 0; i < S->depth; i++)
-      if (S->path[i]->tid == w->tid || (!closing && S->path[i]->outer == w->inner) ||
+      if (S->path[i]->tid == w->tid || (!closing && S->path[i]->ob == w->ib) ||
           !coexist(S->v, S->L, S->path[i], w))
          return 0;
    return 1;
@@ -294,12 +308,15 @@ static void emit(cycsearch *S, const nest *w) {
 
 static void cycle_dfs(cycsearch *S) {
    const nest *last = S->path[S->depth - 1], *start = S->path[0];
-   for (size_t b = first_outer(S->ns, last->inner);
-        b < S->ns->n && S->ns->v[b].outer == last->inner; b++) {
+   for (size_t b = first_outer(S->ns, last->ib);
+        b < S->ns->n && S->ns->v[b].ob == last->ib; b++) {
       const nest *w = &S->ns->v[b];
       if (++S->steps > CYCLE_STEPS || S->ncycles >= CYCLE_MAX) { S->cut = 1; return; }
-      if (w->o_tidx < start->o_tidx || S->comp[w->inner] != S->comp[start->outer]) continue;
-      if (w->inner == start->outer) {
+      if (w->o_tidx < start->o_tidx || S->comp[w->ib] != S->comp[start->ob] ||
+          !blocks(S->L, last, w))
+         continue;
+      if (w->ib == start->ob) {
+         if (!blocks(S->L, w, start)) continue;
          if (S->depth + 1 >= S->min_len && S->depth >= 2 && fits(S, w, 1)) emit(S, w);
          continue;
       }
@@ -321,12 +338,12 @@ static void find_cycles(const nests *ns, const cbp_vclock *v, cbp_locks *L, cbp_
                         cbp_candidate **found, size_t *nfound, size_t *capfound) {
    static const int rounds[2][2] = {{3, CYCLE_SHORT}, {CYCLE_SHORT + 1, CBP_MAX_CYCLE}};
    size_t ncycles = 0;
-   uint32_t *comp = lock_sccs(ns, cbp_locks_nlocks(L));
+   uint32_t *comp = lock_sccs(ns, cbp_locks_nids(L));
    for (int k = 0; k < 2; k++) {
       cycsearch S = {ns, v, L, r, comp, {0}, 0, rounds[k][0], rounds[k][1], 0, ncycles, 0,
                      found, nfound, capfound};
       for (size_t a = 0; a < ns->n && !S.cut; a++) {
-         if (comp[ns->v[a].outer] != comp[ns->v[a].inner]) continue;
+         if (comp[ns->v[a].ob] != comp[ns->v[a].ib]) continue;
          S.path[0] = &ns->v[a];
          S.depth = 1;
          cycle_dfs(&S);
@@ -352,15 +369,16 @@ void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
       while (lo < hi) {
          size_t m = (lo + hi) / 2;
          const nest *y = &ns.v[m];
-         if (y->outer < w1->inner || (y->outer == w1->inner && y->inner < w1->outer))
+         if (y->ob < w1->ib || (y->ob == w1->ib && y->ib < w1->ob))
             lo = m + 1;
          else
             hi = m;
       }
-      for (size_t b = lo; b < ns.n && ns.v[b].outer == w1->inner &&
-                          ns.v[b].inner == w1->outer; b++) {
+      for (size_t b = lo; b < ns.n && ns.v[b].ob == w1->ib &&
+                          ns.v[b].ib == w1->ob; b++) {
          const nest *w2 = &ns.v[b];
          if (w2->tid == w1->tid || w2->o_tidx < w1->o_tidx) continue;
+         if (!blocks(L, w1, w2) || !blocks(L, w2, w1)) continue; /* readers both */
          if (!no_gate(L, w1->i_ls, w2->i_ls)) continue;
          if (!cbp_locks_compatible(L, w1->o_ls, w2->o_ls)) continue;
          if (cbp_vc_get(v, w1->i_seg, w2->tid) > w2->o_cidx + 1 ||

@@ -44,31 +44,32 @@ static void walk(const cb_trace *t, cbp_locks *L, const cbp_rf *rf, part *p, uin
    for (uint64_t k = p->from; k < stop; k++) {
       const cb_event *e = &t->events[pos[k]];
       if (e->kind == CB_EV_LOCK) {
-         uint32_t l = cbp_lock_id(L, e->addr);
+         uint32_t l = cbp_lock_of(L, &p->held, e);
          cbp_held_acquire(&p->needs, l);
          cbp_held_acquire(&p->held, l);
       } else if (e->kind == CB_EV_UNLOCK) {
-         cbp_held_release(&p->held, cbp_lock_id(L, e->addr));
+         cbp_held_release(&p->held, cbp_lock_of(L, &p->held, e));
       }
    }
 }
 
-static int shares(const cbp_held *a, const cbp_held *b) {
-   for (uint32_t i = 0; i < a->n; i++)
-      for (uint32_t j = 0; j < b->n; j++)
-         if (a->lock[i] == b->lock[j]) return 1;
+/* Whether a lock taken in `needs` is excluded by one in `held`. */
+static int shares(const cbp_locks *L, const cbp_held *needs, const cbp_held *held) {
+   for (uint32_t i = 0; i < needs->n; i++)
+      if (cbp_held_conflicts(L, held, needs->lock[i])) return 1;
    return 0;
 }
 
 /* The order of the k parts (stops s), into ord; NULL, or why none. */
-static const char *order_parts(const cbp_vclock *v, const part *p, int k, int s, int *ord) {
+static const char *order_parts(const cbp_locks *L, const cbp_vclock *v, const part *p,
+                               int k, int s, int *ord) {
    uint8_t before[CBP_MAX_CYCLE][CBP_MAX_CYCLE]; /* [i][j]: i runs before j */
    memset(before, 0, sizeof before);
    for (int j = 0; j < k; j++) {
       uint32_t seg = p[j].stop[s] ? cbp_vc_seg_at(v, p[j].tid, p[j].stop[s] - 1) : 0;
       for (int i = 0; i < k; i++) {
          if (i == j) continue;
-         if (shares(&p[j].needs, &p[i].held)) before[j][i] = 1;
+         if (shares(L, &p[j].needs, &p[i].held)) before[j][i] = 1;
          uint64_t need = p[j].stop[s] ? cbp_vc_get(v, seg, p[i].tid) : 0;
          if (need > p[i].stop[s]) {
             snprintf(why, sizeof why, "T%u needs events of T%u past where it stops",
@@ -121,7 +122,7 @@ const char *cbp_dlk_tail(const cb_trace *t, const cbp_escape *x, const cbp_vcloc
    int ord[CBP_MAX_CYCLE];
    for (int s = 0; s < 2; s++) {
       for (int i = 0; i < k; i++) walk(t, L, *rf, &p[i], p[i].stop[s]);
-      res = order_parts(v, p, k, s, ord);
+      res = order_parts(L, v, p, k, s, ord);
       if (!res) {
          c->tail = cbp_xrealloc(c->tail, (size_t)k * sizeof *c->tail);
          c->ntail = 0;

@@ -7,9 +7,20 @@
  * by id and each AH sorted, so equal states get equal ids.  Transitions and
  * compatibility answers are cached: a lock event costs one hash look-up.
  *
- * Reader/writer locks: every mode is treated as the lock itself (two
- * readers are taken to exclude each other).  That can only hide a
- * violation between two readers of an rwlock, never invent one.
+ * Reader/writer locks: a lock id names a lock in one mode.  A mutex, and
+ * an rwlock taken to write, is the lock's own id (cbp_lock_id); an rwlock
+ * taken to read has a second id (cbp_lock_rd_id) whose base is the first.
+ * Locksets and acquisition histories hold these ids, and every question
+ * "do these two acquisitions exclude each other" is cbp_locks_conflict:
+ * the same lock, and not both read (CB_LOCK_MODES_CONFLICT, cb_wire.h,
+ * the rule the tool's deadlock check and the Z3 encoding use too).  Two
+ * read-locked sections of one rwlock may therefore interleave, as they do
+ * in the program: a thread that updates shared data under rdlock instead
+ * of wrlock is an atomicity violation like any other.  The compatibility
+ * check is Kahlon et al.'s with conflict for equality: T1 holding l having
+ * taken x since, T2 holding l2 having taken y since, cannot coexist when x
+ * conflicts with l2 and y with l (each section would have to end before
+ * the other's hold began).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +32,12 @@ typedef struct { uint64_t key; uint32_t val, used; } tfast_ent;
 
 struct cbp_locks {
    /* locks */
-   cbp_map lmap; uint64_t *laddr; size_t nlocks, caplocks;
+   cbp_map lmap; uint64_t *laddr; size_t nlocks, caplocks; /* lmap: own ids only */
+   uint32_t *lpeer;  /* per id: a lock's own id -> its read id + 1 (0: none
+                        yet); a read id -> its lock's own id */
+   uint8_t *lrd;     /* per id: 1 for a read id */
+   size_t capx;      /* of lpeer and lrd */
+   size_t ndistinct; /* locks, not ids */
    uint64_t last_addr; uint32_t last_id; /* the last look-up: most unlocks
                                            come just after their lock */
    /* states */
@@ -100,11 +116,21 @@ cbp_locks *cbp_locks_new(void) {
 
 void cbp_locks_free(cbp_locks *L) {
    if (!L) return;
-   cbp_map_free(&L->lmap); free(L->laddr);
+   cbp_map_free(&L->lmap); free(L->laddr); free(L->lpeer); free(L->lrd);
    cbp_map_free(&L->smap); free(L->pool); free(L->soff);
    cbp_map_free(&L->tmap); free(L->tkey); free(L->tval);
    cbp_map_free(&L->cmap); free(L->ckey); free(L->cval);
    free(L->scratch); free(L);
+}
+
+static uint32_t new_id(cbp_locks *L, uint64_t addr, uint32_t peer, uint8_t rd) {
+   size_t cap = L->capx;
+   L->laddr = cbp_grow(L->laddr, &L->caplocks, L->nlocks, sizeof *L->laddr);
+   L->lpeer = cbp_grow(L->lpeer, &cap, L->nlocks, sizeof *L->lpeer);
+   L->lrd = cbp_grow(L->lrd, &L->capx, L->nlocks, sizeof *L->lrd);
+   uint32_t id = (uint32_t)L->nlocks++;
+   L->laddr[id] = addr; L->lpeer[id] = peer; L->lrd[id] = rd;
+   return id;
 }
 
 uint32_t cbp_lock_id(cbp_locks *L, uint64_t addr) {
@@ -112,17 +138,50 @@ uint32_t cbp_lock_id(cbp_locks *L, uint64_t addr) {
    uint32_t *s = cbp_map_probe(&L->lmap, cbp_mix(addr), eq_u64, &L->laddr, &addr);
    L->last_addr = addr;
    if (*s) return L->last_id = *s - 1;
-   L->laddr = cbp_grow(L->laddr, &L->caplocks, L->nlocks, sizeof *L->laddr);
-   uint32_t id = (uint32_t)L->nlocks++;
-   L->laddr[id] = addr;
+   uint32_t id = new_id(L, addr, 0, 0);
+   L->ndistinct++;
    *s = id + 1;
    cbp_map_added(&L->lmap, hash_u64, &L->laddr);
    return L->last_id = id;
 }
 
+uint32_t cbp_lock_rd_id(cbp_locks *L, uint64_t addr) {
+   uint32_t own = cbp_lock_id(L, addr);
+   if (!L->lpeer[own]) {
+      uint32_t rd = new_id(L, addr, own, 1);
+      L->lpeer[own] = rd + 1;
+   }
+   return L->lpeer[own] - 1;
+}
+
+uint32_t cbp_lock_base(const cbp_locks *L, uint32_t lock) {
+   return L->lrd[lock] ? L->lpeer[lock] : lock;
+}
+int cbp_lock_is_rd(const cbp_locks *L, uint32_t lock) { return L->lrd[lock]; }
+
+int cbp_locks_conflict(const cbp_locks *L, uint32_t a, uint32_t b) {
+   return cbp_lock_base(L, a) == cbp_lock_base(L, b) &&
+          CB_LOCK_MODES_CONFLICT(L->lrd[a] ? CB_LOCK_RD : CB_LOCK_WR,
+                                 L->lrd[b] ? CB_LOCK_RD : CB_LOCK_WR);
+}
+
+uint32_t cbp_lock_of(cbp_locks *L, const cbp_held *h, const cb_event *e) {
+   if (e->kind == CB_EV_UNLOCK) /* the mode it holds (a text trace's unlock has none) */
+      for (uint32_t i = 0; h && i < h->n; i++)
+         if (L->laddr[h->lock[i]] == e->addr) return h->lock[i];
+   return e->size == CB_LOCK_RD ? cbp_lock_rd_id(L, e->addr) : cbp_lock_id(L, e->addr);
+}
+
+int cbp_held_conflicts(const cbp_locks *L, const cbp_held *h, uint32_t lock) {
+   for (uint32_t i = 0; i < h->n; i++)
+      if (cbp_locks_conflict(L, h->lock[i], lock)) return 1;
+   return 0;
+}
+
 uint64_t cbp_lock_addr(const cbp_locks *L, uint32_t lock) { return L->laddr[lock]; }
 uint32_t cbp_locks_nstates(const cbp_locks *L) { return (uint32_t)L->nstates; }
-uint32_t cbp_locks_nlocks(const cbp_locks *L) { return (uint32_t)L->nlocks; }
+uint32_t cbp_locks_nlocks(const cbp_locks *L) { return (uint32_t)L->ndistinct; }
+uint32_t cbp_locks_nids(const cbp_locks *L) { return (uint32_t)L->nlocks; }
 
 uint32_t cbp_locks_nheld(const cbp_locks *L, uint32_t state) {
    return L->pool[L->soff[state]];
@@ -217,6 +276,23 @@ uint32_t cbp_locks_release(cbp_locks *L, uint32_t state, uint32_t lock) {
    return cached(L, state, 1, lock);
 }
 
+/* Whether the sorted ids a[0..n) hold one that conflicts with lock: its
+ * lock's own id, or (lock not read) its read id. */
+static int has_conflicting(const cbp_locks *L, const uint32_t *a, uint32_t n, uint32_t lock) {
+   uint32_t own = cbp_lock_base(L, lock);
+   if (has(a, n, own)) return 1;
+   return !L->lrd[lock] && L->lpeer[own] && has(a, n, L->lpeer[own] - 1);
+}
+
+int cbp_locks_excludes(const cbp_locks *L, uint32_t state, uint32_t lock) {
+   uint32_t n = cbp_locks_nheld(L, state);
+   for (uint32_t i = 0; i < n; i++) {
+      const uint32_t *ah; uint32_t nah;
+      if (cbp_locks_conflict(L, cbp_locks_held(L, state, i, &ah, &nah), lock)) return 1;
+   }
+   return 0;
+}
+
 static int compute_compatible(const cbp_locks *L, uint32_t s1, uint32_t s2) {
    uint32_t n1 = cbp_locks_nheld(L, s1), n2 = cbp_locks_nheld(L, s2);
    for (uint32_t i = 0; i < n1; i++) {
@@ -225,8 +301,9 @@ static int compute_compatible(const cbp_locks *L, uint32_t s1, uint32_t s2) {
       for (uint32_t j = 0; j < n2; j++) {
          const uint32_t *a2; uint32_t k2;
          uint32_t l2 = cbp_locks_held(L, s2, j, &a2, &k2);
-         if (l == l2) return 0;                    /* locksets meet */
-         if (has(a1, k1, l2) && has(a2, k2, l)) return 0; /* l2 in AH1(l), l in AH2(l2) */
+         if (cbp_locks_conflict(L, l, l2)) return 0; /* locksets meet */
+         /* AH1(l) has a conflicting l2, AH2(l2) a conflicting l */
+         if (has_conflicting(L, a1, k1, l2) && has_conflicting(L, a2, k2, l)) return 0;
       }
    }
    return 1;

@@ -66,6 +66,15 @@ $(BUILD)/tests/predict_orders_san: $(BUILD)/san/tests/unit/predict_orders.o $(PR
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
+# Reader/writer locks: two read holds do not exclude each other (lockset.c).
+$(BUILD)/tests/predict_rwlock: $(BUILD)/host/tests/unit/predict_rwlock.o $(PREDICT_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
+$(BUILD)/tests/predict_rwlock_san: $(BUILD)/san/tests/unit/predict_rwlock.o $(PREDICT_SAN_OBJS) $(LIBCBTRACE_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
 # Delay schedules and their dedup (predict/explore.c, trace/ordering.c).
 $(BUILD)/tests/predict_explore: $(BUILD)/host/tests/unit/predict_explore.o $(PREDICT_OBJS) $(LIBCBTRACE)
 	@mkdir -p $(dir $@)
@@ -78,5 +87,6 @@ CHECK_DEPS += $(BIN)/cbpredict $(BUILD)/tests/predict_unit $(BUILD)/tests/predic
               $(BUILD)/tests/predict_lockwords $(BUILD)/tests/predict_lockwords_san \
               $(BUILD)/tests/predict_deadlock $(BUILD)/tests/predict_deadlock_san \
               $(BUILD)/tests/predict_orders $(BUILD)/tests/predict_orders_san \
+              $(BUILD)/tests/predict_rwlock $(BUILD)/tests/predict_rwlock_san \
               $(BUILD)/tests/predict_explore \
               $(BUILD)/tools/cb-gen-trace

@@ -169,23 +169,19 @@ static void add_ord(opass *p, const sitekey *k, const access_rec *a, const acces
 /* Whether T1 may stop right before a holding its locks while T2 runs from
  * its last empty-lockset cut to f: a is no rest of an instruction, T1
  * holds a lock there (else the two cuts are one), and none of T2's
- * acquisitions on the way is of a lock T1 holds.  Scans T2's events back
+ * acquisitions on the way is excluded by a lock T1 holds (a second reader
+ * of T1's rwlock gets in).  Scans T2's events back
  * from f, at most TIGHT_SCAN of them (beyond: not tried). */
 #define TIGHT_SCAN 4096
 static int tight_ok(opass *p, const access_rec *a, const access_rec *f) {
    if (!a->ls || a->tidx == 0 || cbp_glued(&p->t->events[a->tidx])) return 0;
    if (f->le.tidx != NONE && f->le.tidx >= f->tidx) return 0;
-   uint32_t nh = cbp_locks_nheld(p->L, a->ls);
    size_t from = f->le.tidx == NONE ? 0 : (size_t)f->le.tidx + 1;
    if (f->tidx - from > TIGHT_SCAN) return 0;
    for (size_t i = from; i < f->tidx; i++) {
       const cb_event *e = &p->t->events[i];
       if (e->tid != f->tid || e->kind != CB_EV_LOCK) continue;
-      uint32_t l = cbp_lock_id(p->L, e->addr);
-      for (uint32_t j = 0; j < nh; j++) {
-         const uint32_t *ah; uint32_t nah;
-         if (cbp_locks_held(p->L, a->ls, j, &ah, &nah) == l) return 0;
-      }
+      if (cbp_locks_excludes(p->L, a->ls, cbp_lock_of(p->L, NULL, e))) return 0;
    }
    return 1;
 }
@@ -362,7 +358,7 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
 }
 
 static void lock_event(opass *p, othr *h, const cb_event *e) {
-   uint32_t l = cbp_lock_id(p->L, e->addr);
+   uint32_t l = cbp_lock_of(p->L, &h->held, e);
    if (e->kind == CB_EV_LOCK && cbp_held_acquire(&h->held, l))
       h->ls = cbp_locks_acquire(p->L, h->ls, l);
    if (e->kind == CB_EV_UNLOCK && cbp_held_release(&h->held, l))

@@ -17,32 +17,36 @@
 
 #include "predict.h"
 
-typedef struct { uint64_t addr; uint32_t holder, depth; } lockstate;
-typedef struct { lockstate *v; size_t n, cap; } lockstates;
+/* Who takes a lock (an id in its mode) in the prefixes: the one thread,
+ * or UINT32_MAX for several. */
+typedef struct { uint32_t lock, taker; } prefix_taker;
+typedef struct { prefix_taker *v; size_t n, cap; } prefix_takers;
 
-static lockstate *lock_find(lockstates *ls, uint64_t addr) {
-   for (size_t i = 0; i < ls->n; i++)
-      if (ls->v[i].addr == addr) return &ls->v[i];
-   ls->v = cbp_grow(ls->v, &ls->cap, ls->n, sizeof *ls->v);
-   ls->v[ls->n] = (lockstate){addr, 0, 0};
-   return &ls->v[ls->n++];
+static void taken_by(prefix_takers *pt, uint32_t lock, uint32_t w) {
+   for (size_t i = 0; i < pt->n; i++)
+      if (pt->v[i].lock == lock) {
+         if (pt->v[i].taker != w) pt->v[i].taker = UINT32_MAX;
+         return;
+      }
+   pt->v = cbp_grow(pt->v, &pt->cap, pt->n, sizeof *pt->v);
+   pt->v[pt->n++] = (prefix_taker){lock, w};
 }
 
-static int is_acquire(const cb_event *e) { return e->kind == CB_EV_LOCK; }
-static int is_release(const cb_event *e) { return e->kind == CB_EV_UNLOCK; }
-
-/* Applies a lock event of thread w; 0 when another thread holds the lock.
- * Reader/writer locks are taken as exclusive, as in the lockset pass. */
-static int lock_step(lockstates *ls, const cb_event *e, uint32_t w) {
-   if (!is_acquire(e) && !is_release(e)) return 1;
-   lockstate *l = lock_find(ls, e->addr);
-   if (is_acquire(e)) {
-      if (l->depth && l->holder != w) return 0;
-      l->holder = w;
-      l->depth++;
-   } else if (l->depth && l->holder == w) {
-      l->depth--;
+/* Applies a lock event of thread w to held[] (per thread, ids in their
+ * modes); 0 when checked and another thread holds the lock in a mode that
+ * excludes it (cbp_locks_conflict: a second reader gets in).  The lock
+ * id, in *lock. */
+static int lock_step(cbp_locks *L, cbp_held *held, uint32_t n, const cb_event *e,
+                     uint32_t w, int check, uint32_t *lock) {
+   if (e->kind != CB_EV_LOCK && e->kind != CB_EV_UNLOCK) return 1;
+   uint32_t l = *lock = cbp_lock_of(L, &held[w], e);
+   if (e->kind == CB_EV_UNLOCK) {
+      cbp_held_release(&held[w], l);
+      return 1;
    }
+   for (uint32_t j = 1; check && j <= n; j++)
+      if (j != w && cbp_held_conflicts(L, &held[j], l)) return 0;
+   cbp_held_acquire(&held[w], l);
    return 1;
 }
 
@@ -62,7 +66,6 @@ const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
                            const cbp_vclock *v, cbp_locks *L,
                            const uint64_t *prefix, const cbp_step *tail,
                            uint32_t ntail) {
-   (void)L;
    static char why[160];
    const char *bad = NULL;
    uint32_t n = x->nthreads;
@@ -70,7 +73,9 @@ const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
    uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt), *end = cbp_xcalloc(n + 1, sizeof *end);
    size_t **tev = cbp_xcalloc(n + 1, sizeof *tev); /* per thread: tail events */
    size_t *ntev = cbp_xcalloc(n + 1, sizeof *ntev), *captev = cbp_xcalloc(n + 1, sizeof *captev);
-   lockstates locks = {0}, prefix_takers = {0};
+   cbp_held *held = cbp_xcalloc(n + 1, sizeof *held);
+   prefix_takers takers = {0};
+   uint32_t l;
 
    for (uint32_t j = 1; j <= n; j++) fin[j] = pre[j] = prefix[j - 1];
    for (uint32_t s = 0; s < ntail; s++) {
@@ -105,12 +110,8 @@ const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
       if (w == 0 || w > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
       if (cnt[w] >= fin[w]) continue;
       if (cnt[w] < pre[w]) {
-         lock_step(&locks, e, w); /* recorded order: never refused */
-         if (is_acquire(e)) {
-            lockstate *l = lock_find(&prefix_takers, e->addr);
-            if (!l->depth) { l->holder = w; l->depth = 1; }
-            else if (l->holder != w) l->holder = UINT32_MAX;
-         }
+         lock_step(L, held, n, e, w, 0, &l); /* recorded order: never refused */
+         if (e->kind == CB_EV_LOCK) taken_by(&takers, l, w);
          if (cnt[w] + 1 == pre[w] && pre[w] < x->counted[w] && !cbp_cut_ok(x, i)) {
             snprintf(why, sizeof why, "the prefix stops T%u inside one instruction", w);
             bad = why; goto out;
@@ -123,22 +124,22 @@ const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
    }
 
    /* A thread stopped in the prefix holding a lock that another thread
-    * takes in its prefix: replay may run that other acquisition after this
-    * one, and it then waits forever.  Fine only when the other thread's
-    * whole prefix happens before the stop. */
-   for (size_t k = 0; k < locks.n; k++) {
-      lockstate *l = &locks.v[k];
-      if (!l->depth) continue;
-      lockstate *p = lock_find(&prefix_takers, l->addr);
-      if (!p->depth || p->holder == l->holder) continue;
-      uint32_t hs = cbp_vc_seg_at(v, l->holder, pre[l->holder] - 1);
-      for (uint32_t j = 1; j <= n; j++) {
-         if (j == l->holder || !pre[j] || cbp_vc_get(v, hs, j) >= pre[j]) continue;
-         snprintf(why, sizeof why, "T%u stops in the prefix holding a lock "
-                  "another thread takes in its own prefix", l->holder);
-         bad = why; goto out;
-      }
-   }
+    * takes in its prefix in a mode it excludes: replay may run that other
+    * acquisition after this one, and it then waits forever.  Fine only
+    * when the other thread's whole prefix happens before the stop. */
+   for (uint32_t s = 1; s <= n; s++)
+      for (uint32_t i = 0; i < held[s].n; i++)
+         for (size_t k = 0; k < takers.n; k++) {
+            const prefix_taker *p = &takers.v[k];
+            if (p->taker == s || !cbp_locks_conflict(L, p->lock, held[s].lock[i])) continue;
+            uint32_t hs = cbp_vc_seg_at(v, s, pre[s] - 1);
+            for (uint32_t j = 1; j <= n; j++) {
+               if (j == s || !pre[j] || cbp_vc_get(v, hs, j) >= pre[j]) continue;
+               snprintf(why, sizeof why, "T%u stops in the prefix holding a lock "
+                        "another thread takes in its own prefix", s);
+               bad = why; goto out;
+            }
+         }
 
    /* The tail, step by step, every other thread stopped. */
    for (uint32_t j = 1; j <= n; j++) end[j] = pre[j];
@@ -154,7 +155,7 @@ const char *cbp_plan_check(const cb_trace *t, const cbp_escape *x,
       }
       for (uint64_t c = 0; c < tail[s].count; c++) {
          const cb_event *e = &t->events[tev[w][used[w] + c]];
-         if (!lock_step(&locks, e, w)) {
+         if (!lock_step(L, held, n, e, w, 1, &l)) {
             snprintf(why, sizeof why, "tail step %u runs T%u into a lock another "
                      "thread holds", s + 1, w);
             bad = why; goto out;
@@ -172,6 +173,7 @@ out:
    for (uint32_t j = 0; j <= n; j++) free(tev[j]);
    free(tev); free(ntev); free(captev);
    free(pre); free(fin); free(cnt); free(end);
-   free(locks.v); free(prefix_takers.v);
+   for (uint32_t j = 0; j <= n; j++) cbp_held_free(&held[j]);
+   free(held); free(takers.v);
    return bad;
 }

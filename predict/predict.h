@@ -132,11 +132,22 @@ static inline int cbp_glued(const cb_event *e) {
 
 /* ---- Locksets and acquisition histories (lockset.c) ---------------------- */
 /* A lock state (lockset plus acquisition history) is interned: id 0 is the
- * empty state.  Transitions and compatibility answers are cached. */
+ * empty state.  Transitions and compatibility answers are cached.
+ * A lock id names a lock in one mode: cbp_lock_id is the lock's own id (a
+ * mutex, an rwlock taken to write), cbp_lock_rd_id its id when taken to
+ * read.  Whether two ids exclude each other is cbp_locks_conflict, and
+ * nothing else: two reads of one rwlock do not. */
 typedef struct cbp_locks cbp_locks;
 cbp_locks *cbp_locks_new(void);
 void cbp_locks_free(cbp_locks *L);
 uint32_t cbp_lock_id(cbp_locks *L, uint64_t addr);
+uint32_t cbp_lock_rd_id(cbp_locks *L, uint64_t addr);
+uint32_t cbp_lock_base(const cbp_locks *L, uint32_t lock); /* the lock's own id */
+int cbp_lock_is_rd(const cbp_locks *L, uint32_t lock);
+/* Same lock, and not both read. */
+int cbp_locks_conflict(const cbp_locks *L, uint32_t a, uint32_t b);
+/* Whether a lock held in state excludes lock. */
+int cbp_locks_excludes(const cbp_locks *L, uint32_t state, uint32_t lock);
 uint32_t cbp_locks_acquire(cbp_locks *L, uint32_t state, uint32_t lock);
 uint32_t cbp_locks_release(cbp_locks *L, uint32_t state, uint32_t lock);
 /* Disjoint locksets and compatible acquisition histories (section 3.2). */
@@ -147,7 +158,8 @@ uint32_t cbp_locks_held(const cbp_locks *L, uint32_t state, uint32_t i,
                         const uint32_t **ah, uint32_t *nah);
 uint64_t cbp_lock_addr(const cbp_locks *L, uint32_t lock);
 uint32_t cbp_locks_nstates(const cbp_locks *L);
-uint32_t cbp_locks_nlocks(const cbp_locks *L);
+uint32_t cbp_locks_nlocks(const cbp_locks *L); /* distinct locks */
+uint32_t cbp_locks_nids(const cbp_locks *L);   /* ids: 0 .. nids-1 */
 
 /* A thread's held locks with re-entrancy counts: only the first acquisition
  * and the last release change the lock state. */
@@ -159,6 +171,12 @@ typedef struct {
 int cbp_held_acquire(cbp_held *h, uint32_t lock);
 int cbp_held_release(cbp_held *h, uint32_t lock);
 void cbp_held_free(cbp_held *h);
+/* The id of a LOCK event in its mode; of an UNLOCK, the id the thread
+ * holds of that lock (h: its held locks; NULL or not held: by the event's
+ * mode). */
+uint32_t cbp_lock_of(cbp_locks *L, const cbp_held *h, const cb_event *e);
+/* Whether a lock in h excludes lock. */
+int cbp_held_conflicts(const cbp_locks *L, const cbp_held *h, uint32_t lock);
 
 /* ---- Vector clocks (vclock.c) ------------------------------------------- */
 /* Clocks of the happens-before edges of hb.h, and of nothing else.  A

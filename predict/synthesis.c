@@ -46,7 +46,7 @@ static void add_step(cbp_candidate *c, size_t *cap, uint32_t tid, uint64_t n) {
    c->tail[c->ntail++] = (cbp_step){tid, n};
 }
 
-/* Lock events of one thread between two cuts. */
+/* Lock events of one thread between two cuts (lock: the id in its mode). */
 typedef struct { uint64_t idx; uint32_t lock; uint8_t acquire; } lockev;
 typedef struct { lockev *v; size_t n, cap; } lockevs;
 
@@ -54,22 +54,27 @@ static void collect(const cb_trace *t, cbp_locks *L, uint32_t tid, cbp_point fro
                     uint64_t to_count, lockevs *out) {
    out->n = 0;
    uint64_t c = from.count;
+   cbp_held h; memset(&h, 0, sizeof h); /* an unlock's mode is the one held */
    for (size_t i = pos_of(from); i < t->nevents && c < to_count; i++) {
       const cb_event *e = &t->events[i];
       if (e->tid != tid || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
       if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK) {
+         uint32_t l = cbp_lock_of(L, &h, e);
+         if (e->kind == CB_EV_LOCK) cbp_held_acquire(&h, l); else cbp_held_release(&h, l);
          out->v = cbp_grow(out->v, &out->cap, out->n, sizeof *out->v);
-         out->v[out->n++] = (lockev){c, cbp_lock_id(L, e->addr), e->kind == CB_EV_LOCK};
+         out->v[out->n++] = (lockev){c, l, e->kind == CB_EV_LOCK};
       }
       c++;
    }
+   cbp_held_free(&h);
 }
 
 typedef struct { int who; uint64_t blocked_at, other_needs; } edge;
 
 /* Edges "thread `who` may not run its event blocked_at before the other has
- * run other_needs events", from lock l in LS(at_other) that is in some
- * AH(l') of LS(at_me): my last release of l before the other's last acquire. */
+ * run other_needs events", from lock l in LS(at_other) that some lock in
+ * an AH(l') of LS(at_me) conflicts with: my last release of such a lock
+ * before the other's last acquire of l. */
 static size_t edges_for(cbp_locks *L, uint32_t ls_me, uint32_t ls_other,
                         const lockevs *me, const lockevs *other, int other_who,
                         edge *out, size_t nout, size_t max) {
@@ -81,12 +86,12 @@ static size_t edges_for(cbp_locks *L, uint32_t ls_me, uint32_t ls_other,
       for (uint32_t j = 0; j < nm && !in_ah; j++) {
          const uint32_t *ah2; uint32_t n2;
          cbp_locks_held(L, ls_me, j, &ah2, &n2);
-         for (uint32_t k = 0; k < n2; k++) if (ah2[k] == l) in_ah = 1;
+         for (uint32_t k = 0; k < n2; k++) if (cbp_locks_conflict(L, ah2[k], l)) in_ah = 1;
       }
       if (!in_ah) continue;
       uint64_t u = NONE, v = NONE;
       for (size_t k = 0; k < me->n; k++)
-         if (me->v[k].lock == l && !me->v[k].acquire) u = me->v[k].idx;
+         if (!me->v[k].acquire && cbp_locks_conflict(L, me->v[k].lock, l)) u = me->v[k].idx;
       for (size_t k = 0; k < other->n; k++)
          if (other->v[k].lock == l && other->v[k].acquire) v = other->v[k].idx;
       if (u == NONE || v == NONE || nout >= max) continue;
@@ -96,7 +101,7 @@ static size_t edges_for(cbp_locks *L, uint32_t ls_me, uint32_t ls_other,
 }
 
 /* Simulates the locks of T1 and T2 along the steps; 0 if one would block. */
-static int lock_valid(const cbp_step *steps, size_t n, const uint32_t tids[2],
+static int lock_valid(const cbp_locks *L, const cbp_step *steps, size_t n, const uint32_t tids[2],
                       const lockevs ev[2], const uint64_t start[2]) {
    cbp_held h[2]; memset(h, 0, sizeof h);
    uint64_t pos[2] = {start[0], start[1]};
@@ -108,8 +113,7 @@ static int lock_valid(const cbp_step *steps, size_t n, const uint32_t tids[2],
       while (k[w] < ev[w].n && ev[w].v[k[w]].idx < end) {
          const lockev *x = &ev[w].v[k[w]++];
          if (x->acquire) {
-            for (uint32_t i = 0; i < h[!w].n; i++)
-               if (h[!w].lock[i] == x->lock) ok = 0;
+            if (cbp_held_conflicts(L, &h[!w], x->lock)) ok = 0;
             cbp_held_acquire(&h[w], x->lock);
          } else {
             cbp_held_release(&h[w], x->lock);
@@ -157,7 +161,7 @@ static int region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, cbp_step *
             }
          }
       }
-      if (!stuck && lock_valid(*out, *nout, tids, ev, p)) ok = 1;
+      if (!stuck && lock_valid(L, *out, *nout, tids, ev, p)) ok = 1;
    }
    free(ev[0].v); free(ev[1].v);
    return ok;
@@ -180,8 +184,8 @@ static uint64_t release_after_f(const cb_trace *t, cbp_locks *L, const cbp_candi
       const cb_event *e = &t->events[i];
       if (e->tid != c->t2 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
       k++;
-      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&h, cbp_lock_id(L, e->addr));
-      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&h, cbp_lock_id(L, e->addr));
+      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&h, cbp_lock_of(L, &h, e));
+      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&h, cbp_lock_of(L, &h, e));
       if (h.n == 0) { found = k; break; }
    }
    cbp_held_free(&h);
@@ -530,8 +534,8 @@ static void sweep(const cb_trace *t, const cbp_escape *x, cbp_locks *L, cbp_resu
       uint32_t j = e->tid;
       if (held[j].n == 0 && !cbp_glued(e))
          le[j] = cnt[j];
-      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&held[j], cbp_lock_id(L, e->addr));
-      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&held[j], cbp_lock_id(L, e->addr));
+      if (e->kind == CB_EV_LOCK) cbp_held_acquire(&held[j], cbp_lock_of(L, &held[j], e));
+      if (e->kind == CB_EV_UNLOCK) cbp_held_release(&held[j], cbp_lock_of(L, &held[j], e));
       cnt[j]++;
       prev[j] = i + 1;
       if (j && (held[j].n || !cbp_cut_ok(x, i))) bad_cut(&bad[j], cnt[j]);

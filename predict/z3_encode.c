@@ -236,7 +236,9 @@ static int exclusion(z3e_terms *k, Z3_solver s, const z3w_window *w)
          const z3w_section *b = &w->sec[j];
          if (out_of_time(k))
             return -1;
-         if (a->lock != b->lock || a->tid == b->tid || (a->shared && b->shared))
+         if (a->lock != b->lock || a->tid == b->tid ||
+             !CB_LOCK_MODES_CONFLICT(a->shared ? CB_LOCK_RD : CB_LOCK_WR,
+                                     b->shared ? CB_LOCK_RD : CB_LOCK_WR))
             continue;
          junction both = {0}, apart = {0};
          j_init(&both, 1);

@@ -122,6 +122,10 @@ enum cb_lock_mode {
    CB_LOCK_RD = 1, /* rwlock held for reading */
    CB_LOCK_WR = 2  /* rwlock held for writing */
 };
+/* Whether holds of one lock in modes a and b exclude each other: only two
+ * reads do not.  The one rule: the tool's deadlock check, cbpredict's
+ * locksets and its Z3 encoding all ask it. */
+#define CB_LOCK_MODES_CONFLICT(a, b) (!((a) == CB_LOCK_RD && (b) == CB_LOCK_RD))
 
 /* Counted events: the ones a schedule positions threads by.  Record and
  * replay number each thread's counted events 0, 1, 2, ... in the same way, and

@@ -169,7 +169,7 @@ static CbThread *cb_lock_holder(const CbThread *t, Addr lock, UChar want,
       UChar mode;
       if (u == t || !u->live || !cb_lock_surely_held(u, lock, &mode, caller))
          continue;
-      if (want != CB_LOCK_RD || mode != CB_LOCK_RD)
+      if (CB_LOCK_MODES_CONFLICT(want, mode))
          return u;
    }
    return NULL;

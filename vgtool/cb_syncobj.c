@@ -188,7 +188,7 @@ UInt cb_lock_dead_holder(Addr lock, UChar want, Bool (*alive)(UInt wid),
    CbHeld *h;
    while ((h = VG_(HT_Next)(cb_held)))
       if (h->lock == lock && !h->unsure && !alive(h->wid) &&
-          (want != CB_LOCK_RD || h->mode != CB_LOCK_RD)) {
+          CB_LOCK_MODES_CONFLICT(want, h->mode)) {
          *caller = h->caller;
          return h->wid;
       }

@@ -2,13 +2,13 @@
 # Records the bug-shape programs of issue 9 (a check-then-act in a start
 # routine, the same in static helpers built -O2, a two-field update read
 # half done, a use before init, a mailbox read ahead, a stack popped below
-# empty, a lazy initialiser run twice, a use after free) and their fixed
-# twins, and checks that `cbtrace dump` shows what each source says
+# empty, a lazy initialiser run twice, a use after free, a counter updated
+# under an rwlock's read lock) and their fixed twins, and checks that `cbtrace dump` shows what each source says
 # (tests/lib/README.md).
 . "$(dirname "$0")/../tap.sh"
 . "$TOP/tests/lib/programs.sh"
 
-for p in pool garage transfer config mailbox stack lazy session; do
+for p in pool garage transfer config mailbox stack lazy session rwcache; do
    check_recorded_program "$p"
    check_recorded_program "${p}_fixed"
 done

@@ -14,12 +14,25 @@ if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || ! command -v cbpredict >/d
    echo "Bail out! the tool or cbpredict is not built (make check builds everything: this is a regression, not a reason to skip)"; exit 1
 fi
 
-# rows TABLE PATTERN VAR: the table's rows of that pattern and variable, as
-# "E1-LINE F-LINE E2-LINE" (file name dropped).
+# rows TABLE PATTERNS VAR: the table's rows of one of those patterns (one,
+# or several joined by '|') and that variable ('-': any), as "E1-LINE
+# F-LINE E2-LINE" (file name dropped).  A heap variable's name holds spaces
+# ("heap block of 8 bytes from a.c:38", which ends in a FILE:LINE too): the
+# locations are the first three FILE:LINE fields followed by the threads.
 rows() {
    awk -v pat="$2" -v var="$3" '
+      function loc(x) { return x ~ /:[0-9]+$/ }
       function ln(x) { sub(/^.*:/, "", x); return x }
-      /^s[0-9]+ / && $2 == pat && $3 == var { print ln($4), ln($5), ln($6) }' "$1"
+      /^s[0-9]+ / && index("|" pat "|", "|" $2 "|") {
+         i = 4
+         while (i + 3 <= NF && !(loc($i) && loc($(i + 1)) && loc($(i + 2)) &&
+                                 $(i + 3) ~ /^T[0-9]+\/T[0-9]+$/))
+            i++
+         if (i + 3 > NF) next
+         v = $3
+         for (k = 4; k < i; k++) v = v " " $k
+         if (var == "-" || v == var) print ln($i), ln($(i + 1)), ln($(i + 2))
+      }' "$1"
 }
 
 # in_list WORD LIST: WORD is one of the words of LIST.
@@ -60,6 +73,7 @@ for src in "$CB_PROGRAM_SRC"/*.c; do
       e2=$(cb_role_lines "$src" e2 | tr '\n' ' ')
       found=0
       while read -r l1 lf l2; do
+         [ -n "$l2" ] || continue # no rows: an empty line, which no list holds
          in_list "$l1" "$e1" && in_list "$lf" "$f" && in_list "$l2" "$e2" && found=1
       done <<ROWS
 $(rows "$d/table" "$pat" "$var")
