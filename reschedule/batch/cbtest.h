@@ -203,6 +203,10 @@ typedef struct {
    double score;      /* its access pattern's suite-wide Falcon score */
    double test_score; /* the same over its test's forced runs only */
    char reproduce[8192];
+   /* The source files of its e1, f and e2 as the debug information names
+    * them (the recorded folder joined to the file), "" when not known:
+    * report.sarif's URIs (cbt_quote_sources) */
+   char src_path[3][PATH_MAX];
 } cbt_bug;
 
 /* Whether r's schedule reproduces its bug: 1 when every forced-again run
@@ -349,8 +353,10 @@ void cbt_collect_bugs(cbt_suite *s);
 void cbt_source_line(const cbt_suite *s, const cbt_test *t, const char *dir,
                      const char *object, const char *file, unsigned line,
                      char *buf, size_t len);
-/* Fills r's e1, f and e2 source lines from its schedule file. */
-void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r);
+/* Fills r's e1, f and e2 source lines from its schedule file, and b's
+ * source paths. */
+void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r,
+                       cbt_bug *b);
 /* The verdict of a forced run from how its cbreplay job ended. */
 void cbt_judge_replay(cbt_run *r, const cb_job_end *e);
 /* Sets up a test in s->tests[i] (folder DIR/tests/ID, or `dir` when not

@@ -277,7 +277,7 @@ void cbt_collect_bugs(cbt_suite *s)
    for (size_t b = 0; b < s->nbugs; b++) {
       s->bugs[b].rank = (int)b + 1;
       cbt_test *t = &s->tests[s->bugs[b].test];
-      cbt_quote_sources(s, t, &t->runs[s->bugs[b].run]);
+      cbt_quote_sources(s, t, &t->runs[s->bugs[b].run], &s->bugs[b]);
    }
 }
 

@@ -330,9 +330,25 @@ static void sarif_physical_at(cbt_json *j, const char *file, unsigned line,
    cbt_json_end(j);
 }
 
-static void sarif_physical(cbt_json *j, const cbt_event *e)
+/* A bug's event, its file by the path the debug information gives (path,
+ * may be ""): relative to the folder cbtest runs in when it lies below it
+ * (run from a repository's root, as CI does, that is the path code
+ * scanning matches), else absolute (a file:// URI); without a path, the
+ * file as the event names it. */
+static void sarif_physical_path(cbt_json *j, const cbt_event *e,
+                                const char *path)
 {
-   sarif_physical_at(j, e->file, e->line, e->source);
+   char cwd[PATH_MAX];
+   size_t n;
+   if (!path[0] || path[0] != '/' || !getcwd(cwd, sizeof cwd)) {
+      sarif_physical_at(j, path[0] ? path : e->file, e->line, e->source);
+      return;
+   }
+   n = strlen(cwd);
+   if (n > 1 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+      sarif_physical_at(j, path + n + 1, e->line, e->source);
+   else
+      sarif_physical_at(j, path, e->line, e->source);
 }
 
 /* One threadFlow per thread, each location numbered by its place in the
@@ -450,7 +466,7 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    cbt_json_array(j, "locations");
    if (has_place(&r->e2)) {
       cbt_json_object(j, NULL);
-      sarif_physical(j, &r->e2);
+      sarif_physical_path(j, &r->e2, b->src_path[2]);
       cbt_json_object(j, "message");
       cbt_json_string(j, "text", w2);
       cbt_json_end(j);
@@ -465,7 +481,7 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
          continue;
       cbt_json_object(j, NULL);
       cbt_json_int(j, "id", i + 1);
-      sarif_physical(j, rel[i]);
+      sarif_physical_path(j, rel[i], b->src_path[i]);
       cbt_json_object(j, "message");
       cbt_json_string(j, "text", words[i]);
       cbt_json_end(j);

@@ -173,7 +173,8 @@ void cbt_source_line(const cbt_suite *s, const cbt_test *t, const char *dir,
 /* The source lines of a bug's e1, f and e2, from its schedule (the only
  * place that keeps each location's folder and object): read for the few
  * runs reports show, not for every schedule loaded. */
-void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r)
+void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r,
+                       cbt_bug *b)
 {
    cb_schedule *sch = NULL;
    cb_error err;
@@ -186,6 +187,12 @@ void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r)
       if (l && l->file && l->has_line)
          cbt_source_line(s, t, l->dir, l->object, l->file, l->line,
                          out[k]->source, sizeof out[k]->source);
+      b->src_path[k][0] = 0;
+      if (l && l->file && *l->file && l->file[0] != '/' && l->dir && *l->dir)
+         cbt_fmt(b->src_path[k], sizeof b->src_path[k], "%s/%s", l->dir,
+                 l->file);
+      else if (l && l->file && *l->file)
+         cbt_fmt(b->src_path[k], sizeof b->src_path[k], "%s", l->file);
    }
    cb_schedule_free(sch);
 }

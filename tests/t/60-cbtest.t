@@ -377,6 +377,15 @@ ok "rww: e1's source line quoted in the summary" \
    sh -c 'printf "%s\n" "$1" | grep -Fqx -- "$2"' - "$OUT" "$(printf '%15s | %s' "$E1" "$(src_text rww.c "$E1")")"
 is "$(jget "$TMP/real/report.sarif" 'join ",", map { $_->{locations}[0]{physicalLocation}{region}{snippet}{text} } grep { $_->{ruleId} eq "RWW" } @{$d->{runs}[0]{results}}')" \
    "$(src_text rww.c "$E2")" "real: the SARIF result's region quotes e2's source line"
+# The result's file by its whole path (the folder the trace recorded):
+# cbtest ran in $TMP, outside the sources, so an absolute file:// URI.
+is "$(jget "$TMP/real/report.sarif" 'join ",", map { $_->{locations}[0]{physicalLocation}{artifactLocation}{uri} } grep { $_->{ruleId} eq "RWW" } @{$d->{runs}[0]{results}}')" \
+   "file://$(cd "$CB_PROGRAM_SRC" && pwd -P)/rww.c" "real: the SARIF result names the source by its path"
+# Reported from the sources' own tree (CI runs in the repository's root):
+# the path relative to it, as code scanning matches files.
+(cd "$CB_PROGRAM_SRC/.." && "$CBTEST" --merge -o "$TMP/merged-here" "$TMP/real" >/dev/null 2>&1)
+is "$(jget "$TMP/merged-here/report.sarif" 'join ",", map { $_->{locations}[0]{physicalLocation}{artifactLocation}{uri} } grep { $_->{ruleId} eq "RWW" } @{$d->{runs}[0]{results}}')" \
+   "programs/rww.c" "--merge run below the sources: the SARIF path is relative to where it ran"
 unlike "$(section 002-rww_locked)" "BUG" "rww_locked: no bug"
 W1=$(cb_role_lines "$CB_PROGRAM_SRC/www.c" e1)
 WF=$(cb_role_lines "$CB_PROGRAM_SRC/www.c" f)
