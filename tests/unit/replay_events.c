@@ -33,7 +33,9 @@ int main(int argc, char **argv)
    unsigned long long counted = 0;
    cb_wire_event e;
    while (fread(&e, sizeof e, 1, f) == 1) {
-      if (e.kind == CB_WIRE_LOCDEF || e.kind == CB_WIRE_SYMDEF) {
+      /* Definitions (locations, symbols, variable names: a replay that
+       * records names its data too) carry strings after their 32 bytes. */
+      if (CB_WIRE_HAS_STRINGS(e.kind)) {
          cb_wire_locdef d;
          memcpy(&d, &e, sizeof d);
          char *s = malloc(d.strlen + 1u);
