@@ -15,8 +15,6 @@
  * The variable's writes come from the reads-from index (readsfrom.c),
  * which keeps every shared variable's writes in trace order.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
-#include <stdlib.h>
-
 #include "predict.h"
 
 /* Whether c needs its site's writers held: an order violation whose f is
@@ -48,22 +46,28 @@ uint32_t cbp_site_writers(const cbp_rf *rf, const cb_trace *t,
       size_t m = lo + (hi - lo) / 2;
       if (idx[m] < c->f) lo = m + 1; else hi = m;
    }
-   uint32_t loc = t->events[c->e1].loc, held = 0;
-   uint8_t *done = cbp_xcalloc(nthreads + 1, 1);
-   uint32_t open = nthreads; /* threads not decided yet */
+   /* While scanning, a decided thread that is not held says DECIDED in
+    * hold (no array beside it: this runs for every order candidate). */
+   const uint64_t DECIDED = UINT64_MAX - 1;
+   uint32_t loc = t->events[c->e1].loc, held = 0, open = nthreads;
    for (uint32_t j = 1; j <= nthreads; j++)
-      if (j == c->t1 || j == c->t2) { done[j] = 1; open--; }
+      if (j == c->t1 || j == c->t2) { hold[j - 1] = DECIDED; open--; }
    for (size_t k = lo; k-- > 0 && open;) {
       uint32_t j = tid[k];
-      if (j == 0 || j > nthreads || done[j] || t->events[idx[k]].loc != loc) continue;
+      if (j == 0 || j > nthreads || hold[j - 1] != UINT64_MAX ||
+          t->events[idx[k]].loc != loc)
+         continue;
       uint64_t count = cbp_rf_count_at(rf, j, idx[k]);
       if (count >= c->prefix[j - 1]) continue; /* not in its prefix */
-      done[j] = 1;
       open--;
-      if (count < cbp_vc_get(v, c->seg_f, j)) continue; /* happens before f */
+      if (count < cbp_vc_get(v, c->seg_f, j)) { /* happens before f */
+         hold[j - 1] = DECIDED;
+         continue;
+      }
       held++;
       hold[j - 1] = count;
    }
-   free(done);
+   for (uint32_t j = 0; j < nthreads; j++)
+      if (hold[j] == DECIDED) hold[j] = UINT64_MAX;
    return held;
 }
