@@ -13,9 +13,26 @@
 
 #include "predict.h"
 
+/* --base: the candidates on lines base_path's trace never ran first
+ * (fresh.c); 0, or 1 when that trace cannot be read (said on stderr).  A
+ * truncated base is used as far as it is whole: a line it lacks only
+ * ranks a candidate first. */
+static int prefer_fresh(const char *base_path, const cb_trace *t, cbp_analysis *a) {
+   cb_trace base;
+   memset(&base, 0, sizeof base);
+   cb_error err;
+   if (cb_trace_read(base_path, &base, &err)) {
+      fprintf(stderr, "cbpredict: cannot read --base %s: %s\n", base_path, err.msg);
+      return 1;
+   }
+   cbp_prefer_fresh(t, &base, &a->r);
+   cb_trace_free(&base);
+   return 0;
+}
+
 static const char usage[] =
    "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--patterns=LIST]\n"
-   "                 [--partial] [--delays N [--seed S] [--seen FILE]]\n"
+   "                 [--partial] [--delays N [--seed S] [--seen FILE]] [--base TRACE]\n"
    "                 [--z3 [--z3-timeout MS] [--z3-window N]] TRACE\n"
    "\n"
    "Finds every way two threads and one variable can break the atomicity of a\n"
@@ -62,6 +79,11 @@ static const char usage[] =
    "                     same seed, the same schedules\n"
    "  --seen FILE        orderings not to write again (digests, one a line, as\n"
    "                     cbtest --explore keeps them for the schedules it forced)\n"
+   "  --base TRACE       build and number first the violations with e1, f or e2\n"
+   "                     on a source line that TRACE (another run of the same\n"
+   "                     program, as cbtest's exploration passes the test's\n"
+   "                     recording) has no event at: the path this run took\n"
+   "                     and that one did not\n"
    "  --z3               prove each candidate possible before writing its\n"
    "                     schedule: Z3 looks for an execution consistent with\n"
    "                     the recorded one (same locks, the same happens-before\n"
@@ -251,7 +273,7 @@ int main(int argc, char **argv) {
       {"z3", no_argument, 0, 'z'},           {"z3-timeout", required_argument, 0, 'T'},
       {"z3-window", required_argument, 0, 'W'}, {"patterns", required_argument, 0, 'P'},
       {"delays", required_argument, 0, 'D'},   {"seed", required_argument, 0, 'S'},
-      {"seen", required_argument, 0, 'F'},
+      {"seen", required_argument, 0, 'F'},    {"base", required_argument, 0, 'B'},
       {0, 0, 0, 0}};
    cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
    const char *dir = NULL;
@@ -262,7 +284,7 @@ int main(int argc, char **argv) {
    z3s.window = 1000;
    size_t limit = (size_t)-1;
    cbp_explore_options eo = {0, 1, 0, NULL, 0};
-   const char *seen_path = NULL;
+   const char *seen_path = NULL, *base_path = NULL;
    int explore = 0;
    opterr = 0;
    while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
@@ -305,6 +327,7 @@ int main(int argc, char **argv) {
          break;
       }
       case 'F': seen_path = optarg; break;
+      case 'B': base_path = optarg; break;
       case 'b':
          if (!strcmp(optarg, "functions")) o.blocks = CBP_BLOCKS_FUNCTIONS;
          else if (!strcmp(optarg, "markup")) o.blocks = CBP_BLOCKS_MARKUP;
@@ -364,6 +387,11 @@ int main(int argc, char **argv) {
    cb_hand_locks hand = cb_hand_locks_mark(&t);
    cbp_analysis a;
    cbp_analyze_candidates(&t, &o, &a);
+   if (base_path && prefer_fresh(base_path, &t, &a)) {
+      cbp_analysis_free(&a);
+      cb_trace_free(&t);
+      return 2;
+   }
    /* Schedules are built only for the candidates that will be written;
     * with --z3 each is first asked of Z3 (z3_predict.c). */
    size_t built;

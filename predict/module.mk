@@ -1,7 +1,7 @@
 # predict/: cbpredict (PENELOPE sections 3 and 4), its unit tests, the
 # synthetic trace generator and the benchmark script's inputs.
 PREDICT_SRCS := predict/util.c predict/escape.c predict/lockset.c predict/hb.c \
-                predict/vclock.c predict/transactions.c predict/cutpoints.c predict/cut_blocks.c predict/cut_store.c predict/cut_decide.c predict/deadlocks.c predict/orders.c predict/site_writers.c predict/readsfrom.c predict/rank.c predict/symmetric.c \
+                predict/vclock.c predict/transactions.c predict/cutpoints.c predict/cut_blocks.c predict/cut_store.c predict/cut_decide.c predict/deadlocks.c predict/orders.c predict/site_writers.c predict/readsfrom.c predict/rank.c predict/fresh.c predict/symmetric.c \
                 predict/synthesis.c predict/dlk_tail.c predict/alternates.c predict/analyze.c predict/schedule_out.c \
                 predict/report.c predict/plan_check.c predict/explore.c \
                 predict/explore_report.c
@@ -75,6 +75,15 @@ $(BUILD)/tests/predict_rwlock_san: $(BUILD)/san/tests/unit/predict_rwlock.o $(PR
 	@mkdir -p $(dir $@)
 	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
+# The path to f kept the recorded one, new paths first (synthesis.c, fresh.c).
+$(BUILD)/tests/predict_paths: $(BUILD)/host/tests/unit/predict_paths.o $(PREDICT_OBJS) $(LIBCBTRACE)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(HOST_LDLIBS)
+
+$(BUILD)/tests/predict_paths_san: $(BUILD)/san/tests/unit/predict_paths.o $(PREDICT_SAN_OBJS) $(LIBCBTRACE_SAN)
+	@mkdir -p $(dir $@)
+	$(CC) $(SAN_CFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
 # Delay schedules and their dedup (predict/explore.c, trace/ordering.c).
 $(BUILD)/tests/predict_explore: $(BUILD)/host/tests/unit/predict_explore.o $(PREDICT_OBJS) $(LIBCBTRACE)
 	@mkdir -p $(dir $@)
@@ -88,5 +97,6 @@ CHECK_DEPS += $(BIN)/cbpredict $(BUILD)/tests/predict_unit $(BUILD)/tests/predic
               $(BUILD)/tests/predict_deadlock $(BUILD)/tests/predict_deadlock_san \
               $(BUILD)/tests/predict_orders $(BUILD)/tests/predict_orders_san \
               $(BUILD)/tests/predict_rwlock $(BUILD)/tests/predict_rwlock_san \
+              $(BUILD)/tests/predict_paths $(BUILD)/tests/predict_paths_san \
               $(BUILD)/tests/predict_explore \
               $(BUILD)/tools/cb-gen-trace

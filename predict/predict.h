@@ -314,6 +314,8 @@ typedef struct {
                            unless dropped) */
    int dropped;         /* dropped by the keep hook or synthesis (why) */
    const char *why;
+   uint8_t fresh;       /* e1, f or e2 on a line the --base trace never ran
+                           (fresh.c): built and ranked first */
    uint32_t id;         /* schedule number sN, 0 if not written */
    uint32_t same_as;    /* not written: schedule sN forces its orderings */
    /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" (the
@@ -443,6 +445,12 @@ void cbp_rf_free(cbp_rf *rf);
 /* Thread j's counted events: their trace indices, x->counted[j] of them. */
 const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j);
 
+/* ---- New paths first (fresh.c) -------------------------------------------
+ * Marks each of r's candidates whose e1, f or e2 is on a source line that
+ * base has no event at (cbp_candidate.fresh) and moves them, in their
+ * order, before the others.  Returns how many are fresh. */
+size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r);
+
 /* ---- Schedule order (rank.c) ----------------------------------------------
  * Stably sorts r's candidates so that built schedules whose forced order
  * changes no read's writer but the pattern's own come first. */
@@ -459,6 +467,12 @@ int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
  * Past RF_SCAN events to look at, it says yes. */
 int cbp_rf_others_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                        uint64_t from, uint64_t to);
+/* One past the last of thread w's counted events among [wfrom, wto) whose
+ * write one of thread j's reads among its counted events [from, to) reads
+ * in the trace (at most RF_SCAN of them looked at), and in *first the
+ * count of the first such read; 0 when none (*first unset). */
+uint64_t cbp_rf_last_writer(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
+                            uint32_t w, uint64_t wfrom, uint64_t wto, uint64_t *first);
 /* Variable v's writes, in trace order: their trace indices and threads. */
 size_t cbp_rf_writes(const cbp_rf *rf, uint32_t v, const uint64_t **idx,
                      const uint32_t **tid);

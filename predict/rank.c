@@ -20,7 +20,11 @@
  * runs is replayed; a stretch longer than RANK_WINDOW (or one with a
  * run-out step, whose length is not known) stops the replay there, and
  * all replays together cover at most a few times the trace's length: past
- * that budget the remaining candidates keep the trace order.
+ * that budget the remaining candidates keep the trace order.  A stretch
+ * cut at RANK_WINDOW scores one more than the reads it replayed: what lies
+ * beyond is not known, and a schedule that holds a thread back that long
+ * (list_fast: a producer stopped while main spins 157,000 events reading
+ * what the producer wrote next) must not rank with one checked clean.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
@@ -97,9 +101,10 @@ static uint64_t pos_of(const ranker *k, uint32_t j, uint64_t ci) {
 }
 
 /* Where the forced order first differs from the recorded one, and where
- * its tail ends; 0 when the candidate is not worth replaying here. */
+ * its tail ends, at most RANK_WINDOW events on (*cut: it went further);
+ * 0 when the candidate is not worth replaying here. */
 static int window(const ranker *k, const cbp_candidate *c, uint64_t *w0,
-                  uint64_t *w1) {
+                  uint64_t *w1, int *cut) {
    uint32_t n = k->x->nthreads;
    *w0 = UINT64_MAX; *w1 = 0;
    for (uint32_t j = 1; j <= n; j++) {
@@ -115,12 +120,16 @@ static int window(const ranker *k, const cbp_candidate *c, uint64_t *w0,
       uint64_t p = fin[st->tid] ? pos_of(k, st->tid, fin[st->tid] - 1) : 0;
       if (p != UINT64_MAX && p + 1 > *w1) *w1 = p + 1;
    }
-   return *w0 != UINT64_MAX && *w1 > *w0 && *w1 - *w0 <= RANK_WINDOW;
+   if (*w0 == UINT64_MAX || *w1 <= *w0) return 0;
+   *cut = *w1 - *w0 > RANK_WINDOW;
+   if (*cut) *w1 = *w0 + RANK_WINDOW;
+   return 1;
 }
 
 static uint64_t score(ranker *k, const cbp_candidate *c) {
    uint64_t w0, w1;
-   if (!c->prefix || !window(k, c, &w0, &w1) || 2 * (w1 - w0) > k->budget) return 0;
+   int cut = 0;
+   if (!c->prefix || !window(k, c, &w0, &w1, &cut) || 2 * (w1 - w0) > k->budget) return 0;
    k->budget -= 2 * (w1 - w0);
    uint32_t n = k->x->nthreads;
    /* The recorded writers of the window's events. */
@@ -154,13 +163,16 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
          if (i >= w0 && step(k, i, k->rec[i - w0]) && !is_pattern_event(c, i)) bad++;
       }
    }
-   return bad;
+   return bad + (uint64_t)cut; /* what lies past the window is not known */
 }
 
-typedef struct { uint64_t score; size_t at; } ranked;
+typedef struct { uint64_t score; size_t at; int fresh; } ranked;
 
+/* Fresh candidates (fresh.c: on a path the test's recording never took)
+ * first, then by score, then in their order. */
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
+   if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
    if (x->score != y->score) return x->score < y->score ? -1 : 1;
    return x->at < y->at ? -1 : x->at > y->at;
 }
@@ -181,6 +193,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[i];
       o[i].at = i;
+      o[i].fresh = c->fresh;
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       moved |= o[i].score != 0;
    }

@@ -119,6 +119,8 @@ static size_t first_write_after(const cbp_rf *rf, uint32_t v, uint64_t i) {
    return lo;
 }
 
+static uint64_t count_at(const cbp_rf *rf, uint32_t k, uint64_t i);
+
 /* Whether a write of variable v by a thread other than j lies after trace
  * index i and before stop, inside its own thread's prefix. */
 static int write_in_window(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
@@ -144,6 +146,28 @@ int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
       if (k > rf->woff[v] && rf->wtid[k - 1] == w && rf->widx[k - 1] >= wstart) return 1;
    }
    return 0;
+}
+
+uint64_t cbp_rf_last_writer(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
+                            uint32_t w, uint64_t wfrom, uint64_t wto, uint64_t *first) {
+   uint64_t last = 0;
+   if (j == 0 || j > rf->x->nthreads || w == 0 || w > rf->x->nthreads) return 0;
+   if (to > rf->x->counted[j]) to = rf->x->counted[j];
+   if (to > from && to - from > RF_SCAN) to = from + RF_SCAN;
+   uint64_t lo = cbp_rf_trace_index(rf, w, wfrom), hi = cbp_rf_trace_index(rf, w, wto);
+   for (uint64_t c = from; c < to; c++) {
+      uint64_t i = rf->pos[j][c];
+      uint32_t v = rf->x->var_of[i];
+      if (rf->t->events[i].kind != CB_EV_READ || !v || !rf->x->var_shared[v]) continue;
+      size_t k = first_write_after(rf, v, i); /* its writer is k - 1 */
+      if (k == rf->woff[v] || rf->wtid[k - 1] != w) continue;
+      uint64_t wi = rf->widx[k - 1];
+      if (wi < lo || wi >= hi) continue;
+      if (!last) *first = c;
+      uint64_t wc = count_at(rf, w, wi) + 1;
+      if (wc > last) last = wc;
+   }
+   return last;
 }
 
 int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,

@@ -125,17 +125,18 @@ static int lock_valid(const cbp_locks *L, const cbp_step *steps, size_t n, const
    return ok;
 }
 
-/* Region III: interleaves T1 (to count e+1) and T2 (to count f). */
-static int region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, cbp_step **out,
-                   size_t *nout, size_t *capout) {
-   uint64_t p[2] = {c->x1.count, c->x2.count};
-   uint64_t target[2] = {c->ce + 1, c->cf};
+/* Region III: interleaves T1 (from x1 to count t1_to) and T2 (from x2,
+ * or the earlier lock-free cut from2, to count f). */
+static int region3_to(const cb_trace *t, cbp_locks *L, cbp_candidate *c, uint64_t t1_to,
+                      cbp_point from2, cbp_step **out, size_t *nout, size_t *capout) {
+   uint64_t p[2] = {c->x1.count, from2.count};
+   uint64_t target[2] = {t1_to, c->cf};
    uint32_t tids[2] = {c->t1, c->t2};
    *nout = 0;
    if (p[0] >= target[0] && p[1] >= target[1]) return 1;
    lockevs ev[2]; memset(ev, 0, sizeof ev);
    collect(t, L, c->t1, c->x1, target[0], &ev[0]);
-   collect(t, L, c->t2, c->x2, target[1], &ev[1]);
+   collect(t, L, c->t2, from2, target[1], &ev[1]);
    edge edges[64];
    size_t ne = edges_for(L, c->ls_e, c->ls_f, &ev[0], &ev[1], 1, edges, 0, 64);
    ne = edges_for(L, c->ls_f, c->ls_e, &ev[1], &ev[0], 0, edges, ne, 64);
@@ -351,6 +352,45 @@ typedef struct {
    uint64_t *hold;
 } synth;
 
+/* Region III with T1 on through what T2 reads: when T2's way to f read in
+ * the recorded run what T1 wrote from its cut x1 on (and before e2), T1
+ * runs through those writes (and at least through e) before T2 reads
+ * them, and T2 stops before region III at its last lock-free cut before
+ * the first such read (*from2; *first: that read).  list_fast's main
+ * reads `len == 1` on its way to f, a value the producer wrote after e1
+ * in the same critical section; stopped at e1, the producer leaves len at
+ * 0 and main never takes the path to f.  The violation is the same (f
+ * still lands between e1 and e2); T2's path is the recorded one.  0 when
+ * T2 reads nothing of the kind: T1 stops at e. */
+static uint64_t t1_past_e(synth *S, const cbp_candidate *c, cbp_point *from2,
+                          uint64_t *first) {
+   uint64_t to = c->ce + 1, start = c->prefix[c->t2 - 1];
+   if (c->ce2 <= c->x1.count || c->cf <= start) return 0;
+   if (!S->rf) S->rf = cbp_rf_new(S->t, S->x);
+   uint64_t need = cbp_rf_last_writer(S->rf, c->t2, start, c->cf, c->t1, c->x1.count, c->ce2,
+                                      first);
+   if (!need) return 0;
+   uint64_t at = prev_cut(&S->bad[c->t2], *first);
+   if (at < start) at = start;
+   if (at > c->x2.count) at = c->x2.count;
+   from2->count = at;
+   from2->tidx = at ? cbp_rf_trace_index(S->rf, c->t2, at - 1) : NONE;
+   return need > to ? need : to;
+}
+
+/* Whether region III's steps run T1 to count need before T2 (from count
+ * at) runs its event `first`. */
+static int t1_writes_first(const synth *S, const cbp_candidate *c, uint64_t need,
+                           uint64_t at, uint64_t first) {
+   uint64_t n1 = c->x1.count, n2 = at;
+   for (size_t s = 0; s < S->nr3; s++) {
+      if (S->r3[s].tid == c->t1) { n1 += S->r3[s].count; continue; }
+      n2 += S->r3[s].count;
+      if (n2 > first && n1 < need) return 0;
+   }
+   return 1;
+}
+
 /* The tail from the current prefix: regions II and III, f, T2 on until it
  * holds no lock, T1 on to e2.  A deadlock's tail (dlk_tail.c) runs each
  * thread of the cycle to where it holds its outer lock, and ends there:
@@ -363,18 +403,27 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
    if (c->pattern == CBP_DLK) return cbp_dlk_tail(S->t, S->x, S->v, S->L, &S->rf, c);
    int t1_first = pos_of(c->x1) <= pos_of(c->x2);
    uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
-   cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
-   add_step(c, &cap, A, xA.count - c->prefix[A - 1]);
-   add_step(c, &cap, B, xB.count - c->prefix[B - 1]);
-   if (!region3(S->t, S->L, c, &S->r3, &S->nr3, &S->capr3))
-      return "no lock-valid interleaving reaches e and f";
+   cbp_point from2 = c->x2;
+   uint64_t first = 0, past = t1_past_e(S, c, &from2, &first), t1_at = 0;
+   int found = 0;
+   for (int plain = !past; plain < 2 && !found; plain++) {
+      if (plain) from2 = c->x2;
+      t1_at = plain ? c->ce + 1 : past; /* ce + 1 wraps to 0 for an ORD cut at 0 */
+      cbp_point xA = A == c->t1 ? c->x1 : from2, xB = B == c->t1 ? c->x1 : from2;
+      c->ntail = 0;
+      add_step(c, &cap, A, xA.count - c->prefix[A - 1]);
+      add_step(c, &cap, B, xB.count - c->prefix[B - 1]);
+      found = region3_to(S->t, S->L, c, t1_at, from2, &S->r3, &S->nr3, &S->capr3) &&
+              (plain || t1_writes_first(S, c, past, from2.count, first));
+   }
+   if (!found) return "no lock-valid interleaving reaches e and f";
    for (size_t s = 0; s < S->nr3; s++) add_step(c, &cap, S->r3[s].tid, S->r3[s].count);
    uint64_t fw = c->f_uncounted ? 0 : c->fwidth > 1 ? c->fwidth : 1;
    add_step(c, &cap, c->t2, fw);              /* f, its whole instruction */
    uint64_t rel = release_after_f(S->t, S->L, c);
    add_step(c, &cap, c->t2, fw > 1 && rel >= fw ? rel - (fw - 1) : rel);
    c->through_f = c->ntail;
-   add_step(c, &cap, c->t1, c->ce2 - c->ce);   /* on to e2 */
+   add_step(c, &cap, c->t1, c->ce2 + 1 - t1_at); /* on through e2 */
    return NULL;
 }
 

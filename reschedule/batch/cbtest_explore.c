@@ -11,7 +11,9 @@
  *             (every forced run of the exploration is recorded, cbreplay
  *             --record): what that other interleaving predicts, and its
  *             own delay schedules; the traces are taken in the order their
- *             runs ended.
+ *             runs ended.  The test's own trace is the base (--base):
+ *             violations on lines it never ran, the path this run took,
+ *             are built and numbered first (predict/fresh.c).
  * Each new schedule is taken into the test's schedule folder under the next
  * free number, so reports, --merge and the reproduce commands treat it as
  * any other; one whose ordering (cb_schedule_digest) was forced before is
@@ -217,6 +219,10 @@ size_t cbt_explore_predict_args(const cbt_suite *s, const cbt_test *t,
    argv[k++] = x->max;
    argv[k++] = "--seen";
    argv[k++] = x->seen_path;
+   if (!x->first) { /* a forced run's trace: its new path's violations first */
+      argv[k++] = "--base";
+      argv[k++] = (char *)t->trace;
+   }
    argv[k++] = x->trace;
    cbt_fmt(out, len, "%s.out", x->dir);
    cbt_fmt(err, len, "%s.err", x->dir);

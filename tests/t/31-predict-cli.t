@@ -167,4 +167,13 @@ perl -MJSON::PP -e '
   die "ms per query\n" unless exists $z->{ms_per_query} && $z->{candidates} >= @v;
 ' "$TMP/dzj" 2>"$TMP/perr"
 is "$?" 0 "--z3 --json: counts, each schedule's verdict, the DLK asked and kept $(cat "$TMP/perr")"
+
+# --base: a base trace that cannot be read is the user's error (exit 2,
+# what went wrong); against its own trace nothing moves (fresh.c).
+cbpredict --base "$TMP/missing.pb" -o "$TMP/tb" "$TMP/t.pb" >/dev/null 2>"$TMP/err"
+is "$?" 2 "--base missing: exit 2"
+like "$(cat "$TMP/err")" "^cbpredict: cannot read --base .*missing.pb" "--base missing: message"
+a=$(cbpredict -o "$TMP/tb1" "$TMP/t.pb" | grep '^s[0-9]')
+b=$(cbpredict --base "$TMP/t.pb" -o "$TMP/tb2" "$TMP/t.pb" | grep '^s[0-9]')
+is "$b" "$a" "--base the same trace: the same table"
 done_testing
