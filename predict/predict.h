@@ -445,6 +445,14 @@ void cbp_rf_free(cbp_rf *rf);
 /* Thread j's counted events: their trace indices, x->counted[j] of them. */
 const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j);
 
+/* ---- Region III (region3.c) ----------------------------------------------
+ * Interleaves T1 (from c->x1 to count t1_to) and T2 (from2, c->x2 or an
+ * earlier lock-free cut, to count c->cf) by the acquisition histories'
+ * causal edges into out[0..*nout) (grown as needed); 0 when no
+ * interleaving passes the lock simulation. */
+int cbp_region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, uint64_t t1_to,
+                cbp_point from2, cbp_step **out, size_t *nout, size_t *capout);
+
 /* ---- New paths first (fresh.c) -------------------------------------------
  * Marks each of r's candidates whose e1, f or e2 is on a source line that
  * base has no event at (cbp_candidate.fresh) and moves them, in their
