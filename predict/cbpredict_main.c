@@ -17,7 +17,8 @@
  * (fresh.c); 0, or 1 when that trace cannot be read (said on stderr).  A
  * truncated base is used as far as it is whole: a line it lacks only
  * ranks a candidate first. */
-static int prefer_fresh(const char *base_path, const cb_trace *t, cbp_analysis *a) {
+static int prefer_fresh(const char *base_path, const cb_trace *t, cbp_analysis *a,
+                        size_t *fresh) {
    cb_trace base;
    memset(&base, 0, sizeof base);
    cb_error err;
@@ -25,9 +26,16 @@ static int prefer_fresh(const char *base_path, const cb_trace *t, cbp_analysis *
       fprintf(stderr, "cbpredict: cannot read --base %s: %s\n", base_path, err.msg);
       return 1;
    }
-   cbp_prefer_fresh(t, &base, &a->r);
+   *fresh = cbp_prefer_fresh(t, &base, &a->r);
    cb_trace_free(&base);
    return 0;
+}
+
+#define FRESH_BUILD 64
+
+static size_t build_count(size_t limit, size_t fresh) {
+   size_t more = fresh < FRESH_BUILD ? fresh : FRESH_BUILD;
+   return limit > SIZE_MAX - more ? SIZE_MAX : limit < more ? more : limit;
 }
 
 static const char usage[] =
@@ -387,7 +395,8 @@ int main(int argc, char **argv) {
    cb_hand_locks hand = cb_hand_locks_mark(&t);
    cbp_analysis a;
    cbp_analyze_candidates(&t, &o, &a);
-   if (base_path && prefer_fresh(base_path, &t, &a)) {
+   size_t fresh = 0; /* candidates on lines --base never ran */
+   if (base_path && prefer_fresh(base_path, &t, &a, &fresh)) {
       cbp_analysis_free(&a);
       cb_trace_free(&t);
       return 2;
@@ -406,7 +415,10 @@ int main(int argc, char **argv) {
       cb_trace_free(&t);
       return 1;
    }
-   if (!z3) cbp_build_schedules(&t, &a, limit, NULL, NULL);
+   /* With --base, the new path's violations are all built (up to
+    * FRESH_BUILD) so that ranking picks the --max written among them: the
+    * closest in the trace is not always the one that keeps the path. */
+   if (!z3) cbp_build_schedules(&t, &a, build_count(limit, fresh), NULL, NULL);
    if (a.x.active_threads == 0) {
       fprintf(stderr, "cbpredict: %s: the trace has no threads\n", path);
       cbp_analysis_free(&a);

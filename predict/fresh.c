@@ -9,9 +9,9 @@
  * about that path, not about the dozens of violations on lines every
  * trace has.  So a candidate whose e1, f or e2 is on a source line the
  * base trace (the test's recording) has no event at is fresh: fresh ones
- * are built first (synthesis takes candidates in order up to --max) and
- * rank first (rank.c); among themselves, and among the others, the order
- * stays what it was.  Lines are compared by file name and line, which
+ * are built first (synthesis takes candidates in order up to --max),
+ * those whose three events are closest in the trace first, and rank first
+ * (rank.c); among the others the order stays what it was.  Lines are compared by file name and line, which
  * stay the same from run to run when addresses need not.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
@@ -52,6 +52,30 @@ static int at_new_line(const cb_trace *t, const uint8_t *fresh_loc, uint64_t i) 
    return i < t->nevents && t->events[i].loc < t->nlocs && fresh_loc[t->events[i].loc];
 }
 
+/* How much of the trace lies between the pattern's first and last event.
+ * A new path is often taken more than once in a run (list_fast's fast
+ * path, whenever one producer got ahead), and the violation whose events
+ * are close needs the least of the recorded run moved: the one that pairs
+ * the fast path with a push 785,000 events earlier holds that producer
+ * back while main spins on values the producer wrote after. */
+static uint64_t span(const cbp_candidate *c) {
+   uint64_t lo = c->e1, hi = c->e1;
+   if (c->f < lo) lo = c->f;
+   if (c->f > hi) hi = c->f;
+   if (c->e2 < lo) lo = c->e2;
+   if (c->e2 > hi) hi = c->e2;
+   return hi - lo;
+}
+
+typedef struct { int old; uint64_t span; size_t at; } spanned;
+
+static int cmp_spanned(const void *a, const void *b) {
+   const spanned *x = a, *y = b;
+   if (x->old != y->old) return x->old - y->old;
+   if (!x->old && x->span != y->span) return x->span < y->span ? -1 : 1;
+   return x->at < y->at ? -1 : x->at > y->at;
+}
+
 size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r) {
    size_t nk, fresh = 0;
    uint64_t *keys = base_lines(base, &nk);
@@ -68,14 +92,16 @@ size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r) 
       fresh += c->fresh;
    }
    free(fresh_loc);
-   if (!fresh || fresh == r->n) return fresh;
-   /* A stable partition: the fresh ones first, each side in its order. */
+   if (!fresh) return 0;
+   /* The fresh ones first, the shortest span of trace first; the others
+    * after them in their order. */
+   spanned *o = cbp_xcalloc(r->n, sizeof *o);
+   for (size_t i = 0; i < r->n; i++) o[i] = (spanned){!r->c[i].fresh, span(&r->c[i]), i};
+   qsort(o, r->n, sizeof *o, cmp_spanned);
    cbp_candidate *sorted = cbp_xcalloc(r->n, sizeof *sorted);
-   size_t k = 0;
-   for (int pass = 1; pass >= 0; pass--)
-      for (size_t i = 0; i < r->n; i++)
-         if (r->c[i].fresh == pass) sorted[k++] = r->c[i];
+   for (size_t i = 0; i < r->n; i++) sorted[i] = r->c[o[i].at];
    memcpy(r->c, sorted, r->n * sizeof *sorted);
    free(sorted);
+   free(o);
    return fresh;
 }

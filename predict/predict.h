@@ -455,8 +455,9 @@ int cbp_region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, uint64_t t1_t
 
 /* ---- New paths first (fresh.c) -------------------------------------------
  * Marks each of r's candidates whose e1, f or e2 is on a source line that
- * base has no event at (cbp_candidate.fresh) and moves them, in their
- * order, before the others.  Returns how many are fresh. */
+ * base has no event at (cbp_candidate.fresh) and moves them before the
+ * others, the shortest stretch of trace from the pattern's first event to
+ * its last first.  Returns how many are fresh. */
 size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r);
 
 /* ---- Schedule order (rank.c) ----------------------------------------------
