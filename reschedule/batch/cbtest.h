@@ -412,6 +412,8 @@ typedef struct {
    unsigned line;
    char function[128];
    const char *role;   /* "e1", "f", "e2" or NULL */
+   char dir[PATH_MAX];    /* the file's folder, "" when not known */
+   char object[PATH_MAX]; /* the program or library it ran in, or "" */
 } cbt_flow_event;
 
 typedef struct {

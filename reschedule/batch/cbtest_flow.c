@@ -41,9 +41,12 @@ static int interesting(const cb_event *e, uint64_t variable)
    }
 }
 
+/* loc: where the trace says the event ran (its folder and object too,
+ * for the source line report.html quotes), or NULL with file, line and
+ * function from the schedule's words. */
 static void add(cbt_flow *fl, unsigned tid, const char *what,
-                const char *file, unsigned line, const char *function,
-                const char *role)
+                const cb_location *loc, const char *file, unsigned line,
+                const char *function, const char *role)
 {
    cbt_flow_event *more = realloc(fl->ev, (fl->n + 1) * sizeof *more);
    if (!more)
@@ -57,6 +60,10 @@ static void add(cbt_flow *fl, unsigned tid, const char *what,
    e->line = line;
    cbt_fmt(e->function, sizeof e->function, "%s", function ? function : "");
    e->role = role;
+   if (loc) {
+      cbt_fmt(e->dir, sizeof e->dir, "%s", loc->dir ? loc->dir : "");
+      cbt_fmt(e->object, sizeof e->object, "%s", loc->object);
+   }
    int k;
    for (k = 0; k < fl->nthreads && fl->threads[k] != tid; k++)
       ;
@@ -69,7 +76,7 @@ static void add_role(cbt_flow *fl, const cbt_run *r, const cbt_event *e,
 {
    char what[320];
    cbt_fmt(what, sizeof what, "%s %s", e->kind, r->variable);
-   add(fl, e->tid, what, e->file, e->line, e->function, role);
+   add(fl, e->tid, what, NULL, e->file, e->line, e->function, role);
 }
 
 static void fallback(const cbt_run *r, cbt_flow *fl)
@@ -192,7 +199,7 @@ static void lay_over(const cbt_run *r, const cb_trace *tr, const size_t *seq,
          const cbt_event *pe = k == p[0] ? &r->e1 : k == p[1] ? &r->f : &r->e2;
          cbt_fmt(what, sizeof what, "%s %s", pe->kind, r->variable);
       }
-      add(fl, e->tid, what, loc->file, loc->line, loc->function, role);
+      add(fl, e->tid, what, loc, loc->file, loc->line, loc->function, role);
    }
 }
 

@@ -145,7 +145,7 @@ static void flow_lanes(FILE *f, const cbt_suite *s, const cbt_test *t,
          }
          fputs("</span>", f);
          char src[1024];
-         cbt_source_line(s, t, NULL, NULL, e->file, e->line, src,
+         cbt_source_line(s, t, e->dir, e->object, e->file, e->line, src,
                          sizeof src);
          if (src[0]) {
             fputs("<code class=src>", f);

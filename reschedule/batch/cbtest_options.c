@@ -392,6 +392,13 @@ static int check_modes(cbt_options *o)
       if (!o->prog_argv || o->tests_file)
          return usage_error("--merge wants the folders to merge: --merge "
                             "DIR...");
+      /* The first folder ends the options (as PROG does): an option after
+       * it would be taken for a folder and fail as one. */
+      for (int i = 0; i < o->prog_argc; i++)
+         if (o->prog_argv[i][0] == '-')
+            return usage_error("--merge: %s comes after a folder; options go "
+                               "first: cbtest --merge [-o OUT] DIR...",
+                               o->prog_argv[i]);
       return 0;
    }
    if (o->wrap) {

@@ -22,6 +22,10 @@ like "$OUT" "^cbtest: --run-job: " "--run-job: says why"
 OUT=$("$CBTEST" --merge "$TMP" 2>&1); RC=$?
 is "$RC" 2 "--merge of a folder without results: exit 2"
 like "$OUT" "no cbtest results in it" "--merge: says why"
+OUT=$("$CBTEST" --merge "$TMP" -o "$TMP/m" 2>&1); RC=$?
+is "$RC" 2 "--merge DIR -o OUT: exit 2"
+like "$OUT" "^cbtest: --merge: -o comes after a folder; options go first" \
+   "--merge DIR -o OUT: says the options go first"
 
 printf '%s\n' "$CB_PROGRAM_BIN/rww" "$CB_PROGRAM_BIN/www" "$CB_PROGRAM_BIN/crash" >"$TMP/suite.tests"
 

@@ -154,4 +154,13 @@ like "$HTML" "<th>thread $T_E1</th><th>thread $T_F</th>|<th>thread $T_F</th><th>
 like "$(printf '%s\n' "$HTML" | tr '\n' ' ')" "<b>e1</b>.*int left = stock;.*<b>f</b>.*stock = left - n;.*<b>e2</b>" \
    "report.html: e1, f, e2 down the page, with their source lines"
 
+# Built into a folder two below the sources and tested from there: only
+# the folder the debug information names finds shop.c, for report.html as
+# for the summary.
+mkdir -p "$TMP/b/c"
+(cd "$TMP" && cc -O1 -g -pthread -o b/c/shop shop.c) &&
+   (cd "$TMP/b/c" && "$CBTEST" --no-explore --timeout 5 -o out -- ./shop >sum.out 2>&1)
+like "$(tr '\n' ' ' <"$TMP/b/c/out/report.html" 2>/dev/null)" "<b>e1</b>.*int left = stock;" \
+   "report.html from a build folder: the source line found through the debug information's folder"
+
 done_testing
