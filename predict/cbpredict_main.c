@@ -33,9 +33,40 @@ static int prefer_fresh(const char *base_path, const cb_trace *t, cbp_analysis *
 
 #define FRESH_BUILD 64
 
-static size_t build_count(size_t limit, size_t fresh) {
-   size_t more = fresh < FRESH_BUILD ? fresh : FRESH_BUILD;
-   return limit > SIZE_MAX - more ? SIZE_MAX : limit < more ? more : limit;
+/* How many schedules to build for --max limit: with --base, the new
+ * path's violations all (up to FRESH_BUILD); with --seen, room for those
+ * forced before, which are not written.  more: how many such. */
+static size_t build_count(size_t limit, size_t more) {
+   if (more > FRESH_BUILD) more = FRESH_BUILD;
+   return limit > SIZE_MAX - more ? SIZE_MAX : limit + more;
+}
+
+static int cmp_digest(const void *a, const void *b) {
+   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+   return x < y ? -1 : x > y;
+}
+
+/* Whether the sorted --seen digests hold c's aim (cb_site_digest: its
+ * pattern, e1's, f's and e2's file:line) twice: cbtest forced two
+ * schedules at those lines, from two traces, and neither failed. */
+static int aimed_twice(const cb_trace *t, const cbp_candidate *c, const uint64_t *seen,
+                       size_t n) {
+   uint64_t ev[3] = {c->e1, c->f, c->e2};
+   const char *file[3];
+   uint32_t line[3];
+   for (int k = 0; k < 3; k++) {
+      const cb_event *e = ev[k] < t->nevents ? &t->events[ev[k]] : NULL;
+      const cb_location *l = e && e->loc < t->nlocs ? &t->locs[e->loc] : &t->locs[0];
+      file[k] = l->file;
+      line[k] = l->line;
+   }
+   uint64_t d = cb_site_digest(cbp_pattern_name[c->pattern], file, line);
+   size_t lo = 0, hi = n;
+   while (lo < hi) { /* the first >= d */
+      size_t m = lo + (hi - lo) / 2;
+      if (seen[m] < d) lo = m + 1; else hi = m;
+   }
+   return lo + 1 < n && seen[lo] == d && seen[lo + 1] == d;
 }
 
 static const char usage[] =
@@ -86,7 +117,10 @@ static const char usage[] =
    "  --seed S           the order and the draws of --delays (default 1): the\n"
    "                     same seed, the same schedules\n"
    "  --seen FILE        orderings not to write again (digests, one a line, as\n"
-   "                     cbtest --explore keeps them for the schedules it forced)\n"
+   "                     cbtest --explore keeps them for the schedules it forced):\n"
+   "                     neither delay schedules nor predicted ones, nor one\n"
+   "                     aimed at the lines of a pattern that FILE holds twice\n"
+   "                     (cb_site_digest); --max counts only the new\n"
    "  --base TRACE       build and number first the violations with e1, f or e2\n"
    "                     on a source line that TRACE (another run of the same\n"
    "                     program, as cbtest's exploration passes the test's\n"
@@ -369,6 +403,7 @@ int main(int argc, char **argv) {
          fprintf(stderr, "cbpredict: cannot read --seen: %s\n", serr.msg);
          return 2;
       }
+      qsort(seen, eo.nseen, sizeof *seen, cmp_digest); /* for bsearch */
       eo.seen = seen;
    }
 
@@ -418,7 +453,7 @@ int main(int argc, char **argv) {
    /* With --base, the new path's violations are all built (up to
     * FRESH_BUILD) so that ranking picks the --max written among them: the
     * closest in the trace is not always the one that keeps the path. */
-   if (!z3) cbp_build_schedules(&t, &a, build_count(limit, fresh), NULL, NULL);
+   if (!z3) cbp_build_schedules(&t, &a, build_count(limit, fresh + eo.nseen), NULL, NULL);
    if (a.x.active_threads == 0) {
       fprintf(stderr, "cbpredict: %s: the trace has no threads\n", path);
       cbp_analysis_free(&a);
@@ -451,6 +486,11 @@ int main(int argc, char **argv) {
       cbp_candidate *c = &a.r.c[i];
       if (!c->built || c->dropped) continue;
       uint64_t d = cbp_candidate_digest(&a.x, c);
+      if (eo.nseen && (bsearch(&d, seen, eo.nseen, sizeof *seen, cmp_digest) ||
+                       aimed_twice(&t, c, seen, eo.nseen))) {
+         a.r.seen_before++; /* an exploration round's --max is for new ones */
+         continue;
+      }
       uint32_t *slot = cbp_map_probe(&byd, d, digest_eq, digests, &d);
       if (*slot) { a.r.same_order++; c->same_as = *slot; continue; }
       digests[written] = d;

@@ -333,6 +333,8 @@ typedef struct {
    uint64_t dropped_insn;    /* needed a cut inside one instruction */
    uint64_t dropped_synth;   /* synthesis failed */
    uint64_t dropped_filter;  /* dropped by the keep hook (cbp_options) */
+   uint64_t seen_before;     /* built, but forced before (--seen): not
+                                written */
    uint64_t same_order;      /* built, but forcing the orderings of an
                                 earlier schedule: not written */
    uint64_t deadlocks;       /* DLK candidates among c */

@@ -117,6 +117,10 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",
               (unsigned long long)r->symmetric);
+   if (r->seen_before)
+      fprintf(out, "cbpredict: %llu schedules were forced before, or their lines twice "
+                   "(--seen): not written\n",
+              (unsigned long long)r->seen_before);
    if (r->same_order)
       fprintf(out, "cbpredict: %llu more schedules would force the orderings of an "
                    "earlier one: not written\n", (unsigned long long)r->same_order);

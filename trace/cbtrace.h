@@ -440,6 +440,15 @@ uint64_t cb_ordering_digest(const uint64_t *prefix, size_t nprefix,
                             const cb_order_step *const *tails,
                             const size_t *ntails, size_t nvariants);
 uint64_t cb_schedule_digest(const cb_schedule *s);
+/* The code a schedule aims at, whatever the run it came from: its pattern
+ * and e1's, f's and e2's file:line.  Exploration forces one such triple
+ * at most twice (cbtest writes it to --seen once per forced schedule;
+ * cbpredict skips a candidate whose triple is there twice): rounds from
+ * many forced runs' traces otherwise force the same failing aim again and
+ * again, each from another trace, with another ordering. */
+uint64_t cb_site_digest(const char *pattern, const char *const file[3],
+                        const uint32_t line[3]);
+uint64_t cb_schedule_site_digest(const cb_schedule *s);
 /* A file of digests, one a line as 16 hex digits ('#' starts a comment):
  * the orderings already forced (cbpredict --seen, written by cbtest).
  * Caller frees *out. */

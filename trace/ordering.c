@@ -86,6 +86,35 @@ uint64_t cb_ordering_digest(const uint64_t *prefix, size_t nprefix,
    return h;
 }
 
+uint64_t cb_site_digest(const char *pattern, const char *const file[3],
+                        const uint32_t line[3])
+{
+   /* A different seed than the orderings' (the two share --seen files). */
+   uint64_t h = 0x5173d16e57ull;
+   for (const char *p = pattern ? pattern : ""; *p; p++)
+      mix(&h, (unsigned char)*p);
+   for (int k = 0; k < 3; k++) {
+      mix(&h, 0);
+      for (const char *p = file[k] ? file[k] : ""; *p; p++)
+         mix(&h, (unsigned char)*p);
+      mix(&h, line[k]);
+   }
+   return h;
+}
+
+uint64_t cb_schedule_site_digest(const cb_schedule *s)
+{
+   const cb_sched_event *ev[3] = {s->e1, s->f, s->e2};
+   const char *file[3];
+   uint32_t line[3];
+   for (int k = 0; k < 3; k++) {
+      const cb_sched_location *l = ev[k] ? ev[k]->location : NULL;
+      file[k] = l && l->file ? l->file : "";
+      line[k] = l && l->has_line ? l->line : 0;
+   }
+   return cb_site_digest(s->pattern, file, line);
+}
+
 uint64_t cb_schedule_digest(const cb_schedule *s)
 {
    size_t nv = cb_schedule_nvariants(s), total = 0;

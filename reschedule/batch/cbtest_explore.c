@@ -18,9 +18,11 @@
  * free number, so reports, --merge and the reproduce commands treat it as
  * any other; one whose ordering (cb_schedule_digest) was forced before is
  * not, and cbpredict is told them all (--seen DIR/explore/seen) so that it
- * spends --max on new ones.  A round takes at most half of the forced runs
- * still allowed, so that later rounds, from other interleavings, get their
- * share.  It ends at the first confirmed bug (unless
+ * spends --max on new ones; the file also holds each taken schedule's aim
+ * (cb_schedule_site_digest: pattern and e1, f, e2's lines), and cbpredict
+ * writes no third schedule aimed at the same lines.  Round 1 takes at
+ * most half of the forced runs still allowed, a later round an eighth, so
+ * that many forced runs' interleavings get their turn.  It ends at the first confirmed bug (unless
  * --all-bugs), when --max-runs forced runs of the test are spent (without
  * it, CBT_DEFAULT_EXPLORE_RUNS after the predicted ones), or when no trace
  * is left to predict from.
@@ -189,9 +191,11 @@ int cbt_explore_continue(cbt_suite *s, size_t ti)
    cbt_fmt(x->dir, sizeof x->dir, "%s/explore/round-%u", t->dir, x->rounds);
    cbt_fmt(x->delays, sizeof x->delays, "%u", s->o->delays);
    cbt_fmt(x->seed, sizeof x->seed, "%llu", s->o->seed + x->rounds - 1);
-   /* Half of what is left: later rounds, from other interleavings, get
-    * their share. */
-   x->round_cap = (x->budget + 1) / 2;
+   /* Round 1 (delays on the test's own trace) half of what is left; a
+    * round from a forced run's trace an eighth: what such a trace adds is
+    * the path that run took, a few schedules' worth (fresh lines first,
+    * cbpredict --base), and the next run's trace may have taken another. */
+   x->round_cap = x->first ? (x->budget + 1) / 2 : (x->budget + 7) / 8;
    cbt_fmt(x->max, sizeof x->max, "%zu", x->round_cap);
    char why[PATH_MAX + 256];
    if (cbt_write_atomic(x->seen_path, write_seen, x, why, sizeof why) != 0)
@@ -262,12 +266,14 @@ static int take(cbt_test *t, cbt_explore *x, int n, const round_base *b)
       x->skipped++;
    }
    cbt_composed_free(&own);
+   uint64_t site = cb_schedule_site_digest(sch);
    cb_schedule_free(sch);
    if (!ok)
       return 0;
    add_seen(x, d);
    if (raw != d)
       add_seen(x, raw);
+   add_seen(x, site); /* its aim (e1, f, e2's lines): twice at most */
    cbt_fill_run(t, &t->runs[t->nruns++], name);
    x->next_number++;
    return 1;

@@ -176,4 +176,19 @@ like "$(cat "$TMP/err")" "^cbpredict: cannot read --base .*missing.pb" "--base m
 a=$(cbpredict -o "$TMP/tb1" "$TMP/t.pb" | grep '^s[0-9]')
 b=$(cbpredict --base "$TMP/t.pb" -o "$TMP/tb2" "$TMP/t.pb" | grep '^s[0-9]')
 is "$b" "$a" "--base the same trace: the same table"
+
+# --seen with a schedule's aim (its pattern and lines) twice: exploration
+# forced it twice from other traces, no third is written; once: it is.
+DIG=$TOP/build/tests/schedule_digest
+aim() { awk '$1 == "s1" { print $2, $4, $5, $6 }' "$1"; }
+cbpredict -o "$TMP/sa" "$TMP/t.pb" >"$TMP/sa.out"
+site=$("$DIG" --site "$TMP/sa/s1.pb" | cut -d' ' -f1)
+printf '%s\n%s\n' "$site" "$site" >"$TMP/seen2"
+printf '%s\n' "$site" >"$TMP/seen1"
+cbpredict --delays 1 --seen "$TMP/seen2" -o "$TMP/sb" "$TMP/t.pb" >"$TMP/sb.out" 2>&1
+ok "--seen, an aim twice: no schedule aims at s1's lines again" \
+   sh -c '! grep -q "^s[0-9]* *$(echo "$1" | sed "s/ /.* /g")" "$2"' - "$(aim "$TMP/sa.out")" "$TMP/sb.out"
+like "$(cat "$TMP/sb.out")" "forced before, or their lines twice" "--seen, an aim twice: the summary says so"
+cbpredict --delays 1 --seen "$TMP/seen1" -o "$TMP/sc" "$TMP/t.pb" >"$TMP/sc.out" 2>&1
+is "$(aim "$TMP/sc.out")" "$(aim "$TMP/sa.out")" "--seen, an aim once: it is still written first"
 done_testing
