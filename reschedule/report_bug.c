@@ -100,8 +100,8 @@ static int is_order(const cb_schedule *s)
  * waiter and is lost. */
 static int is_lost_wakeup(const cb_schedule *s)
 {
-   return is_order(s) && s->e1 && s->f && s->e1->has_kind && s->f->has_kind &&
-          s->e1->kind == CB_EV_UNLOCK && s->f->kind == CB_EV_COND_SIGNAL;
+   return s->e1 && s->f && s->e1->has_kind && s->f->has_kind &&
+          cb_is_lost_wakeup(s->pattern, (int)s->e1->kind, (int)s->f->kind);
 }
 
 /* f's kind in words: an update when the pattern counts it as a write. */

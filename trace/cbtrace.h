@@ -204,6 +204,10 @@ const char *cb_event_kind_name(unsigned kind);      /* "read", "lock", ... */
  * instruction (x++ built -O2, a CAS), which runs whole. */
 const char *cb_pattern_kind_word(const char *pattern, int is_f, const char *kind);
 int cb_event_kind_from_name(const char *name);      /* -1 if unknown */
+/* Whether an order violation is a lost wake-up: e1 a wait's start (the
+ * release of its mutex, predict/orders.c) and f the signal that woke it,
+ * forced first, so that it finds no waiter (kinds: CB_EV_*). */
+int cb_is_lost_wakeup(const char *pattern, int e1_kind, int f_kind);
 /* The call an UNHANDLED event names (its size byte, cb_wire.h CB_CALL_*):
  * "futex", "pthread_cancel", "fork"; "?" if unknown.  And back (-1). */
 const char *cb_call_name(unsigned code);

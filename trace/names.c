@@ -62,6 +62,12 @@ static const char *sync_class(unsigned size)
    return size == CB_SYNC_ONCE ? "once" : size == CB_SYNC_SIGNAL ? "signal" : "object";
 }
 
+int cb_is_lost_wakeup(const char *pattern, int e1_kind, int f_kind)
+{
+   return pattern && strcmp(pattern, "ORD") == 0 && e1_kind == CB_EV_UNLOCK &&
+          f_kind == CB_EV_COND_SIGNAL;
+}
+
 const char *cb_pattern_kind_word(const char *pattern, int is_f, const char *kind)
 {
    if (is_f && kind && !strcmp(kind, "read") && pattern && strlen(pattern) == 3 &&

@@ -99,7 +99,10 @@ static void print_deadlock(FILE *out, const cbt_run *r)
 static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
 {
    const cbt_run *r = &s->tests[bug->test].runs[bug->run];
-   fprintf(out, "   BUG %s on %s: the forced run %s", r->pattern, r->variable,
+   fprintf(out, "   BUG %s on %s%s: the forced run %s", r->pattern, r->variable,
+           cb_is_lost_wakeup(r->pattern, cb_event_kind_from_name(r->e1.kind),
+                             cb_event_kind_from_name(r->f.kind))
+              ? " (a lost wake-up)" : "",
            cbt_verdict_words(bug->verdict));
    if (r->violation == 0 && strcmp(r->pattern, "DLK") && strcmp(r->pattern, "explore"))
       fprintf(out, ", though not by this violation, which did not happen: the "

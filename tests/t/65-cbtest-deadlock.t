@@ -100,4 +100,45 @@ for name in $progs; do
    like "$OUT" "BUG DLK on $L: the forced run hung" "$name: --merge of a version 1 result: what it said then"
 done
 
+# A lost wake-up (the waiter checks its flag before taking the lock and
+# waits without looking again): the forced signal finds no waiter, the
+# run deadlocks, and the summary says what kind of order violation that
+# is, as cbreplay's report does.
+cat >"$TMP/lost.c" <<'EOF2'
+#include <pthread.h>
+#include <stdio.h>
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int ready;
+static void *waiter(void *arg)
+{
+   if (!ready) {
+      pthread_mutex_lock(&lock);
+      pthread_cond_wait(&cond, &lock);
+      pthread_mutex_unlock(&lock);
+   }
+   return arg;
+}
+int main(void)
+{
+   pthread_t t;
+   pthread_create(&t, NULL, waiter, NULL);
+   long r = 0;
+   for (long i = 1; i <= 3000000; i++) /* long enough that the waiter waits */
+      r += i % 7;
+   pthread_mutex_lock(&lock);
+   ready = 1;
+   pthread_cond_signal(&cond);
+   pthread_mutex_unlock(&lock);
+   pthread_join(t, NULL);
+   return r > 0 ? 0 : 1;
+}
+EOF2
+if cc -O2 -g -pthread -o "$TMP/lost" "$TMP/lost.c"; then
+   OUT=$(cd "$TMP" && "$CBTEST" --all-bugs --no-explore --timeout 30 -o lostout -- ./lost 2>&1); RC=$?
+   is "$RC" 1 "lost wake-up: a bug confirmed"
+   like "$OUT" "BUG ORD on cond \(a lost wake-up\): the forced run deadlocked" \
+      "lost wake-up: the summary says so"
+fi
+
 done_testing
