@@ -183,6 +183,21 @@ static void cb_name_addr(Addr a)
    VG_(deleteXA)(d2);
 }
 
+/* A name the tool makes up for an address that debug information cannot
+ * describe (the word that stands for libc's hidden state, cb_sync.c):
+ * a VARDEF once, whether or not variables are read, and the address is
+ * never described again. */
+void cb_names_define(Addr a, const HChar *name)
+{
+   if (VG_(HT_lookup)(cb_named, a))
+      return;
+   CbNamedNode *n = VG_(malloc)("cb.named", sizeof *n);
+   n->key = a;
+   VG_(HT_add_node)(cb_named, n);
+   cb_nnamed++;
+   cb_out_vardef(a, 0, 0, False, name, "");
+}
+
 void cb_names_sync_object(Addr a)
 {
    if (cb_names_on)
