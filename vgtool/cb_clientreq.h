@@ -73,11 +73,13 @@ typedef enum {
    CB_REQ_PARENT_FIRST, /* () in pthread_create: how many times a new
                            thread yields before its start routine
                            (--cb-parent-first; 0 in replay) */
-   CB_REQ_LIBC_STATE    /* (state, CB_EV_READ or CB_EV_WRITE, CB_LIBC_* id,
-                           caller): a non-thread-safe C library call reads
-                           or writes the hidden state it keeps
-                           (cb_preload_libc.c); state: the preload's word
-                           that stands for it.  A counted event: the
+   CB_REQ_LIBC_STATE    /* (state, CB_EV_READ or CB_EV_WRITE | size << 8,
+                           CB_LIBC_* id, caller, result): a non-thread-safe
+                           C library call reads or writes the hidden state
+                           it keeps (cb_preload_libc.c); state: the
+                           preload's word that stands for it; result,
+                           when not 0: the static result the call filled,
+                           of size bytes, to name.  A counted event: the
                            wrapper asks for its turn just before */
 } cb_client_request;
 

@@ -50,6 +50,10 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <grp.h>
+#include <netdb.h>
+#include <pwd.h>
+#include <time.h>
 #include "cb_preload.h"
 
 /* The words that stand for the hidden state: never read nor written,
@@ -66,6 +70,28 @@ static void cb_state_turn(UWord c)
 static void cb_state_ev(UWord c, UWord id, UWord kind)
 {
    REQ4(CB_REQ_LIBC_STATE, &cb_libc_state[id], kind, id, c);
+}
+
+/* The size of each static result (a string's: 0, measured per call). */
+static const UWord cb_result_size[CB_LIBC_NSTATES] = {
+   [CB_LIBC_TM] = sizeof(struct tm),
+   [CB_LIBC_PASSWD] = sizeof(struct passwd),
+   [CB_LIBC_GROUP] = sizeof(struct group),
+   [CB_LIBC_HOSTENT] = sizeof(struct hostent),
+};
+
+/* The WRITE of a call that fills its static result r: r is named too (a
+ * SYMDEF of its size), so that the caller's own reads of it, which are
+ * recorded as any access, say what they read instead of a raw address of
+ * libc's. */
+static void cb_state_filled(UWord c, UWord id, UWord r)
+{
+   UWord size = cb_result_size[id];
+   if (size == 0 && r != 0)
+      while (((const char *)r)[size++] != 0)
+         ;
+   VALGRIND_DO_CLIENT_REQUEST_STMT(CB_REQ_LIBC_STATE, &cb_libc_state[id],
+                                   CB_EV_WRITE | size << 8, id, c, r);
 }
 
 /* The caller takes a static result: a READ at its own turn. */
@@ -92,7 +118,7 @@ static UWord cb_static1(OrigFn fn, UWord c, UWord a, UWord id)
    UWord r;
    cb_state_turn(c);
    CALL_FN_W_W(r, fn, a);
-   cb_state_ev(c, id, CB_EV_WRITE);
+   cb_state_filled(c, id, r);
    cb_state_read(c, id);
    return r;
 }
@@ -105,7 +131,7 @@ static UWord cb_ctime(OrigFn fn, UWord c, UWord t)
    CALL_FN_W_W(r, fn, t);
    cb_state_ev(c, CB_LIBC_TM, CB_EV_WRITE);
    cb_state_turn(c);
-   cb_state_ev(c, CB_LIBC_ASCTIME, CB_EV_WRITE);
+   cb_state_filled(c, CB_LIBC_ASCTIME, r);
    cb_state_read(c, CB_LIBC_ASCTIME);
    return r;
 }

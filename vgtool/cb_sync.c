@@ -297,16 +297,18 @@ static ULong cb_libc_state_version[CB_LIBC_NSTATES];
 
 static void cb_req_libc_state(CbThread *t, const UWord *args)
 {
-   /* args: state, kind, id, caller */
-   UWord id = args[3];
+   /* args: state, kind | result size << 8, id, caller, result */
+   UWord id = args[3], kind = args[2] & 0xff;
    if (!cb_from_user(args[4]) || id >= CB_LIBC_NSTATES ||
-       (args[2] != CB_EV_READ && args[2] != CB_EV_WRITE))
+       (kind != CB_EV_READ && kind != CB_EV_WRITE))
       return;
    cb_names_define(args[1], cb_libc_state_names[id]);
-   if (args[2] == CB_EV_WRITE)
+   if (args[5] != 0)
+      cb_symdef_named(args[5], (UInt)(args[2] >> 8), cb_libc_state_names[id]);
+   if (kind == CB_EV_WRITE)
       cb_libc_state_version[id]++;
-   cb_event(t, (UChar)args[2], sizeof(UWord), cb_caller_loc(args[4]),
-            args[1], cb_libc_state_version[id]);
+   cb_event(t, (UChar)kind, sizeof(UWord), cb_caller_loc(args[4]), args[1],
+            cb_libc_state_version[id]);
 }
 
 static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
