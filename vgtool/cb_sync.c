@@ -5,6 +5,9 @@
  * event counts only when the wrapped function was called from watched code.
  * The location of a synchronisation event is the caller's, the user's line.
  * The state behind locks, semaphores and once controls is cb_syncobj.c's.
+ * Calls of libc functions that keep hidden state (strtok, localtime, ...)
+ * become READ and WRITE events of a word named for that state
+ * (CB_REQ_LIBC_STATE, cb_preload_libc.c), counted like any access.
  * The requests also say when a thread is about to block and when it runs
  * again, for the deadlock check (cb_deadlock.c): a request about the
  * user's own call, or one that names no call, shows its thread running
