@@ -61,11 +61,6 @@
  * overlap as 8-byte accesses. */
 static UWord cb_libc_state[CB_LIBC_NSTATES];
 
-/* One counted event on state id: its turn, then the request. */
-static void cb_state_turn(UWord c)
-{
-   cb_turn(c);
-}
 
 static void cb_state_ev(UWord c, UWord id, UWord kind)
 {
@@ -97,7 +92,7 @@ static void cb_state_filled(UWord c, UWord id, UWord r)
 /* The caller takes a static result: a READ at its own turn. */
 static void cb_state_read(UWord c, UWord id)
 {
-   cb_state_turn(c);
+   cb_turn(c);
    cb_state_ev(c, id, CB_EV_READ);
 }
 
@@ -106,7 +101,7 @@ static UWord cb_strtok(OrigFn fn, UWord c, UWord s, UWord delim)
    UWord r;
    if (s == 0)
       cb_state_read(c, CB_LIBC_STRTOK);
-   cb_state_turn(c);
+   cb_turn(c);
    CALL_FN_W_WW(r, fn, s, delim);
    cb_state_ev(c, CB_LIBC_STRTOK, CB_EV_WRITE);
    return r;
@@ -116,7 +111,7 @@ static UWord cb_strtok(OrigFn fn, UWord c, UWord s, UWord delim)
 static UWord cb_static1(OrigFn fn, UWord c, UWord a, UWord id)
 {
    UWord r;
-   cb_state_turn(c);
+   cb_turn(c);
    CALL_FN_W_W(r, fn, a);
    cb_state_filled(c, id, r);
    cb_state_read(c, id);
@@ -127,10 +122,10 @@ static UWord cb_static1(OrigFn fn, UWord c, UWord a, UWord id)
 static UWord cb_ctime(OrigFn fn, UWord c, UWord t)
 {
    UWord r;
-   cb_state_turn(c);
+   cb_turn(c);
    CALL_FN_W_W(r, fn, t);
    cb_state_ev(c, CB_LIBC_TM, CB_EV_WRITE);
-   cb_state_turn(c);
+   cb_turn(c);
    cb_state_filled(c, CB_LIBC_ASCTIME, r);
    cb_state_read(c, CB_LIBC_ASCTIME);
    return r;
@@ -151,7 +146,7 @@ static UWord cb_tmpnam(OrigFn fn, UWord c, UWord buf)
 static UWord cb_getenv(OrigFn fn, UWord c, UWord name)
 {
    UWord r;
-   cb_state_turn(c);
+   cb_turn(c);
    CALL_FN_W_W(r, fn, name);
    cb_state_ev(c, CB_LIBC_ENV, CB_EV_READ);
    return r;
@@ -163,7 +158,7 @@ static UWord cb_setenv(OrigFn fn, UWord c, UWord a, UWord b, UWord d,
                        UWord nargs)
 {
    UWord r;
-   cb_state_turn(c);
+   cb_turn(c);
    if (nargs == 3)
       CALL_FN_W_WWW(r, fn, a, b, d);
    else if (nargs == 1)
@@ -182,7 +177,7 @@ static UWord cb_shift(OrigFn fn, UWord c, UWord a, UWord b, UWord d,
    UWord r;
    if (s != 0)
       cb_state_read(c, id);
-   cb_state_turn(c);
+   cb_turn(c);
    if (id == CB_LIBC_MBTOWC)
       CALL_FN_W_WWW(r, fn, a, b, d);
    else
