@@ -61,7 +61,7 @@
  * overlap as 8-byte accesses. */
 static UWord cb_libc_state[CB_LIBC_NSTATES];
 
-
+/* One event on state id; its turn was asked for just before (cb_turn). */
 static void cb_state_ev(UWord c, UWord id, UWord kind)
 {
    REQ4(CB_REQ_LIBC_STATE, &cb_libc_state[id], kind, id, c);
