@@ -70,10 +70,38 @@ typedef enum {
                            once, before its first use (CB_MAY_I_SLOTS) */
    CB_REQ_EXIT_HOLD,    /* () in exit(): 1 while another thread of the
                            program may still run (cb_exit_may_wait) */
-   CB_REQ_PARENT_FIRST  /* () in pthread_create: how many times a new
+   CB_REQ_PARENT_FIRST, /* () in pthread_create: how many times a new
                            thread yields before its start routine
                            (--cb-parent-first; 0 in replay) */
+   CB_REQ_LIBC_STATE    /* (state, CB_EV_READ or CB_EV_WRITE | size << 8,
+                           CB_LIBC_* id, caller, result): a non-thread-safe
+                           C library call reads or writes the hidden state
+                           it keeps (cb_preload_libc.c); state: the
+                           preload's word that stands for it; result,
+                           when not 0: the static result the call filled,
+                           of size bytes, to name.  A counted event: the
+                           wrapper asks for its turn just before */
 } cb_client_request;
+
+/* The hidden state of the C library that CB_REQ_LIBC_STATE names: one id
+ * per piece of state, shared by the functions that use it (glibc's
+ * localtime and gmtime fill the same struct tm).  The tool names each
+ * (cb_sync.c, cb_libc_state_names). */
+enum cb_libc_state {
+   CB_LIBC_STRTOK = 0,  /* strtok's saved position */
+   CB_LIBC_TM,          /* localtime's and gmtime's static struct tm */
+   CB_LIBC_ASCTIME,     /* asctime's and ctime's static string */
+   CB_LIBC_PASSWD,      /* getpwnam's and getpwuid's static struct passwd */
+   CB_LIBC_GROUP,       /* getgrnam's and getgrgid's static struct group */
+   CB_LIBC_HOSTENT,     /* gethostbyname's static struct hostent */
+   CB_LIBC_TTYNAME,     /* ttyname's static string */
+   CB_LIBC_TMPNAM,      /* tmpnam(NULL)'s static string */
+   CB_LIBC_ENV,         /* the environment: getenv against setenv, ... */
+   CB_LIBC_MBLEN,       /* mblen's shift state */
+   CB_LIBC_MBTOWC,      /* mbtowc's shift state */
+   CB_LIBC_WCTOMB,      /* wctomb's shift state */
+   CB_LIBC_NSTATES
+};
 
 /* In the answer to CB_REQ_MAY_I, CB_REQ_MAY_I_HELD and CB_REQ_MAY_I_WAIT,
  * beside 1 (it may run): no turn will be refused again in this process

@@ -80,6 +80,8 @@ void cb_where(Addr a, HChar *buf, Int len);
 /* Emits a SYMDEF for the global holding data address a, once per symbol,
  * and names a from debug info (cb_names_sync_object). */
 void cb_symdef_for(Addr a);
+/* A SYMDEF of size bytes at start named name, once per start. */
+void cb_symdef_named(Addr start, UInt size, const HChar *name);
 /* A VARDEF record (cb_wire.h); never flushes the buffer (it is called
  * while the buffer is being scanned): when the buffer is full, the record
  * waits and goes out at the start of the next buffer. */
@@ -97,6 +99,7 @@ static inline UInt cb_record_len(const UChar *p)
 /* ---- source-level names of data (cb_names.c) ---- */
 void cb_names_init(void);                 /* after the options */
 void cb_names_sync_object(Addr a);        /* a lock, semaphore, ... */
+void cb_names_define(Addr a, const HChar *name);  /* a made-up name */
 void cb_names_scan(const UChar *p, const UChar *end);
 
 /* ---- how much debug info is read, per object (cb_dinfo.c) ---- */

@@ -50,7 +50,8 @@ extern Bool VG_(clo_read_var_info);
 static Bool cb_names_on;          /* a recorded run with variable info */
 static VgHashTable *cb_named;     /* addresses already described */
 static UInt cb_nnamed;
-typedef struct { struct _VgHashNode *next; UWord key; } CbNamedNode;
+/* made_up: named by cb_names_define (whatever the debug info said). */
+typedef struct { struct _VgHashNode *next; UWord key; Bool made_up; } CbNamedNode;
 
 /* Addresses seen lately, whatever their kind: one compare for a repeat. */
 #define CB_NC_SIZE 4096
@@ -168,6 +169,7 @@ static void cb_name_addr(Addr a)
       return;
    CbNamedNode *n = VG_(malloc)("cb.named", sizeof *n);
    n->key = a;
+   n->made_up = False;
    VG_(HT_add_node)(cb_named, n);
    cb_nnamed++;
    XArray *d1 = VG_(newXA)(VG_(malloc), "cb.descr1", VG_(free), sizeof(HChar));
@@ -181,6 +183,25 @@ static void cb_name_addr(Addr a)
       cb_out_vardef(a, offset, line, local, name, file);
    VG_(deleteXA)(d1);
    VG_(deleteXA)(d2);
+}
+
+/* A name the tool makes up for an address that debug information cannot
+ * describe (the word that stands for libc's hidden state, cb_sync.c):
+ * a VARDEF once, whether or not variables are read, and the address is
+ * never described again. */
+void cb_names_define(Addr a, const HChar *name)
+{
+   CbNamedNode *n = VG_(HT_lookup)(cb_named, a);
+   if (n && n->made_up)
+      return;
+   if (!n) {
+      n = VG_(malloc)("cb.named", sizeof *n);
+      n->key = a;
+      VG_(HT_add_node)(cb_named, n);
+      cb_nnamed++;
+   }
+   n->made_up = True;
+   cb_out_vardef(a, 0, 0, False, name, "");
 }
 
 void cb_names_sync_object(Addr a)

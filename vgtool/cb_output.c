@@ -383,6 +383,20 @@ UInt cb_loc_named(Addr a, const HChar *fn)
    return id;
 }
 
+/* A SYMDEF the tool makes up for memory no symbol of the program's
+ * names (a C library function's static result, cb_sync.c): once per
+ * start address, and cb_symdef_for leaves the block to it. */
+void cb_symdef_named(Addr start, UInt size, const HChar *name)
+{
+   if (VG_(HT_lookup)(cb_syms, start))
+      return;
+   CbSymNode *n = VG_(malloc)("cb.sym", sizeof *n);
+   n->key = start;
+   VG_(HT_add_node)(cb_syms, n);
+   CbDef def = { CB_WIRE_SYMDEF, 0, 0, size, start, { name }, 1 };
+   cb_put_def(&def);
+}
+
 void cb_symdef_for(Addr a)
 {
    const HChar *name;

@@ -5,7 +5,7 @@
  * sonames.  In replay mode each wrapper waits its turn (cb_turn) before the
  * real call.  The other families are in cb_preload_*.c: semaphores and
  * once (sem), C11 threads (c11), allocation (alloc), calls recorded as
- * unhandled (misc).
+ * unhandled (misc), libc functions with hidden state (libc).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */

@@ -5,6 +5,9 @@
  * event counts only when the wrapped function was called from watched code.
  * The location of a synchronisation event is the caller's, the user's line.
  * The state behind locks, semaphores and once controls is cb_syncobj.c's.
+ * Calls of libc functions that keep hidden state (strtok, localtime, ...)
+ * become READ and WRITE events of a word named for that state
+ * (CB_REQ_LIBC_STATE, cb_preload_libc.c), counted like any access.
  * The requests also say when a thread is about to block and when it runs
  * again, for the deadlock check (cb_deadlock.c): a request about the
  * user's own call, or one that names no call, shows its thread running
@@ -188,7 +191,7 @@ static Addr cb_req_caller(const UWord *a)
    case CB_REQ_BARRIER_ENTER: case CB_REQ_BARRIER_LEAVE: case CB_REQ_JOINED:
    case CB_REQ_FREE: case CB_REQ_SEM_POST: case CB_REQ_ONCE_PASS:
       return a[2];
-   case CB_REQ_UNHANDLED: case CB_REQ_WAIT:
+   case CB_REQ_UNHANDLED: case CB_REQ_WAIT: case CB_REQ_LIBC_STATE:
       return a[4];
    default:
       return 0;
@@ -271,6 +274,44 @@ static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
                args[2], args[3]);
       break;
    }
+}
+
+/* CB_REQ_LIBC_STATE (cb_preload_libc.c): a READ or WRITE of the word
+ * that stands for a piece of the C library's hidden state, named so that
+ * a report says what it is in the program's terms.  The value is the
+ * state's version, the count of its WRITEs so far: each READ reads the
+ * latest WRITE's, as the program's reads do, so that --z3's reads-from
+ * constraints hold for these events too. */
+static const HChar *const cb_libc_state_names[CB_LIBC_NSTATES] = {
+   [CB_LIBC_STRTOK] = "strtok's saved position (libc)",
+   [CB_LIBC_TM] = "localtime/gmtime's static struct tm (libc)",
+   [CB_LIBC_ASCTIME] = "asctime/ctime's static string (libc)",
+   [CB_LIBC_PASSWD] = "getpwnam/getpwuid's static struct passwd (libc)",
+   [CB_LIBC_GROUP] = "getgrnam/getgrgid's static struct group (libc)",
+   [CB_LIBC_HOSTENT] = "gethostbyname's static struct hostent (libc)",
+   [CB_LIBC_TTYNAME] = "ttyname's static string (libc)",
+   [CB_LIBC_TMPNAM] = "tmpnam's static string (libc)",
+   [CB_LIBC_ENV] = "the environment (getenv/setenv, libc)",
+   [CB_LIBC_MBLEN] = "mblen's shift state (libc)",
+   [CB_LIBC_MBTOWC] = "mbtowc's shift state (libc)",
+   [CB_LIBC_WCTOMB] = "wctomb's shift state (libc)",
+};
+static ULong cb_libc_state_version[CB_LIBC_NSTATES];
+
+static void cb_req_libc_state(CbThread *t, const UWord *args)
+{
+   /* args: state, kind | result size << 8, id, caller, result */
+   UWord id = args[3], kind = args[2] & 0xff;
+   if (!cb_from_user(args[4]) || id >= CB_LIBC_NSTATES ||
+       (kind != CB_EV_READ && kind != CB_EV_WRITE))
+      return;
+   cb_names_define(args[1], cb_libc_state_names[id]);
+   if (args[5] != 0)
+      cb_symdef_named(args[5], (UInt)(args[2] >> 8), cb_libc_state_names[id]);
+   if (kind == CB_EV_WRITE)
+      cb_libc_state_version[id]++;
+   cb_event(t, (UChar)kind, sizeof(UWord), cb_caller_loc(args[4]), args[1],
+            cb_libc_state_version[id]);
 }
 
 static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
@@ -430,6 +471,9 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
    case CB_REQ_BARRIER_LEAVE: case CB_REQ_CREATED: case CB_REQ_JOINED:
    case CB_REQ_ALLOC: case CB_REQ_FREE:
       cb_req_other(tid, t, args);
+      break;
+   case CB_REQ_LIBC_STATE:
+      cb_req_libc_state(t, args);
       break;
    case CB_REQ_EXIT_HOLD:
       *ret = cb_exit_may_wait(t);
