@@ -48,7 +48,8 @@ void *worker(void *arg)
 void *canceller(void *arg)
 {
    (void)arg;
-   usleep(20000);
+   usleep(200000); /* the worker has run by then, on a loaded machine too:
+                      the check records the cancel's write (line 34) */
    return (void *)(long)cancel();
 }
 

@@ -155,8 +155,11 @@ static void say_deadlock(const char *out, size_t nblocked)
            nblocked, out);
 }
 
-/* --parent-first: the yields of a new thread before its start routine. */
-#define PARENT_FIRST_YIELDS 20
+/* --parent-first: the yields of a new thread before its start routine.
+ * 20 let the creator reach its next system calls on an idle machine; on
+ * a loaded one (load average 7) 1 recording in 3 of test 60's initorder
+ * still ran the thread first.  A yield costs a few microseconds. */
+#define PARENT_FIRST_YIELDS 100
 static int parent_first;
 
 /* The command line of `record`: 0 with *first the program's index, 1 after
