@@ -168,6 +168,14 @@ void cbp_cutpoints(const cb_trace *t, const cbp_escape *x, cbp_vclock *v,
    free(p.tmp);
 }
 
+void cbp_result_permute(cbp_result *r, const size_t *at, size_t stride) {
+   cbp_candidate *sorted = cbp_xcalloc(r->n ? r->n : 1, sizeof *sorted);
+   for (size_t i = 0; i < r->n; i++)
+      sorted[i] = r->c[*(const size_t *)((const char *)at + i * stride)];
+   memcpy(r->c, sorted, r->n * sizeof *sorted);
+   free(sorted);
+}
+
 void cbp_result_free(cbp_result *r) {
    cbp_rf_free(r->rf);
    for (size_t i = 0; i < r->n; i++) {

@@ -98,10 +98,7 @@ size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r) 
    spanned *o = cbp_xcalloc(r->n, sizeof *o);
    for (size_t i = 0; i < r->n; i++) o[i] = (spanned){!r->c[i].fresh, span(&r->c[i]), i};
    qsort(o, r->n, sizeof *o, cmp_spanned);
-   cbp_candidate *sorted = cbp_xcalloc(r->n, sizeof *sorted);
-   for (size_t i = 0; i < r->n; i++) sorted[i] = r->c[o[i].at];
-   memcpy(r->c, sorted, r->n * sizeof *sorted);
-   free(sorted);
+   cbp_result_permute(r, &o[0].at, sizeof *o);
    free(o);
    return fresh;
 }

@@ -400,6 +400,10 @@ struct cbp_rf;
 const char *cbp_dlk_tail(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                          cbp_locks *L, struct cbp_rf **rf, cbp_candidate *c);
 void cbp_result_free(cbp_result *r);
+/* Puts r's candidates in a new order: the i-th is the one that was at
+ * index *at of the i-th record, records stride bytes apart (a sorted
+ * array of structs that keep each candidate's old index). */
+void cbp_result_permute(cbp_result *r, const size_t *at, size_t stride);
 /* The alternate tails of a built candidate (alternates.c), from the main
  * tail's first through_f steps (f and T2's release of its locks). */
 struct cbp_rf;

@@ -199,10 +199,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
    }
    if (moved) {
       qsort(o, r->n, sizeof *o, cmp_ranked);
-      cbp_candidate *sorted = cbp_xcalloc(r->n, sizeof *sorted);
-      for (size_t i = 0; i < r->n; i++) sorted[i] = r->c[o[i].at];
-      memcpy(r->c, sorted, r->n * sizeof *sorted);
-      free(sorted);
+      cbp_result_permute(r, &o[0].at, sizeof *o);
    }
    free(o);
    free(k.cnt); free(k.rec); free(k.w); free(k.wvar);
