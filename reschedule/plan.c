@@ -139,6 +139,26 @@ void cbr_plan_values_by_role(const cb_schedule *s, cbr_status *st)
    st->value[1] = v;
 }
 
+void cbr_name_blocked(const cb_schedule *s, cbr_status *st)
+{
+   const cb_sched_event *ev[3] = {s->e1, s->f, s->e2};
+   unsigned n = st->nblocked < CBR_MAX_BLOCKED ? st->nblocked : CBR_MAX_BLOCKED;
+   for (unsigned i = 0; i < n; i++) {
+      cbr_blocked *b = &st->blocked[i];
+      /* A symbol's (the tool found one) is a global's too. */
+      int global = strcmp(b->name, "?") != 0;
+      for (int k = 0; k < 3; k++) {
+         const cb_sched_event *e = ev[k];
+         if (e && e->has_address && e->address == b->object &&
+             (global || (e->has_address_stable && e->address_stable)) &&
+             e->variable_name && *e->variable_name) {
+            snprintf(b->name, sizeof b->name, "%s", e->variable_name);
+            break;
+         }
+      }
+   }
+}
+
 int cbr_write_plan(const char *path, const cb_schedule *s,
                    size_t variant, unsigned stall_ms, cb_error *err)
 {

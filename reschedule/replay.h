@@ -156,6 +156,12 @@ typedef struct {
  * order violation holds f, e1, e2 (cbr_write_plan): puts st's values in
  * role order, 0 e1, 1 f, 2 e2, as the reports read them. */
 void cbr_plan_values_by_role(const cb_schedule *s, cbr_status *st);
+/* The tool names what a blocked thread waits for by the nearest symbol
+ * (acc+64): a plain forced run reads no variable information.  A global
+ * (in a symbol, or an address the schedule says is the same in every run)
+ * that e1, f or e2 acts on gets the recording's name instead
+ * (acc[1].lock), as the report's title has it. */
+void cbr_name_blocked(const cb_schedule *s, cbr_status *st);
 enum { CBR_END_EXIT = 1, CBR_END_SIGNAL = 2, CBR_END_DEADLOCK = 3 };
 
 void cbr_status_init(cbr_status *st);

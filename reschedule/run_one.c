@@ -378,6 +378,7 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
       cbr_divergence_spoils_pattern(cs->s, &r->status);
    }
    cbr_plan_values_by_role(cs->s, &r->status);
+   cbr_name_blocked(cs->s, &r->status);
    cbr_judge(o, &e, r);
    if (o->record)
       record(o, f.events[0] ? f.events : o->events_out, r);

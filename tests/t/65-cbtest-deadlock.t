@@ -141,4 +141,42 @@ if cc -O2 -g -pthread -o "$TMP/lost" "$TMP/lost.c"; then
       "lost wake-up: the summary says so"
 fi
 
+# Locks in an array of structs: the wait-for lines name them as the
+# title does (acc[1].lock), not by the nearest symbol (acc+64), which is
+# all a forced run's tool knows.
+cat >"$TMP/xfer.c" <<'EOF2'
+#include <pthread.h>
+struct account { long pad[6]; pthread_mutex_t lock; long balance; };
+static struct account acc[2];
+static void transfer(struct account *from, struct account *to)
+{
+   pthread_mutex_lock(&from->lock);
+   pthread_mutex_lock(&to->lock);
+   from->balance--;
+   to->balance++;
+   pthread_mutex_unlock(&to->lock);
+   pthread_mutex_unlock(&from->lock);
+}
+static void *one(void *arg) { transfer(&acc[0], &acc[1]); return arg; }
+static void *two(void *arg) { transfer(&acc[1], &acc[0]); return arg; }
+int main(void)
+{
+   pthread_t a, b;
+   pthread_mutex_init(&acc[0].lock, NULL);
+   pthread_mutex_init(&acc[1].lock, NULL);
+   pthread_create(&a, NULL, one, NULL);
+   pthread_create(&b, NULL, two, NULL);
+   pthread_join(a, NULL);
+   pthread_join(b, NULL);
+   return 0;
+}
+EOF2
+if cc -O2 -g -pthread -o "$TMP/xfer" "$TMP/xfer.c"; then
+   OUT=$(cd "$TMP" && "$CBTEST" --no-explore --timeout 30 -o xferout -- ./xfer 2>&1); RC=$?
+   is "$RC" 1 "locks in an array of structs: the deadlock confirmed"
+   like "$OUT" "waits for lock acc\[[01]\]\.lock at xfer\.c:[0-9]+, held by" \
+      "locks in an array of structs: named as the source does"
+   unlike "$OUT" "waits for lock acc\+" "locks in an array of structs: not by symbol and offset"
+fi
+
 done_testing
