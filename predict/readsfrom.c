@@ -148,24 +148,39 @@ int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
    return 0;
 }
 
+/* At most this many of w's events (its stretch from x1 to e2, usually a
+ * critical section) and of j's events in each write's lifetime are
+ * looked at: synthesis asks this for every candidate. */
+#define RF_SECTION 256
+
 uint64_t cbp_rf_last_writer(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
                             uint32_t w, uint64_t wfrom, uint64_t wto, uint64_t *first) {
-   uint64_t last = 0;
-   if (j == 0 || j > rf->x->nthreads || w == 0 || w > rf->x->nthreads) return 0;
+   uint64_t last = 0, n = rf->x->nthreads;
+   if (j == 0 || j > n || w == 0 || w > n || from >= to) return 0;
    if (to > rf->x->counted[j]) to = rf->x->counted[j];
-   if (to > from && to - from > RF_SCAN) to = from + RF_SCAN;
-   uint64_t lo = cbp_rf_trace_index(rf, w, wfrom), hi = cbp_rf_trace_index(rf, w, wto);
-   for (uint64_t c = from; c < to; c++) {
-      uint64_t i = rf->pos[j][c];
+   if (wto > rf->x->counted[w]) wto = rf->x->counted[w];
+   if (wto > wfrom && wto - wfrom > RF_SECTION) wto = wfrom + RF_SECTION;
+   /* From each of w's writes (few) to j's reads of it while it stands,
+    * not from every event of j's way to f (long: a spinning main). */
+   uint64_t jend = cbp_rf_trace_index(rf, j, to); /* past j's last read asked about */
+   for (uint64_t c = wfrom; c < wto; c++) {
+      uint64_t i = rf->pos[w][c];
+      if (i >= jend) break; /* written after all of them */
       uint32_t v = rf->x->var_of[i];
-      if (rf->t->events[i].kind != CB_EV_READ || !v || !rf->x->var_shared[v]) continue;
-      size_t k = first_write_after(rf, v, i); /* its writer is k - 1 */
-      if (k == rf->woff[v] || rf->wtid[k - 1] != w) continue;
-      uint64_t wi = rf->widx[k - 1];
-      if (wi < lo || wi >= hi) continue;
-      if (!last) *first = c;
-      uint64_t wc = count_at(rf, w, wi) + 1;
-      if (wc > last) last = wc;
+      if (!indexed_write(rf->x, &rf->t->events[i], v)) continue;
+      size_t k = first_write_after(rf, v, i); /* the next write of v */
+      uint64_t stop = k < rf->woff[v + 1] ? rf->widx[k] : rf->t->nevents;
+      uint64_t r = count_at(rf, j, i + 1), rend = count_at(rf, j, stop);
+      if (r < from) r = from;
+      if (rend > to) rend = to;
+      if (rend > r && rend - r > RF_SECTION) rend = r + RF_SECTION;
+      for (; r < rend; r++) {
+         uint64_t ri = rf->pos[j][r];
+         if (rf->t->events[ri].kind != CB_EV_READ || rf->x->var_of[ri] != v) continue;
+         if (!last || r < *first) *first = r;
+         last = c + 1;
+         break;
+      }
    }
    return last;
 }
