@@ -81,10 +81,22 @@ like "$out" "cannot read --stdin $TMP/none" "and says so"
 # ---- the recording's instrumentation -----------------------------------------------
 cbtrace record --instrument=all -o "$TMP/all.pb" -- "$P" >/dev/null 2>&1
 cbpredict -o "$TMP/all" "$TMP/all.pb" >/dev/null 2>&1
-out=$(cbreplay --schedules "$TMP/all" --schedule s1 --variant 0 -- "$P" 2>&1)
-rc=$?
-is "$rc" 0 "a schedule of a run recorded with --instrument=all is forced with it (passed)"
-unlike "$out" '^s1 .*infeasible' "not infeasible: the counts agree"
+# Forced without the recording's instrumentation, every schedule would be
+# infeasible at its first event.  With it, some are still infeasible for
+# their own reasons (lazy binding resolves sched_yield in whichever thread
+# calls it first; which schedule ranks first varies with the recording), so
+# the check is that one of the first five is forced through.
+passed=""
+for s in s1 s2 s3 s4 s5; do
+    out=$(cbreplay --schedules "$TMP/all" --schedule $s --variant 0 -- "$P" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" | grep -Eq "^$s +.* infeasible " && continue
+    passed=$s
+    break
+done
+ok "a schedule of a run recorded with --instrument=all is forced with it (one of s1-s5 not infeasible)" \
+    [ -n "$passed" ]
+is "$rc" 0 "and passes"
 # Schedules of two recordings made differently are refused together.
 mkdir "$TMP/mixed"
 cp "$TMP/all/s1.pb" "$TMP/mixed/s1.pb"
