@@ -23,7 +23,7 @@ static const char usage_text[] =
 "\n"
 "Runs the whole cbtools pipeline over a test suite.  For every test:\n"
 "  cbtrace record    one watched run; one that fails is recorded again,\n"
-"                    up to 3 runs: a test that fails in each is reported\n"
+"                    up to 5 runs: a test that fails in each is reported\n"
 "                    as failed natively and not predicted, one that passes\n"
 "                    later is predicted from that run (and still reported\n"
 "                    as failed natively unless a forced run fails);\n"

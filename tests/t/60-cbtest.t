@@ -212,9 +212,11 @@ like "$SUM" "BUG WWW on odd \"name\" .* here: the forced run hung, though not by
    "summary: a hung run is a bug too, and cbreplay's 'the violation happened: no' is said"
 unlike "$SUM" "BUG RWW on balance: the forced run failed, though" "summary: not said of a run where the violation happened"
 like "$SUM1" "002-clean [^~]*~ *no schedule predicted" "summary: the clean test"
-like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own; each of 3 recorded runs failed\): not predicted" \
-   "summary: a test that fails natively, in each of three recorded runs, is not predicted"
-is "$(grep -c '^cbtrace record .*progs/broken$' "$LOG")" 3 "the failing test was recorded three times"
+like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own; each of 5 recorded runs failed\): not predicted" \
+   "summary: a test that fails natively, in each of five recorded runs, is not predicted"
+is "$(grep -c '^cbtrace record .*progs/broken$' "$LOG")" 5 "the failing test was recorded five times"
+is "$(grep -c '^cbtrace record .* --parent-first -- .*progs/broken$' "$LOG")" 2 \
+   "two of them with its creators first, the others as the first"
 like "$SUM1" "005-flaky [^~]*~ *failed natively in a recorded run \(exit 4: it broke once\) and passed when recorded again: no forced schedule made it fail~ *the failed run's output: .*/005-flaky/record-failed.err~ *no schedule predicted" \
    "summary: a test that failed in its first recorded run is recorded again and predicted, and still reported"
 is "$(grep -c '^cbtrace record .*progs/flaky$' "$LOG")" 2 "it was recorded twice"
