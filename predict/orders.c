@@ -30,7 +30,8 @@
  * addresses: threads running the same code, or objects allocated by the same
  * line, give one schedule, and the count grows with code sites.  A site
  * pair met again on another variable (a loop's results[0] ... results[3])
- * also gives its latest instance (later_instance).
+ * also gives its latest instance (later_instance); a write that replaced
+ * a pointer to a block it freed, its first instance (swap_meet).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,11 @@ typedef struct {
    uint64_t cidx;
    cbp_point le;
    access_rec unlock; /* its last UNLOCK: a condition wait starts there */
+   uint64_t free_at;  /* counted index + 1 at its last free, 0: none */
+   uint64_t free_addr; /* the block that free released */
+   access_rec lastw;  /* its last write of a shared variable */
+   uint64_t lastw_old, lastw_new; /* the value that write replaced, and its own */
+   uint32_t lastw_var;
 } othr;
 
 typedef struct { uint32_t la, lb; uint8_t ka, kb; } sitekey;
@@ -80,6 +86,9 @@ typedef struct {
    access_rec *sigs; size_t nsigs, capsigs; /* signals that woke a wait (hb.h), in
                                                trace order */
    access_rec *blast; /* per heap block: its last access by any thread */
+   access_rec *swap;  /* per variable: its first write next to a free
+                         (swap_write); used 2 once its candidate is made */
+   uint64_t *val;     /* per variable: the value its last write wrote */
 } opass;
 
 static uint64_t khash(const sitekey *k) {
@@ -187,18 +196,22 @@ static int tight_ok(opass *p, const access_rec *a, const access_rec *f) {
 }
 
 /* Whether b may come before a at all: b may not need T1 past the cut
- * (b's clock), nor be the rest of an instruction (T2 stops just before
- * it): the store of a split read-modify-write is fine, replay cuts those
- * (cbp_glued). */
+ * (b's clock: 1 when it does), nor be the rest of an instruction (T2
+ * stops just before it: 2): the store of a split read-modify-write is
+ * fine, replay cuts those (cbp_glued).  0: it may. */
+static int swap_blocked(opass *p, const access_rec *a, uint32_t tid, size_t i,
+                        const cb_event *e, const othr *h) {
+   if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx), a->tid) > a->le.count)
+      return 1;
+   return !cbp_cut_ok(p->x, i) || cbp_glued(e) ? 2 : 0;
+}
+
+/* swap_blocked, counted among the dropped when b may not. */
 static int may_swap(opass *p, const access_rec *a, uint32_t tid, size_t i,
                     const cb_event *e, const othr *h) {
-   if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx), a->tid) > a->le.count) {
-      p->r->dropped_vc++;
-      return 0;
-   }
-   if (!cbp_cut_ok(p->x, i) || cbp_glued(e)) {
-      p->r->dropped_insn++;
-      return 0;
+   switch (swap_blocked(p, a, tid, i, e, h)) {
+   case 1: p->r->dropped_vc++; return 0;
+   case 2: p->r->dropped_insn++; return 0;
    }
    return 1;
 }
@@ -313,6 +326,66 @@ static void free_event(opass *p, uint32_t tid, size_t i, const othr *h) {
    add_ord(p, &k, a, &f, p->x->var_of[a->tidx], p->t->events[a->tidx].addr, 1);
 }
 
+/* ---- A pointer replaced and its old block freed -------------------------
+ * A write of a variable next to a free by the same thread of the block
+ * the variable pointed to (realloc moving a block, `old = cfg; cfg = new;
+ * free(old)`) is where a reader that took the old value is left holding
+ * freed memory.  The pair of the write's site with the reader's is
+ * decided at the writer's latest write (conflict()), which in a loop is
+ * seldom the one that freed: realloc moves a growing block once or twice,
+ * then grows it in place.  So the first such write of each variable is
+ * kept, and when another thread reads the variable after a later write of
+ * that site, the first one is forced after the read as a candidate of its
+ * own (tests/programs/samples.c). */
+#define SWAP_NEAR 16 /* counted events between the write and the free */
+
+static void note_swap(opass *p, uint32_t var, const access_rec *w) {
+   if (!p->swap[var].used) p->swap[var] = *w;
+}
+
+/* A free (e): the thread's last write, when it was just before and
+ * replaced a pointer to the block freed. */
+static void swap_free(opass *p, othr *h, const cb_event *e) {
+   h->free_at = h->cidx + 1;
+   h->free_addr = e->addr;
+   if (h->lastw_var && h->cidx - h->lastw.cidx <= SWAP_NEAR && h->lastw_old == e->addr &&
+       h->lastw_new != e->addr)
+      note_swap(p, h->lastw_var, &h->lastw);
+}
+
+/* A write: just after a free of its thread, of the block that the
+ * variable pointed to, and now points elsewhere (realloc records a free
+ * when it grows a block in place too). */
+static void swap_write(opass *p, othr *h, uint32_t tid, size_t i, const cb_event *e) {
+   uint32_t var = p->x->var_of[i];
+   if (!var || !p->x->var_shared[var]) return;
+   h->lastw = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   h->lastw_var = var;
+   h->lastw_old = p->val[var];
+   h->lastw_new = p->val[var] = (e->size & 0x3f) <= 8 ? e->value : 0;
+   if (h->free_at && h->cidx - (h->free_at - 1) <= SWAP_NEAR && h->lastw_old &&
+       h->lastw_old == h->free_addr && h->lastw_new != h->lastw_old)
+      note_swap(p, var, &h->lastw);
+}
+
+/* b, a read of var by another thread than the swap's, after a later
+ * write of the swap's site (rv: var's recent accesses): the swap forced
+ * after b.  Tried until it is made; one whose later write b was never
+ * after is the pair conflict() makes already. */
+static void swap_meet(opass *p, const access_rec *rv, uint32_t var, uint32_t tid,
+                      size_t i, const cb_event *e, const othr *h) {
+   access_rec *s = &p->swap[var];
+   if (s->tid == tid || e->kind != CB_EV_READ) return;
+   int later = 0;
+   for (int k = 0; k < ORD_RECENT; k++)
+      later |= rv[k].used && rv[k].tid == s->tid && rv[k].kind == CB_EV_WRITE &&
+               rv[k].loc == s->loc && rv[k].tidx > s->tidx;
+   if (!later || swap_blocked(p, s, tid, i, e, h)) return;
+   access_rec b = {tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   push_ord(p, s, &b, var, p->x->var_addr[var], 0, 0);
+   s->used = 2;
+}
+
 /* b meets every recent conflicting access of another thread, then takes
  * the slot of its own (thread, kind), or the oldest one. */
 static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
@@ -324,6 +397,7 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
    if (!var || !p->x->var_shared[var]) return;
    access_rec *rv = &p->recent[(size_t)var * ORD_RECENT];
    uint32_t *rs = &p->recent_seen[(size_t)var * ORD_RECENT];
+   if (p->swap[var].used == 1) swap_meet(p, rv, var, tid, i, e, h);
    /* A thread's accesses to a variable come in runs: the pair of this
     * site with a recent slot, once seen, stays seen until the slot is
     * taken over, and need not be looked up again. */
@@ -380,14 +454,20 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    p.fast_var = cbp_xcalloc(SEEN_FAST, sizeof *p.fast_var);
    p.fast_idx = cbp_xcalloc(SEEN_FAST, sizeof *p.fast_idx);
    p.blast = cbp_xcalloc((size_t)x->nblocks + 1, sizeof *p.blast);
+   p.swap = cbp_xcalloc((size_t)x->nvars + 1, sizeof *p.swap);
+   p.val = cbp_xcalloc((size_t)x->nvars + 1, sizeof *p.val);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
       if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT) continue;
-      if (e->kind == CB_EV_FREE) free_event(&p, e->tid, i, &th[e->tid]);
+      if (e->kind == CB_EV_FREE) {
+         free_event(&p, e->tid, i, &th[e->tid]);
+         swap_free(&p, &th[e->tid], e);
+      }
       if (!CB_IS_COUNTED(e->kind)) continue;
       othr *h = &th[e->tid];
       if (h->ls == 0 && !cbp_glued(e))
          h->le = (cbp_point){h->cidx, i - 1}; /* just before this event */
+      if (e->kind == CB_EV_WRITE) swap_write(&p, h, e->tid, i, e);
       if (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE)
          access_event(&p, e->tid, i, e, h);
       else if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK)
@@ -409,6 +489,6 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    cbp_map_free(&p.seen);
    free(p.seen_fast); free(p.fast_var); free(p.fast_idx); free(p.first_var);
    free(p.later);
-   free(p.sigs); free(p.blast);
+   free(p.sigs); free(p.blast); free(p.swap); free(p.val);
    if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }

@@ -3,12 +3,13 @@
 # routine, the same in static helpers built -O2, a two-field update read
 # half done, a use before init, a mailbox read ahead, a stack popped below
 # empty, a lazy initialiser run twice, a use after free, a counter updated
-# under an rwlock's read lock) and their fixed twins, and checks that `cbtrace dump` shows what each source says
+# under an rwlock's read lock, a pointer a realloc moves under a reader)
+# and their fixed twins, and checks that `cbtrace dump` shows what each source says
 # (tests/lib/README.md).
 . "$(dirname "$0")/../tap.sh"
 . "$TOP/tests/lib/programs.sh"
 
-for p in pool garage transfer config mailbox stack lazy session rwcache; do
+for p in pool garage transfer config mailbox stack lazy session rwcache samples; do
    check_recorded_program "$p"
    check_recorded_program "${p}_fixed"
 done
