@@ -199,6 +199,8 @@ typedef struct {
    size_t run;        /* its first run that confirmed it */
    int nruns;         /* how many runs confirmed it */
    enum cbt_verdict verdict; /* of the first confirming run */
+   int reproduced;    /* cbt_reproduced of that run: 0 when its failure
+                         did not come back when forced again */
    int rank;          /* 1 = most tied to failures (cbt_rank_bugs) */
    double score;      /* its access pattern's suite-wide Falcon score */
    double test_score; /* the same over its test's forced runs only */

@@ -180,9 +180,14 @@ static double test_score(const cbt_test *t, size_t key)
 
 /* Higher score first; ties keep the order they were found in (tests in
  * order, schedules in cbpredict's order of likelihood). */
+/* A bug whose schedule reproduced its failure comes before one whose did
+ * not come back when forced again: the user's first bug is one they can
+ * see again.  Then by score. */
 static int cmp_bug(const void *a, const void *b)
 {
    const cbt_bug *x = a, *y = b;
+   if ((x->reproduced == 0) != (y->reproduced == 0))
+      return x->reproduced == 0 ? 1 : -1;
    if (x->score != y->score)
       return x->score < y->score ? 1 : -1;
    if (x->test_score != y->test_score)
@@ -251,6 +256,7 @@ void cbt_collect_bugs(cbt_suite *s)
             if (cbt_reproduced(r) == 1 && cbt_reproduced(&t->runs[bug->run]) == 0) {
                bug->run = ri;
                bug->verdict = r->verdict;
+               bug->reproduced = 1;
                make_reproduce(s, t, r, bug->reproduce, sizeof bug->reproduce);
             }
             continue;
@@ -265,6 +271,7 @@ void cbt_collect_bugs(cbt_suite *s)
          bug->run = ri;
          bug->nruns = 1;
          bug->verdict = r->verdict;
+         bug->reproduced = cbt_reproduced(r);
          if (r->key != (size_t)-1) {
             bug->score = s->patterns[r->key].score;
             bug->test_score = test_score(t, r->key);

@@ -352,6 +352,8 @@ chmod +x "$FAKE/progs/once"
 (cd "$FAKE" && bin/cbtest -j 1 -o once-out -- progs/once >once.out 2>&1)
 is "$(grep -c '^cbreplay' "$LOG")" 2 "a failure not reproduced: the next schedule is forced, the one after its bug not"
 like "$(cat "$FAKE/once.out")" "1 not forced \(the test's bug was confirmed" "the third is counted as not forced"
+like "$(grep -A2 '^Bugs by rank' "$FAKE/once.out" | tr '\n' '~')" "~  #1  [0-9.]+  RWW on b .*~  #2  [0-9.]+  RWW on a " \
+   "the bug that reproduced ranks first, the one that did not after it (same score)"
 
 # ---- The real pipeline on tests/programs ------------------------------------------
 if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$CB_PROGRAM_BIN/rww" ]; then
