@@ -85,7 +85,9 @@ static int unexpected_line(cbr_status *st, const char *rest)
 }
 
 /* "blocked T KIND OBJECT WHERE HOLDER HOLDER_WHERE VALUE NAME": one
- * thread of a deadlock or of a stalled plan. */
+ * thread of a deadlock or of a stalled plan.  A thread said again (a plan
+ * that stalled, then the deadlock it ran into) keeps one line, the
+ * latest. */
 static int blocked_line(cbr_status *st, const char *rest)
 {
    cbr_blocked b;
@@ -94,6 +96,12 @@ static int blocked_line(cbr_status *st, const char *rest)
               &b.object, b.where, &b.holder, b.holder_where, &b.value,
               b.name) != 8)
       return 0;
+   unsigned kept = st->nblocked < CBR_MAX_BLOCKED ? st->nblocked : CBR_MAX_BLOCKED;
+   for (unsigned i = 0; i < kept; i++)
+      if (st->blocked[i].tid == b.tid) {
+         st->blocked[i] = b;
+         return 1;
+      }
    if (st->nblocked < CBR_MAX_BLOCKED)
       st->blocked[st->nblocked] = b;
    st->nblocked++;

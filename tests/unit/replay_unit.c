@@ -7,6 +7,7 @@
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,16 +80,24 @@ static void test_status(void)
       "blocked: thread, kind, object, where, holder, where it took it, name");
    ok(!cbr_status_line(&st, "blocked 2 1 zz") && st.nblocked == 1,
       "a bad blocked line is ignored");
-   for (int i = 0; i < 20; i++)
-      cbr_status_line(&st, "blocked 4 7 0x10 b.c:3 0 ? 0x200000003 bar");
+   for (int i = 0; i < 20; i++) {
+      char line[96];
+      snprintf(line, sizeof line, "blocked %d 7 0x10 b.c:3 0 ? 0x200000003 bar", 4 + i);
+      cbr_status_line(&st, line);
+   }
    ok(st.nblocked == 21 && st.blocked[CBR_MAX_BLOCKED - 1].value ==
                               0x200000003ull,
       "blocked: the first ones kept, every one counted");
+   /* A stalled plan says its waiting threads, then the deadlock says them
+    * all: one line per thread, the latest. */
+   ok(cbr_status_line(&st, "blocked 2 1 0x601040 dl.c:30 3 dl.c:38 0x0 b") &&
+         st.nblocked == 21 && !strcmp(st.blocked[0].where, "dl.c:30"),
+      "blocked: a thread said again keeps one line, the latest");
    ok(cbr_status_line(&st, "end deadlock") && st.end == CBR_END_DEADLOCK,
       "end deadlock");
    char text[256];
    ok(!strcmp(cbr_blocked_text(&st.blocked[0], text, sizeof text),
-              "T2 waits for lock b at dl.c:28, held by T3 (taken at dl.c:38)"),
+              "T2 waits for lock b at dl.c:30, held by T3 (taken at dl.c:38)"),
       "a blocked line in words");
    ok(!strcmp(cbr_blocked_text(&st.blocked[1], text, sizeof text),
               "T4 waits at barrier bar at b.c:3, where 2 of 3 threads arrived"),
