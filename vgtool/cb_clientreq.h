@@ -73,7 +73,7 @@ typedef enum {
    CB_REQ_PARENT_FIRST, /* () in pthread_create: how many times a new
                            thread yields before its start routine
                            (--cb-parent-first; 0 in replay) */
-   CB_REQ_LIBC_STATE    /* (state, CB_EV_READ or CB_EV_WRITE | size << 8,
+   CB_REQ_LIBC_STATE,   /* (state, CB_EV_READ or CB_EV_WRITE | size << 8,
                            CB_LIBC_* id, caller, result): a non-thread-safe
                            C library call reads or writes the hidden state
                            it keeps (cb_preload_libc.c); state: the
@@ -81,6 +81,13 @@ typedef enum {
                            when not 0: the static result the call filled,
                            of size bytes, to name.  A counted event: the
                            wrapper asks for its turn just before */
+   CB_REQ_LIBC_MEM      /* (addr, CB_EV_READ or CB_EV_WRITE | len << 8,
+                           caller): a C library string or memory function
+                           reads or writes len bytes of the program's
+                           memory at addr (cb_preload_strmem.c).  A counted
+                           event: the wrapper asks for its turn just
+                           before.  (0, 0): 1 when the tool takes them (not
+                           with --instrument=all) */
 } cb_client_request;
 
 /* The hidden state of the C library that CB_REQ_LIBC_STATE names: one id

@@ -100,6 +100,7 @@ static inline UInt cb_record_len(const UChar *p)
 void cb_names_init(void);                 /* after the options */
 void cb_names_sync_object(Addr a);        /* a lock, semaphore, ... */
 void cb_names_define(Addr a, const HChar *name);  /* a made-up name */
+Bool cb_names_is_data(Addr a);            /* may a be a global's? */
 void cb_names_scan(const UChar *p, const UChar *end);
 
 /* ---- how much debug info is read, per object (cb_dinfo.c) ---- */

@@ -95,6 +95,11 @@ static CbNamePage *cb_page_class(Addr a)
    return e;
 }
 
+Bool cb_names_is_data(Addr a)
+{
+   return cb_page_class(a)->data;
+}
+
 /* Skips `n` characters of s if s starts with `pre`. */
 static const HChar *cb_after(const HChar *s, const HChar *pre)
 {

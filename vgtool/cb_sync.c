@@ -193,6 +193,8 @@ static Addr cb_req_caller(const UWord *a)
       return a[2];
    case CB_REQ_UNHANDLED: case CB_REQ_WAIT: case CB_REQ_LIBC_STATE:
       return a[4];
+   case CB_REQ_LIBC_MEM:
+      return a[3];
    default:
       return 0;
    }
@@ -312,6 +314,64 @@ static void cb_req_libc_state(CbThread *t, const UWord *args)
       cb_libc_state_version[id]++;
    cb_event(t, (UChar)kind, sizeof(UWord), cb_caller_loc(args[4]), args[1],
             cb_libc_state_version[id]);
+}
+
+/* CB_REQ_LIBC_MEM (cb_preload_strmem.c): a C library function read or
+ * wrote the program's memory inside libc, which the tool does not watch.
+ * One READ or WRITE at the range's first byte, of at most 8 bytes (the
+ * tool tells variables apart by their first address: the program's own
+ * accesses to a buffer's start meet it), with the value found there.  A
+ * read of memory nobody may write (a string literal) is no event: it
+ * races with nothing. */
+/* The location of a C library call made at caller: its line, or when the
+ * caller's code has none (a stripped library, as Debian's GLib: its
+ * g_strdup calls memcpy), the line of the nearest watched frame with one,
+ * the program's call into that library, instead of a bare offset that
+ * the report could only place near the thread's previous event. */
+static UInt cb_libc_call_loc(ThreadId tid, Addr caller)
+{
+   const HChar *file, *dir;
+   UInt line;
+   if (VG_(get_filename_linenum)(VG_(current_DiEpoch)(), caller - 1, &file,
+                                 &dir, &line))
+      return cb_caller_loc(caller);
+   Addr ips[8];
+   UInt n = VG_(get_StackTrace)(tid, ips, 8, NULL, NULL, 0);
+   for (UInt i = 1; i < n; i++)
+      if (ips[i] != caller && cb_from_user(ips[i]) &&
+          VG_(get_filename_linenum)(VG_(current_DiEpoch)(), ips[i] - 1, &file,
+                                    &dir, &line))
+         return cb_caller_loc(ips[i]);
+   return cb_caller_loc(caller);
+}
+
+static void cb_req_libc_mem(ThreadId tid, CbThread *t, const UWord *args,
+                            UWord *ret)
+{
+   /* args: addr, kind | len << 8, caller; addr 0: whether to make them */
+   UWord kind = args[2] & 0xff, len = args[2] >> 8;
+   if (args[1] == 0 && args[2] == 0) {
+      *ret = cb_instr != CB_INSTR_ALL;
+      return;
+   }
+   if (!cb_from_user(args[3]) || args[1] == 0 ||
+       (kind != CB_EV_READ && kind != CB_EV_WRITE))
+      return;
+   UInt size = len == 0 ? 1 : len > 8 ? 8 : (UInt)len;
+   if (kind == CB_EV_READ &&
+       !VG_(am_is_valid_for_client)(args[1], 1, VKI_PROT_WRITE))
+      return;
+   /* A function's static buffer has a symbol (buf.0) and no variable
+    * description: the symbol names it, as for a generated code's
+    * constant address (cb_emit.c). */
+   if (cb_names_is_data(args[1]))
+      cb_symdef_for(args[1]);
+   ULong value = 0;
+   if (VG_(am_is_valid_for_client)(args[1], size, VKI_PROT_READ))
+      for (UInt i = 0; i < size; i++)
+         value |= (ULong)((const UChar *)args[1])[i] << (8 * i);
+   cb_event(t, (UChar)kind, (UChar)size, cb_libc_call_loc(tid, args[3]),
+            args[1], value);
 }
 
 static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
@@ -474,6 +534,9 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       break;
    case CB_REQ_LIBC_STATE:
       cb_req_libc_state(t, args);
+      break;
+   case CB_REQ_LIBC_MEM:
+      cb_req_libc_mem(tid, t, args, ret);
       break;
    case CB_REQ_EXIT_HOLD:
       *ret = cb_exit_may_wait(t);

@@ -34,7 +34,8 @@ CB_TOOL_HDRS := $(wildcard vgtool/*.h) proto/cb_wire.h
 CB_PRELOAD_SRCS := vgtool/cb_preload.c vgtool/cb_preload_sem.c \
    vgtool/cb_preload_c11.c vgtool/cb_preload_alloc.c vgtool/cb_preload_misc.c \
    vgtool/cb_preload_interpose.c \
-   vgtool/cb_preload_glib.c vgtool/cb_preload_libc.c
+   vgtool/cb_preload_glib.c vgtool/cb_preload_libc.c \
+   vgtool/cb_preload_strmem.c
 
 CB_TOOL_EXE     := $(TOOLDIR)/cbtools-amd64-linux
 CB_TOOL_PRELOAD := $(TOOLDIR)/vgpreload_cbtools-amd64-linux.so

@@ -9,11 +9,13 @@
 # the kind.  Then the same program recorded with --instrument=all, where
 # libc's own code is watched too: it records, passes, and still has the
 # events (libc's real accesses are recorded beside them: a double view,
-# documented in cb_preload_libc.c).
+# documented in cb_preload_libc.c).  errbuf.c's buffer is only ever
+# touched inside libc (vsnprintf, strcpy: vgtool/cb_preload_strmem.c): its
+# markers ask for those calls at the caller's lines.
 . "$(dirname "$0")/../tap.sh"
 . "$TOP/tests/lib/programs.sh"
 
-for p in strtok_fields strtok_fields_fixed gmtime_stamp; do
+for p in strtok_fields strtok_fields_fixed gmtime_stamp errbuf errbuf_fixed; do
    check_recorded_program "$p"
 done
 
