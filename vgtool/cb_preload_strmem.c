@@ -237,73 +237,44 @@ static void cb_fmt_reads(UWord c, const char *fmt, va_list ap)
 extern int __vsnprintf_chk(char *s, size_t maxlen, int flag, size_t slen,
                            const char *fmt, va_list ap);
 
-/* snprintf and sprintf (n: (size_t)-1), replaced. */
-static int cb_vformat(UWord c, char *d, size_t n, const char *fmt, va_list ap)
+/* snprintf and sprintf (n: (size_t)-1), replaced, and the fortified
+ * __snprintf_chk and __sprintf_chk (n: their object size) that a program
+ * built with _FORTIFY_SOURCE calls instead: their flag and object size go
+ * to __vsnprintf_chk, which checks them (no check: 0, (size_t)-1). */
+static int cb_vformat(UWord c, char *d, size_t n, int flag, size_t slen,
+                      const char *fmt, va_list ap)
 {
    cb_fmt_reads(c, fmt, ap);
    cb_mem_turn(c);
-   int r = __vsnprintf_chk(d, n, 0, (size_t)-1, fmt, ap);
+   int r = __vsnprintf_chk(d, n, flag, slen, fmt, ap);
    cb_mem_ev(c, (UWord)d, n == 0 ? 0 : r < 0 ? 1 : (UWord)r + 1, CB_EV_WRITE);
    return r;
 }
 
-int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, snprintf)(char *d, size_t n,
-                                                       const char *fmt, ...);
-int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, snprintf)(char *d, size_t n,
-                                                       const char *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   int r = cb_vformat((UWord)__builtin_return_address(0), d, n, fmt, ap);
-   va_end(ap);
-   return r;
-}
+/* A replaced formatting function of name zname and parameters params,
+ * whose last named one is last: cb_vformat with the arguments args. */
+#define CB_FORMAT_FN(zname, params, last, ...)                               \
+   int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, zname) params;               \
+   int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, zname) params                \
+   {                                                                         \
+      va_list ap;                                                            \
+      va_start(ap, last);                                                    \
+      int r = cb_vformat((UWord)__builtin_return_address(0), __VA_ARGS__,   \
+                         ap);                                                \
+      va_end(ap);                                                            \
+      return r;                                                              \
+   }
 
-int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, sprintf)(char *d,
-                                                      const char *fmt, ...);
-int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, sprintf)(char *d,
-                                                      const char *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   int r = cb_vformat((UWord)__builtin_return_address(0), d, (size_t)-1, fmt,
-                      ap);
-   va_end(ap);
-   return r;
-}
-
-/* The fortified entries a program built with _FORTIFY_SOURCE calls. */
-int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, __snprintf_chk)(
-   char *d, size_t n, int flag, size_t slen, const char *fmt, ...);
-int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, __snprintf_chk)(
-   char *d, size_t n, int flag, size_t slen, const char *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   cb_fmt_reads((UWord)__builtin_return_address(0), fmt, ap);
-   cb_mem_turn((UWord)__builtin_return_address(0));
-   int r = __vsnprintf_chk(d, n, flag, slen, fmt, ap);
-   va_end(ap);
-   cb_mem_ev((UWord)__builtin_return_address(0), (UWord)d,
-             n == 0 ? 0 : r < 0 ? 1 : (UWord)r + 1, CB_EV_WRITE);
-   return r;
-}
-
-int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, __sprintf_chk)(
-   char *d, int flag, size_t slen, const char *fmt, ...);
-int VG_REPLACE_FUNCTION_ZU(VG_Z_LIBC_SONAME, __sprintf_chk)(
-   char *d, int flag, size_t slen, const char *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   cb_fmt_reads((UWord)__builtin_return_address(0), fmt, ap);
-   cb_mem_turn((UWord)__builtin_return_address(0));
-   int r = __vsnprintf_chk(d, slen, flag, slen, fmt, ap);
-   va_end(ap);
-   cb_mem_ev((UWord)__builtin_return_address(0), (UWord)d,
-             r < 0 ? 1 : (UWord)r + 1, CB_EV_WRITE);
-   return r;
-}
+CB_FORMAT_FN(snprintf, (char *d, size_t n, const char *fmt, ...), fmt,
+             d, n, 0, (size_t)-1, fmt)
+CB_FORMAT_FN(sprintf, (char *d, const char *fmt, ...), fmt,
+             d, (size_t)-1, 0, (size_t)-1, fmt)
+CB_FORMAT_FN(__snprintf_chk,
+             (char *d, size_t n, int flag, size_t slen, const char *fmt, ...),
+             fmt, d, n, flag, slen, fmt)
+CB_FORMAT_FN(__sprintf_chk, (char *d, int flag, size_t slen, const char *fmt,
+                             ...),
+             fmt, d, slen, flag, slen, fmt)
 
 /* __memcpy_chk and the like: the call with its object size, one argument
  * more. */
