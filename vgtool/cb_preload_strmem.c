@@ -76,15 +76,22 @@ static void cb_mem_read(UWord c, UWord a, UWord len)
    cb_mem_ev(c, a, len, CB_EV_READ);
 }
 
-/* A string's length up to 8: no call (strlen is wrapped here). */
-static UWord cb_str8(UWord s)
+/* A string's length with its NUL, up to 8 and to max bytes (a bounded
+ * call's string need not end within the buffer): no call, strlen is
+ * wrapped here. */
+static UWord cb_strn8(UWord s, UWord max)
 {
    UWord n = 0;
    if (s == 0)
       return 0;
-   while (n < 8 && ((const char *)s)[n] != 0)
+   while (n < 8 && n < max && ((const char *)s)[n] != 0)
       n++;
-   return n + (n < 8);
+   return n + (n < 8 && n < max);
+}
+
+static UWord cb_str8(UWord s)
+{
+   return cb_strn8(s, 8);
 }
 
 /* ---- copies: READ of src, then the call at the WRITE's turn -------------- */
@@ -107,8 +114,7 @@ static UWord cb_memcpy(OrigFn fn, UWord c, UWord d, UWord s, UWord n)
 
 static UWord cb_strncpy(OrigFn fn, UWord c, UWord d, UWord s, UWord n)
 {
-   UWord l = cb_str8(s);
-   return cb_copy3(fn, c, d, s, n, l < n ? l : n);
+   return cb_copy3(fn, c, d, s, n, cb_strn8(s, n));
 }
 
 static UWord cb_strcpy(OrigFn fn, UWord c, UWord d, UWord s)
@@ -132,10 +138,11 @@ static UWord cb_memset(OrigFn fn, UWord c, UWord d, UWord v, UWord n)
 
 /* ---- readers: READ of each string, then the call -------------------------- */
 
+/* nargs 1: strlen (s); 2: strchr (s, b); 3: strnlen (s, b), b bounds s. */
 static UWord cb_read1(OrigFn fn, UWord c, UWord s, UWord b, UWord nargs)
 {
    UWord r;
-   cb_mem_read(c, s, cb_str8(s));
+   cb_mem_read(c, s, cb_strn8(s, nargs == 3 ? b : 8));
    if (nargs == 1)
       CALL_FN_W_W(r, fn, s);
    else
@@ -148,9 +155,9 @@ static UWord cb_read1(OrigFn fn, UWord c, UWord s, UWord b, UWord nargs)
 static UWord cb_read2(OrigFn fn, UWord c, UWord a, UWord b, UWord n,
                       UWord mode)
 {
-   UWord r, la = mode == 2 ? n : cb_str8(a), lb = mode == 2 ? n : cb_str8(b);
-   cb_mem_read(c, a, mode == 1 && n < la ? n : la);
-   cb_mem_read(c, b, mode == 1 && n < lb ? n : lb);
+   UWord r, bound = mode == 1 ? n : 8;
+   cb_mem_read(c, a, mode == 2 ? n : cb_strn8(a, bound));
+   cb_mem_read(c, b, mode == 2 ? n : cb_strn8(b, bound));
    if (mode == 0)
       CALL_FN_W_WW(r, fn, a, b);
    else
@@ -160,10 +167,13 @@ static UWord cb_read2(OrigFn fn, UWord c, UWord a, UWord b, UWord n,
 
 /* ---- formatting ----------------------------------------------------------- */
 
-/* The "%s" arguments of fmt, as far as CB_FMT_MAX_S: each conversion
- * takes its arguments from ap (a copy), "*" widths and precisions too.
- * Returns how many were found. */
-static int cb_fmt_strings(const char *fmt, va_list ap, UWord *out)
+/* The "%s" arguments of fmt, as far as CB_FMT_MAX_S, and how many bytes
+ * of each may be read (a precision bounds a string that need not end):
+ * each conversion takes its arguments from ap (a copy), "*" widths and
+ * precisions too.  A positional argument ("%2$s") ends the scan: the
+ * arguments are no longer in order.  Returns how many were found. */
+static int cb_fmt_strings(const char *fmt, va_list ap, UWord *out,
+                          UWord *bound)
 {
    int n = 0;
    for (const char *p = fmt; p && *p && n < CB_FMT_MAX_S; p++) {
@@ -173,25 +183,34 @@ static int cb_fmt_strings(const char *fmt, va_list ap, UWord *out)
       while (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0' ||
              *p == '\'' || *p == 'I')
          p++;
-      int longs = 0, dbl_long = 0;
+      int longs = 0, dbl_long = 0, in_prec = 0;
+      UWord prec = 8;
       for (; *p; p++) {
-         if (*p == '*')
-            (void)va_arg(ap, int);
-         else if (*p == 'l')
+         if (*p == '$')
+            return n;
+         if (*p == '*') {
+            int v = va_arg(ap, int);
+            if (in_prec && v >= 0)
+               prec = (UWord)v;
+         } else if (*p == '.') {
+            in_prec = 1, prec = 0;
+         } else if (in_prec && *p >= '0' && *p <= '9' && prec < 8) {
+            prec = prec * 10 + (UWord)(*p - '0');
+         } else if (*p == 'l')
             longs++;
          else if (*p == 'L' || *p == 'q')
             dbl_long = 1, longs = 2;
          else if (*p == 'j' || *p == 'z' || *p == 't')
             longs = 1;
-         else if (!(*p == '.' || *p == 'h' || (*p >= '0' && *p <= '9') ||
-                    *p == '$'))
+         else if (!(*p == 'h' || (*p >= '0' && *p <= '9')))
             break;
       }
       switch (*p) {
       case 's':
-         if (longs == 0)
+         if (longs == 0) {
+            bound[n] = prec < 8 ? prec : 8;
             out[n++] = (UWord)va_arg(ap, const char *);
-         else
+         } else
             (void)va_arg(ap, void *);
          break;
       case 'p': case 'n': case 'S':
@@ -225,13 +244,13 @@ static int cb_fmt_strings(const char *fmt, va_list ap, UWord *out)
 /* Before a formatting call: READ of each "%s" argument. */
 static void cb_fmt_reads(UWord c, const char *fmt, va_list ap)
 {
-   UWord s[CB_FMT_MAX_S];
+   UWord s[CB_FMT_MAX_S], bound[CB_FMT_MAX_S];
    va_list cp;
    va_copy(cp, ap);
-   int n = cb_fmt_strings(fmt, cp, s);
+   int n = cb_fmt_strings(fmt, cp, s, bound);
    va_end(cp);
    for (int i = 0; i < n; i++)
-      cb_mem_read(c, s[i], cb_str8(s[i]));
+      cb_mem_read(c, s[i], cb_strn8(s[i], bound[i]));
 }
 
 extern int __vsnprintf_chk(char *s, size_t maxlen, int flag, size_t slen,
@@ -338,12 +357,12 @@ CB_WRAP_LIBC(UWord, strcat, cb_strcpy, (UWord d, UWord s), d, s)
 CB_WRAP_LIBC(UWord, strncpy, cb_strncpy, (UWord d, UWord s, UWord n), d, s, n)
 CB_WRAP_LIBC(UWord, strncat, cb_strncpy, (UWord d, UWord s, UWord n), d, s, n)
 CB_WRAP_LIBC(UWord, strlen, cb_read1, (UWord s), s, 0, 1)
-CB_WRAP_LIBC(UWord, strnlen, cb_read1, (UWord s, UWord n), s, n, 2)
+CB_WRAP_LIBC(UWord, strnlen, cb_read1, (UWord s, UWord n), s, n, 3)
 CB_WRAP_LIBC(UWord, strchr, cb_read1, (UWord s, UWord ch), s, ch, 2)
 CB_WRAP_LIBC(UWord, strrchr, cb_read1, (UWord s, UWord ch), s, ch, 2)
 CB_WRAP_LIBC(UWord, strstr, cb_read1, (UWord s, UWord t), s, t, 2)
 CB_WRAP_LIBC(UWord, strdup, cb_read1, (UWord s), s, 0, 1)
-CB_WRAP_LIBC(UWord, strndup, cb_read1, (UWord s, UWord n), s, n, 2)
+CB_WRAP_LIBC(UWord, strndup, cb_read1, (UWord s, UWord n), s, n, 3)
 CB_WRAP_LIBC(UWord, strcmp, cb_read2, (UWord a, UWord b), a, b, 0, 0)
 CB_WRAP_LIBC(UWord, strcasecmp, cb_read2, (UWord a, UWord b), a, b, 0, 0)
 CB_WRAP_LIBC(UWord, strncmp, cb_read2, (UWord a, UWord b, UWord n), a, b, n, 1)
