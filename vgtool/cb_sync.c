@@ -358,6 +358,12 @@ static void cb_req_libc_mem(ThreadId tid, CbThread *t, const UWord *args,
        (kind != CB_EV_READ && kind != CB_EV_WRITE))
       return;
    UInt size = len == 0 ? 1 : len > 8 ? 8 : (UInt)len;
+   /* The thread's own stack, not shared: no event, by the rule replay
+    * applies to every access (cb_ev_mem); record mode would drop it only
+    * when the buffer is scanned, after replay had counted it. */
+   Addr a = args[1];
+   if (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a))
+      return;
    if (kind == CB_EV_READ &&
        !VG_(am_is_valid_for_client)(args[1], 1, VKI_PROT_WRITE))
       return;

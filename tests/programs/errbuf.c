@@ -38,9 +38,9 @@ static void *worker(void *arg)
 {
    int unit = (int)(long)arg;
    char msg[64], want[64];
+   snprintf(want, sizeof want, "unit %d: device busy", unit);
    if (open_device(unit) < 0) {
       strcpy(msg, last_error);                              // cb: read last_error [e2]
-      snprintf(want, sizeof want, "unit %d: device busy", unit);
       if (strcmp(msg, want) != 0) {
          fprintf(stderr, "worker %d: got \"%s\"\n", unit, msg);
          return (void *)1;

@@ -33,13 +33,13 @@ static void *worker(void *arg)
 {
    int unit = (int)(long)arg;
    char msg[64], want[64];
+   snprintf(want, sizeof want, "unit %d: device busy", unit);
    pthread_mutex_lock(&error_lock);
    int failed = open_device(unit) < 0;
    if (failed)
       strcpy(msg, last_error);                              // cb: read last_error
    pthread_mutex_unlock(&error_lock);
    if (failed) {
-      snprintf(want, sizeof want, "unit %d: device busy", unit);
       if (strcmp(msg, want) != 0) {
          fprintf(stderr, "worker %d: got \"%s\"\n", unit, msg);
          return (void *)1;

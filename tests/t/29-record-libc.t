@@ -37,6 +37,16 @@ like "$(grep ' T2 ' "$d" | grep "static struct tm" | head -3 | awk '{ print $3 }
 like "$(cat "$d")" "read localtime/gmtime's static struct tm \(libc\)\+[0-9]+ size 4" \
    "gmtime_stamp: the caller's reads of the struct are named after it"
 
+# errbuf_fixed formats into its own stack buffers too: those calls make
+# no event, in record and replay alike (the rule replay applies to every
+# access), so its forced runs follow their schedules (they were nearly all
+# infeasible when record dropped them and replay counted them).
+cbtrace record -o "$TMP/ebf.pb" -- "$CB_PROGRAM_BIN/errbuf_fixed" >/dev/null 2>&1
+cbpredict -o "$TMP/ebf" "$TMP/ebf.pb" >/dev/null 2>&1
+out=$(cbreplay --schedules "$TMP/ebf" --all -- "$CB_PROGRAM_BIN/errbuf_fixed" 2>/dev/null)
+like "$out" '^s1 ' "errbuf_fixed: its schedules are forced"
+unlike "$out" '^s[0-9]+ .* infeasible ' "errbuf_fixed: none of them infeasible (its own stack buffers make no event)"
+
 # --instrument=all: libc's own strtok is watched too.
 rc=0
 timeout -k 5 "$CB_RECORD_TIMEOUT" cbtrace record --instrument=all -o "$TMP/all.pb" \
