@@ -138,8 +138,24 @@ static UWord cb_memset(OrigFn fn, UWord c, UWord d, UWord v, UWord n)
 
 /* ---- readers: READ of each string, then the call -------------------------- */
 
-/* nargs 1: strlen (s); 2: strchr (s, b); 3: strnlen (s, b), b bounds s. */
-static UWord cb_read1(OrigFn fn, UWord c, UWord s, UWord b, UWord nargs)
+/* strdup and strndup allocate their copy inside libc, where the malloc
+ * wrapper's caller is not the program's: the copy is said allocated here,
+ * at the caller's line, so that a free of it is a free of a known block
+ * (an order violation against its readers, predict/orders.c). */
+static void cb_dup_alloc(UWord c, UWord r)
+{
+   UWord n = 0;
+   if (!cb_mem_on || r == 0)
+      return;
+   while (((const char *)r)[n] != 0)
+      n++;
+   REQ(CB_REQ_ALLOC, r, n + 1, c);
+}
+
+/* nargs 1: strlen (s); 2: strchr (s, b); 3: strnlen (s, b), b bounds s.
+ * dup: strdup, strndup. */
+static UWord cb_read1(OrigFn fn, UWord c, UWord s, UWord b, UWord nargs,
+                      UWord dup)
 {
    UWord r;
    cb_mem_read(c, s, cb_strn8(s, nargs == 3 ? b : 8));
@@ -147,6 +163,8 @@ static UWord cb_read1(OrigFn fn, UWord c, UWord s, UWord b, UWord nargs)
       CALL_FN_W_W(r, fn, s);
    else
       CALL_FN_W_WW(r, fn, s, b);
+   if (dup)
+      cb_dup_alloc(c, r);
    return r;
 }
 
@@ -356,13 +374,13 @@ CB_WRAP_LIBC(UWord, stpcpy, cb_strcpy, (UWord d, UWord s), d, s)
 CB_WRAP_LIBC(UWord, strcat, cb_strcpy, (UWord d, UWord s), d, s)
 CB_WRAP_LIBC(UWord, strncpy, cb_strncpy, (UWord d, UWord s, UWord n), d, s, n)
 CB_WRAP_LIBC(UWord, strncat, cb_strncpy, (UWord d, UWord s, UWord n), d, s, n)
-CB_WRAP_LIBC(UWord, strlen, cb_read1, (UWord s), s, 0, 1)
-CB_WRAP_LIBC(UWord, strnlen, cb_read1, (UWord s, UWord n), s, n, 3)
-CB_WRAP_LIBC(UWord, strchr, cb_read1, (UWord s, UWord ch), s, ch, 2)
-CB_WRAP_LIBC(UWord, strrchr, cb_read1, (UWord s, UWord ch), s, ch, 2)
-CB_WRAP_LIBC(UWord, strstr, cb_read1, (UWord s, UWord t), s, t, 2)
-CB_WRAP_LIBC(UWord, strdup, cb_read1, (UWord s), s, 0, 1)
-CB_WRAP_LIBC(UWord, strndup, cb_read1, (UWord s, UWord n), s, n, 3)
+CB_WRAP_LIBC(UWord, strlen, cb_read1, (UWord s), s, 0, 1, 0)
+CB_WRAP_LIBC(UWord, strnlen, cb_read1, (UWord s, UWord n), s, n, 3, 0)
+CB_WRAP_LIBC(UWord, strchr, cb_read1, (UWord s, UWord ch), s, ch, 2, 0)
+CB_WRAP_LIBC(UWord, strrchr, cb_read1, (UWord s, UWord ch), s, ch, 2, 0)
+CB_WRAP_LIBC(UWord, strstr, cb_read1, (UWord s, UWord t), s, t, 2, 0)
+CB_WRAP_LIBC(UWord, strdup, cb_read1, (UWord s), s, 0, 1, 1)
+CB_WRAP_LIBC(UWord, strndup, cb_read1, (UWord s, UWord n), s, n, 3, 1)
 CB_WRAP_LIBC(UWord, strcmp, cb_read2, (UWord a, UWord b), a, b, 0, 0)
 CB_WRAP_LIBC(UWord, strcasecmp, cb_read2, (UWord a, UWord b), a, b, 0, 0)
 CB_WRAP_LIBC(UWord, strncmp, cb_read2, (UWord a, UWord b, UWord n), a, b, n, 1)

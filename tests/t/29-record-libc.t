@@ -47,6 +47,29 @@ out=$(cbreplay --schedules "$TMP/ebf" --all -- "$CB_PROGRAM_BIN/errbuf_fixed" 2>
 like "$out" '^s1 ' "errbuf_fixed: its schedules are forced"
 unlike "$out" '^s[0-9]+ .* infeasible ' "errbuf_fixed: none of them infeasible (its own stack buffers make no event)"
 
+# strdup allocates inside libc, where the malloc wrapper's caller is not
+# the program's: the copy is said allocated at the strdup line, so that its
+# free is a free of a known block.
+cat >"$TMP/dup.c" <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+   char *s = strdup(argc > 5 ? argv[1] : "a name");
+   char *t = strndup(s, 3);
+   int r = s[0] != t[0];
+   free(t);
+   free(s);
+   return r;
+}
+EOF
+cc -O0 -g -o "$TMP/dup" "$TMP/dup.c"
+cbtrace record -o "$TMP/dup.pb" -- "$TMP/dup" >/dev/null 2>&1
+d=$(cbtrace dump "$TMP/dup.pb" 2>&1)
+like "$d" 'alloc heap block of 7 bytes from dup\.c:5 size 7 @ dup\.c:5' "strdup: its copy allocated at the caller's line, 7 bytes"
+like "$d" 'alloc heap block of 4 bytes from dup\.c:6 size 4 @ dup\.c:6' "strndup: its copy allocated at the caller's line, 4 bytes"
+like "$d" 'free heap block of 7 bytes from dup\.c:5 @ dup\.c:9' "and the free of the copy is of that block"
+
 # --instrument=all: libc's own strtok is watched too.
 rc=0
 timeout -k 5 "$CB_RECORD_TIMEOUT" cbtrace record --instrument=all -o "$TMP/all.pb" \
