@@ -36,18 +36,45 @@ static Bool cb_from_user(Addr caller)
    return caller != 0 && cb_obj_instrumented(caller);
 }
 
-/* The user's call behind a call the C runtime made for it (thrd_join calls
- * pthread_join): the innermost watched frame of the stack. */
-static Addr cb_user_caller(ThreadId tid, Addr caller)
+/* Whether the call that returns to ret has a source line.  Asked for
+ * every C library call the preload reports (cb_req_libc_mem): the
+ * answers for recent return addresses are kept. */
+#define CB_LINED_CACHE 256
+static Bool cb_call_has_line(Addr ret)
 {
-   if (cb_from_user(caller))
+   static struct { Addr ret; Bool lined; } cache[CB_LINED_CACHE];
+   UInt k = (UInt)((ret ^ (ret >> 8)) & (CB_LINED_CACHE - 1));
+   if (cache[k].ret != ret) {
+      const HChar *file, *dir;
+      UInt line;
+      cache[k].ret = ret;
+      cache[k].lined = VG_(get_filename_linenum)(VG_(current_DiEpoch)(),
+                                                 ret - 1, &file, &dir, &line);
+   }
+   return cache[k].lined;
+}
+
+/* The innermost frame of the stack, from caller out, that is the
+ * program's (watched code), and with lined, that also has a source line;
+ * caller when there is none. */
+static Addr cb_watched_frame(ThreadId tid, Addr caller, Bool lined)
+{
+   if (cb_from_user(caller) && (!lined || cb_call_has_line(caller)))
       return caller;
    Addr ips[8];
    UInt n = VG_(get_StackTrace)(tid, ips, 8, NULL, NULL, 0);
    for (UInt i = 1; i < n; i++)
-      if (cb_from_user(ips[i]))
+      if (ips[i] != caller && cb_from_user(ips[i]) &&
+          (!lined || cb_call_has_line(ips[i])))
          return ips[i];
    return caller;
+}
+
+/* The user's call behind a call the C runtime made for it (thrd_join calls
+ * pthread_join): the innermost watched frame of the stack. */
+static Addr cb_user_caller(ThreadId tid, Addr caller)
+{
+   return cb_watched_frame(tid, caller, False);
 }
 
 /* A turn request's answer: 0, or 1 with CB_MAY_I_FREE once no turn will be
@@ -316,35 +343,29 @@ static void cb_req_libc_state(CbThread *t, const UWord *args)
             cb_libc_state_version[id]);
 }
 
+/* How many of the size bytes from a the program may read (0: none, or
+ * a is read-only and writable was asked): one look at the address
+ * space. */
+static UInt cb_client_readable(Addr a, UInt size, Bool writable)
+{
+   NSegment const *seg = VG_(am_find_nsegment)(a);
+   if (!seg || !(seg->kind == SkAnonC || seg->kind == SkFileC ||
+                 seg->kind == SkShmC) || !seg->hasR || (writable && !seg->hasW))
+      return 0;
+   return seg->end - a + 1 < size ? (UInt)(seg->end - a + 1) : size;
+}
+
 /* CB_REQ_LIBC_MEM (cb_preload_strmem.c): a C library function read or
  * wrote the program's memory inside libc, which the tool does not watch.
  * One READ or WRITE at the range's first byte, of at most 8 bytes (the
  * tool tells variables apart by their first address: the program's own
  * accesses to a buffer's start meet it), with the value found there.  A
  * read of memory nobody may write (a string literal) is no event: it
- * races with nothing. */
-/* The location of a C library call made at caller: its line, or when the
+ * races with nothing.  The event's line is the call's, or when the
  * caller's code has none (a stripped library, as Debian's GLib: its
- * g_strdup calls memcpy), the line of the nearest watched frame with one,
+ * g_strdup calls memcpy), that of the nearest watched frame with one,
  * the program's call into that library, instead of a bare offset that
  * the report could only place near the thread's previous event. */
-static UInt cb_libc_call_loc(ThreadId tid, Addr caller)
-{
-   const HChar *file, *dir;
-   UInt line;
-   if (VG_(get_filename_linenum)(VG_(current_DiEpoch)(), caller - 1, &file,
-                                 &dir, &line))
-      return cb_caller_loc(caller);
-   Addr ips[8];
-   UInt n = VG_(get_StackTrace)(tid, ips, 8, NULL, NULL, 0);
-   for (UInt i = 1; i < n; i++)
-      if (ips[i] != caller && cb_from_user(ips[i]) &&
-          VG_(get_filename_linenum)(VG_(current_DiEpoch)(), ips[i] - 1, &file,
-                                    &dir, &line))
-         return cb_caller_loc(ips[i]);
-   return cb_caller_loc(caller);
-}
-
 static void cb_req_libc_mem(ThreadId tid, CbThread *t, const UWord *args,
                             UWord *ret)
 {
@@ -364,20 +385,19 @@ static void cb_req_libc_mem(ThreadId tid, CbThread *t, const UWord *args,
    Addr a = args[1];
    if (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a))
       return;
-   if (kind == CB_EV_READ &&
-       !VG_(am_is_valid_for_client)(args[1], 1, VKI_PROT_WRITE))
+   UInt readable = cb_client_readable(a, size, kind == CB_EV_READ);
+   if (readable == 0 && kind == CB_EV_READ)
       return;
    /* A function's static buffer has a symbol (buf.0) and no variable
     * description: the symbol names it, as for a generated code's
     * constant address (cb_emit.c). */
-   if (cb_names_is_data(args[1]))
-      cb_symdef_for(args[1]);
+   if (cb_names_is_data(a))
+      cb_symdef_for(a);
    ULong value = 0;
-   if (VG_(am_is_valid_for_client)(args[1], size, VKI_PROT_READ))
-      for (UInt i = 0; i < size; i++)
-         value |= (ULong)((const UChar *)args[1])[i] << (8 * i);
-   cb_event(t, (UChar)kind, (UChar)size, cb_libc_call_loc(tid, args[3]),
-            args[1], value);
+   for (UInt i = 0; i < readable; i++)
+      value |= (ULong)((const UChar *)a)[i] << (8 * i);
+   cb_event(t, (UChar)kind, (UChar)size,
+            cb_caller_loc(cb_watched_frame(tid, args[3], True)), a, value);
 }
 
 static void cb_req_other(ThreadId tid, CbThread *t, UWord *args)
