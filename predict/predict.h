@@ -540,6 +540,10 @@ int cbp_z3_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
 /* ---- Output (schedule_out.c, report.c) ----------------------------------- */
 /* The orderings c's schedule forces, as cb_schedule_digest reads them. */
 uint64_t cbp_candidate_digest(const cbp_escape *x, const cbp_candidate *c);
+/* c's variable in words, named by the source lines of e1, f and e2 where
+ * the debug information has no name for it (cb_access_name). */
+const char *cbp_candidate_name(const cb_trace *t, const cbp_candidate *c,
+                               char *buf, size_t len);
 int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
                        const cbp_candidate *c, const char *path,
                        cb_error *err);

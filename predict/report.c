@@ -9,6 +9,12 @@ static const char *loc(const cb_trace *t, uint64_t tidx, char *buf, size_t n) {
    return cb_location_str(t, t->events[tidx].loc, buf, n);
 }
 
+const char *cbp_candidate_name(const cb_trace *t, const cbp_candidate *c,
+                               char *buf, size_t len) {
+   const size_t ev[3] = {c->e1, c->f, c->e2};
+   return cb_access_name(t, c->addr, c->e1, ev, 3, buf, len);
+}
+
 static const char *blocks_name(enum cbp_blocks b) {
    return b == CBP_BLOCKS_MARKUP ? "markup" : "functions";
 }
@@ -61,8 +67,7 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       char v[256], a[256], b[256], d[256], id[16], th[96];
       for (size_t i = 0; i < r->n; i++)
          if (r->c[i].id) {
-            int l = (int)strlen(cb_variable_str_at(t, r->c[i].addr, r->c[i].e1,
-                                                   v, sizeof v));
+            int l = (int)strlen(cbp_candidate_name(t, &r->c[i], v, sizeof v));
             if (l > vw) vw = l;
          }
       if (info->explore && cbp_explore_name_width(t, info->explore) > vw)
@@ -78,7 +83,7 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
             w += snprintf(th + w, sizeof th - (size_t)w, "/T%u", c->more[k].tid);
          fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", id,
                  cbp_pattern_name[c->pattern], vw,
-                 cb_variable_str_at(t, c->addr, c->e1, v, sizeof v),
+                 cbp_candidate_name(t, c, v, sizeof v),
                  loc(t, c->e1, a, sizeof a), loc(t, c->f, b, sizeof b),
                  loc(t, c->e2, d, sizeof d), th);
       }
@@ -198,7 +203,7 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
       snprintf(path, sizeof path, "%s/s%u.pb", info->dir, c->id);
       cb_json_write_string(out, path);
       fprintf(out, ",\"pattern\":\"%s\",\"variable\":", cbp_pattern_name[c->pattern]);
-      cb_json_write_string(out, cb_variable_str_at(t, c->addr, c->e1, v, sizeof v));
+      cb_json_write_string(out, cbp_candidate_name(t, c, v, sizeof v));
       fprintf(out, ",\"address\":%llu,\"threads\":[%u,%u],",
               (unsigned long long)c->addr, c->t1, c->t2);
       jevent(out, t, "e1", c->e1, c->ce1); fputc(',', out);

@@ -227,7 +227,7 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.pattern = (char *)cbp_pattern_name[c->pattern];
    s.has_variable = 1; s.variable = c->addr;
    char name[256];
-   s.variable_name = (char *)cb_variable_str_at(t, c->addr, c->e1, name, sizeof name);
+   s.variable_name = (char *)cbp_candidate_name(t, c, name, sizeof name);
    cb_sched_event pe[3];
    cb_sched_location loc[3];
    char names[3][256];
@@ -235,6 +235,11 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    fill_event(t, c->f, c->cf, &pe[1], &loc[1], names[1]);
    fill_event(t, c->e2, c->ce2, &pe[2], &loc[2], names[2]);
    s.e1 = &pe[0]; s.f = &pe[1]; s.e2 = &pe[2];
+   /* The events on the variable itself carry its name as the source
+    * lines give it (a heap field's). */
+   for (int k = 0; k < 3; k++)
+      if (pe[k].address == c->addr)
+         pe[k].variable_name = s.variable_name;
    s.has_cut_index = 1; s.cut_index = c->e;
    s.z3 = (char *)(c->z3 ? c->z3 : "");
    /* How the run was recorded travels with the schedule: replay forces it

@@ -52,6 +52,14 @@ static void print_source(FILE *out, const cb_sched_location *l)
       fprintf(out, "        %6u | %s\n", l->line, text);
 }
 
+/* A value as a reader takes it: a count in decimal, a larger value
+ * (an address, a bit pattern, two fields stored at once) in hex. */
+static const char *value_str(unsigned long long v, char *buf, size_t len)
+{
+   snprintf(buf, len, v < (1ull << 20) ? "%llu" : "0x%llx", v);
+   return buf;
+}
+
 /* The value is the forced run's (the tool says it, "value K V"), with the
  * recorded run's beside it when they differ: a lost update reads as
  * "write hits = 1 (recorded run: 2)". */
@@ -67,13 +75,16 @@ static void print_event(FILE *out, const char *role, const char *pattern,
    const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
    kind = cb_pattern_kind_word(pattern, !strcmp(role, "f"), kind);
    fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
+   char v1[32], v2[32];
    if (cbr_shows_value(e) && st->has_value[k] && st->value[k] != e->value)
-      fprintf(out, " = %llu (recorded run: %llu)", st->value[k],
-              (unsigned long long)e->value);
+      fprintf(out, " = %s (recorded run: %s)",
+              value_str(st->value[k], v1, sizeof v1),
+              value_str(e->value, v2, sizeof v2));
    else if (cbr_shows_value(e) && st->has_value[k])
-      fprintf(out, " = %llu", st->value[k]);
+      fprintf(out, " = %s", value_str(st->value[k], v1, sizeof v1));
    else if (cbr_shows_value(e))
-      fprintf(out, " = %llu in the recorded run", (unsigned long long)e->value);
+      fprintf(out, " = %s in the recorded run",
+              value_str(e->value, v1, sizeof v1));
    fprintf(out, "  at %s", cbr_event_where(e, 0, where, sizeof where));
    if (e->location && e->location->function && *e->location->function)
       fprintf(out, " in %s()", e->location->function);

@@ -236,6 +236,7 @@ void cb_trace_free(cb_trace *t)
          b = n;
       }
       free(p->allocs);
+      free(p->srcs);
       free(p);
    }
    free(t->events);

@@ -239,6 +239,22 @@ const char *cb_variable_str(const cb_trace *t, uint64_t addr, char *buf,
  * time on a given trace. */
 const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
                                char *buf, size_t len);
+/* cb_variable_str_at for the object that events[0..n) (indices into the
+ * trace) access, with the program's own expression before a heap block's
+ * name when the source lines of those events agree on one
+ * (cb_source_expr): "t->magic (heap block of 72 bytes from table.c:41)". */
+const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
+                           const size_t *events, size_t n, char *buf,
+                           size_t len);
+/* The expression that reaches memory through a pointer (`p->count`,
+ * `q->items[i]`, `buf[k]`, `*total`) that every one of lines (source
+ * lines; a line with no such expression is passed over) has, when exactly
+ * one is: 1 and its text (as the first line writes it) into out. */
+int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len);
+/* The source line of location loc, read once per trace (cb_source_line,
+ * from the folder the debug information gives or as named); NULL when
+ * there is none to quote. */
+const char *cb_location_source(const cb_trace *t, uint32_t loc);
 /* Whether an event of this kind and size stores a value in the trace. */
 int cb_event_carries_value(unsigned kind, unsigned size);
 /* One event in words, as `cbtrace dump` prints it, one line:

@@ -359,6 +359,27 @@ const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
    return buf;
 }
 
+const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
+                           const size_t *events, size_t n, char *buf,
+                           size_t len)
+{
+   cb_variable_str_at(t, addr, index, buf, len);
+   if (find_variable(t, addr) || find_symbol(t, addr) ||
+       !find_alloc(t, addr, index) || n > 8)
+      return buf;
+   const char *lines[8];
+   for (size_t i = 0; i < n; i++)
+      lines[i] = events[i] < t->nevents
+                     ? cb_location_source(t, t->events[events[i]].loc)
+                     : NULL;
+   char expr[128], block[400];
+   if (!cb_source_expr(lines, n, expr, sizeof expr))
+      return buf;
+   snprintf(block, sizeof block, "%s", buf);
+   snprintf(buf, len, "%s (%s)", expr, block);
+   return buf;
+}
+
 const char *cb_variable_str(const cb_trace *t, uint64_t addr, char *buf,
                             size_t len)
 {

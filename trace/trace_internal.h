@@ -103,6 +103,10 @@ typedef struct {
    cb_alloc_span *allocs;
    size_t nallocs;
    size_t allocs_for_nevents; /* nevents when it was built; SIZE_MAX: never */
+   /* Each location's source line (cb_location_source): NULL not read yet,
+    * "" none; nsrcs is nlocs when they were counted. */
+   const char **srcs;
+   size_t nsrcs;
 } cb_trace_priv;
 
 cb_trace_priv *cb_trace_priv_get(cb_trace *t, cb_error *err);

@@ -1,6 +1,7 @@
 # tests/fuzz/: libFuzzer harnesses (clang -fsanitize=fuzzer,address,undefined)
 # of every reader of outside input: the trace reader, the schedule reader,
-# the encoder of the tool's raw stream and cbtest's tests-file parser.
+# the encoder of the tool's raw stream, cbtest's tests-file parser and
+# the source-expression finder (it reads lines of the user's sources).
 #   make fuzz                  runs each for FUZZ_SECONDS (default 60) from
 #                              its seed corpus (tests/fuzz/corpus/NAME/) and
 #                              its regressions (tests/fuzz/regress/NAME/);
@@ -16,7 +17,7 @@ FUZZ_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
                 -Iproto -Itrace -Ireschedule/batch -I$(BUILD)/proto \
                 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                 -fno-omit-frame-pointer
-FUZZ_NAMES   := trace schedule wire tests_file
+FUZZ_NAMES   := trace schedule wire tests_file source_expr
 FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 
 FUZZ_LIB_OBJS := $(LIBCBTRACE_SRCS:%.c=$(BUILD)/fuzz/%.o) \

@@ -5,7 +5,7 @@
 # runs them longer.
 . "$(dirname "$0")/../tap.sh"
 secs=${FUZZ_CHECK_SECONDS:-3}
-for name in trace schedule wire tests_file; do
+for name in trace schedule wire tests_file source_expr; do
     bin="$TOP/build/fuzz/fuzz_$name"
     if [ ! -x "$bin" ]; then
         ok "fuzz_$name is built (make fuzz-build; clang from scripts/setup-deps.sh)" false

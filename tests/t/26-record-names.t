@@ -4,7 +4,8 @@
 # information: a member of a global struct (st.count), an element of a
 # global array (slots[3]), a member of main's local struct that the
 # workers reach through a pointer (job.done), a lock inside a struct
-# (st.lock); heap memory by its block (size, allocation site, offset).
+# (st.lock); heap memory by its block (size, allocation site, offset),
+# after the field the source lines of its accesses write (e->value).
 # cbtrace dump, the cbpredict table and --json (with the raw address
 # beside the name) and cbreplay's bug report all use the names.  And at
 # the wire level: VARDEF records become names, and a stream without them
@@ -105,8 +106,10 @@ st_addr=$(printf '%s\n' "$d" | awk '/^# variable: .* st\.count / { print $3; exi
 # ---- cbpredict: the table and --json name them too ---------------------------
 cbpredict -o "$TMP/s" "$tr" >"$TMP/table" 2>"$TMP/perr"
 t=$(cat "$TMP/table")
-for v in st.count 'slots[3]' job.done "$heap, offset 8"; do
-   rv=$(printf '%s' "$v" | sed 's/[].[]/\\&/g')
+# A heap field has no name in the debug information: the source lines of
+# its accesses give it (trace/source_expr.c), before the block's name.
+for v in st.count 'slots[3]' job.done "e->value ($heap, offset 8)"; do
+   rv=$(printf '%s' "$v" | sed 's/[].[()]/\\&/g')
    like "$t" "^s[0-9]+ +RWW +$rv +names\.c:[0-9]+ " "cbpredict table: an RWW on $v"
 done
 cbpredict --json -o "$TMP/sj" "$tr" >"$TMP/json" 2>>"$TMP/perr"

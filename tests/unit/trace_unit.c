@@ -1322,6 +1322,75 @@ static void test_source_lines(void)
       cb_schedule_free(r);
 }
 
+/* cb_source_expr: the one field every line with a pointer expression
+ * reaches, as the source writes it; no name when two fields would do, or
+ * when it is only in comments or strings.  cb_access_name puts it before
+ * a heap block's name, read from the events' source lines. */
+static void test_source_expr(void)
+{
+   static const struct {
+      const char *lines[3];
+      const char *want; /* NULL: no name */
+   } cases[] = {
+       {{"t->magic = 0x5eed;",
+         "if (t->magic != 0x5eed || t->count != N || t->primes[5] != 13) {",
+         "t->magic = 0x5eed;"}, "t->magic"},
+       {{"--s->refs;", "if (--s->refs == 0)", NULL}, "s->refs"},
+       {{"e->next = nbk[e->key % nb];", "for (; e; e = p->next)", NULL},
+        "e->next"},
+       {{"tab.buckets[key % tab.nbuckets] = e;",
+         "memset(t->buckets, 0, t->n * sizeof *t->buckets);", NULL},
+        "t->buckets"},
+       {{"int j = p->jobs[p->head];", "p->jobs = NULL;", NULL}, "p->jobs"},
+       {{"(*hits)++;", "return *hits;", "x = 2 * hits + q->other;"}, NULL},
+       {{"(*hits)++;", "return *hits;", "free(cfg);"}, "*hits"},
+       {{"buf[len++] = c;", "n = strlen(buf); // buf[0] x->y", NULL},
+        "buf[len++]"},
+       {{"it->next = l->head;", "for (it = l->head; it; it = it->next)", NULL},
+        NULL},
+       {{"puts(\"p->x\"); /* q->y */ r->z = 1;", "r->z++;", NULL}, "r->z"},
+       {{"a = b * c;", "update(p);", NULL}, NULL},
+       {{"p -> stats . count += 2;", "if (p->stats.count)", NULL},
+        "p->stats.count"},
+   };
+   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+      char out[128] = "";
+      int got = cb_source_expr(cases[i].lines, 3, out, sizeof out);
+      int good = cases[i].want ? got && strcmp(out, cases[i].want) == 0 : !got;
+      ok(good, "source expression %zu: %s (got %s)", i,
+         cases[i].want ? cases[i].want : "none", got ? out : "none");
+   }
+   FILE *f = fopen(path_of("heap.c"), "w");
+   fprintf(f, "struct s *p = malloc(16);\np->count++;\nif (p->count > 1)\n");
+   fclose(f);
+   cb_trace t = {0};
+   cb_error err;
+   cb_location l1 = {0x401000, "", "main", "heap.c", 1, dir};
+   cb_location l2 = {0x401010, "", "work", "heap.c", 2, dir};
+   cb_location l3 = {0x401020, "", "check", "heap.c", 3, dir};
+   cb_trace_set_location(&t, 1, &l1, &err);
+   cb_trace_set_location(&t, 2, &l2, &err);
+   cb_trace_set_location(&t, 3, &l3, &err);
+   cb_event evs[] = {
+       EV(CB_EV_ALLOC, 0, 1, 1, 0x4a0000, 16),
+       EV(CB_EV_WRITE, 4, 2, 2, 0x4a0008, 1),
+       EV(CB_EV_READ, 4, 3, 3, 0x4a0008, 1),
+   };
+   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
+      cb_trace_add_event(&t, &evs[i], &err);
+   cb_trace_finish(&t);
+   char v[300];
+   const size_t ev[2] = {1, 2};
+   ok(strcmp(cb_access_name(&t, 0x4a0008, 1, ev, 2, v, sizeof v),
+             "p->count (heap block of 16 bytes from heap.c:1, offset 8)") == 0,
+      "a heap field is named by its source (%s)", v);
+   const size_t none[1] = {0};
+   ok(strcmp(cb_access_name(&t, 0x4a0008, 1, none, 1, v, sizeof v),
+             "heap block of 16 bytes from heap.c:1, offset 8") == 0,
+      "no name from a line without one (%s)", v);
+   cb_trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
    if (argc != 2) {
@@ -1345,6 +1414,7 @@ int main(int argc, char **argv)
    test_hostile_sizes();
    test_deadlock_footer();
    test_source_lines();
+   test_source_expr();
    printf("1..%d\n", n_test);
    return n_failed ? 1 : 0;
 }
