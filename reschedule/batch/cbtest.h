@@ -201,6 +201,9 @@ typedef struct {
    enum cbt_verdict verdict; /* of the first confirming run */
    int reproduced;    /* cbt_reproduced of that run: 0 when its failure
                          did not come back when forced again */
+   int missed;        /* its run failed, but the violation its schedule
+                         aimed at did not happen there (cbt_run.violation
+                         0): the failure's cause is elsewhere */
    int rank;          /* 1 = most tied to failures (cbt_rank_bugs) */
    double score;      /* its access pattern's suite-wide Falcon score */
    double test_score; /* the same over its test's forced runs only */

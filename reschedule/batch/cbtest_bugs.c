@@ -178,11 +178,13 @@ static double test_score(const cbt_test *t, size_t key)
    return total_failed ? (double)failed / (double)(total_failed + passed) : 0;
 }
 
-/* Higher score first; ties keep the order they were found in (tests in
- * order, schedules in cbpredict's order of likelihood). */
 /* A bug whose schedule reproduced its failure comes before one whose did
  * not come back when forced again: the user's first bug is one they can
- * see again.  Then by score. */
+ * see again.  Then higher score first; on equal scores, a bug whose
+ * violation happened in its run before one whose failure came from
+ * elsewhere (its title would send the user to the wrong place); ties keep
+ * the order they were found in (tests in order, schedules in cbpredict's
+ * order of likelihood). */
 static int cmp_bug(const void *a, const void *b)
 {
    const cbt_bug *x = a, *y = b;
@@ -190,6 +192,8 @@ static int cmp_bug(const void *a, const void *b)
       return x->reproduced == 0 ? 1 : -1;
    if (x->score != y->score)
       return x->score < y->score ? 1 : -1;
+   if (x->missed != y->missed)
+      return x->missed ? 1 : -1;
    if (x->test_score != y->test_score)
       return x->test_score < y->test_score ? 1 : -1;
    if (x->test != y->test)
@@ -252,11 +256,17 @@ void cbt_collect_bugs(cbt_suite *s)
          if (b < s->nbugs) {
             cbt_bug *bug = &s->bugs[b];
             bug->nruns++;
-            /* A run whose schedule reproduces the bug stands for it. */
-            if (cbt_reproduced(r) == 1 && cbt_reproduced(&t->runs[bug->run]) == 0) {
+            /* A run whose schedule reproduces the bug stands for it; of
+             * those, one where the violation happened. */
+            int better = cbt_reproduced(r) == 1 &&
+                         cbt_reproduced(&t->runs[bug->run]) == 0;
+            better |= cbt_reproduced(r) == bug->reproduced && bug->missed &&
+                      r->violation == 1;
+            if (better) {
                bug->run = ri;
                bug->verdict = r->verdict;
-               bug->reproduced = 1;
+               bug->reproduced = cbt_reproduced(r);
+               bug->missed = 0;
                make_reproduce(s, t, r, bug->reproduce, sizeof bug->reproduce);
             }
             continue;
@@ -272,6 +282,7 @@ void cbt_collect_bugs(cbt_suite *s)
          bug->nruns = 1;
          bug->verdict = r->verdict;
          bug->reproduced = cbt_reproduced(r);
+         bug->missed = r->violation == 0;
          if (r->key != (size_t)-1) {
             bug->score = s->patterns[r->key].score;
             bug->test_score = test_score(t, r->key);

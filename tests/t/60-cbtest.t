@@ -138,6 +138,13 @@ once*) # s1 fails once and not again, s2 fails every time, s3 passes
    mk 3 0 --pattern RWW --variable c --e1 2:0:read:o.c:7:f --f 3:0:write:o.c:8:g \
       --e2 2:1:write:o.c:9:f
    ;;
+missed*) # both fail; s1's violation did not happen, s2's did
+   mk 1 1 --pattern RWR --variable a --e1 2:0:read:m.c:1:f --f 3:0:write:m.c:2:g \
+      --e2 2:1:read:m.c:3:f
+   : >"$dir/s1.pb.noviolation"
+   mk 2 1 --pattern ORD --variable b --e1 3:0:write:m.c:4:g --f 2:0:read:m.c:5:f \
+      --e2 3:0:write:m.c:4:g
+   ;;
 buggy*)
    mk 1 1 --pattern RWW --variable balance --e1 2:0:read:bank.c:27:deposit \
       --f 3:1:write:bank.c:28:deposit --e2 2:1:write:bank.c:28:deposit \
@@ -354,6 +361,14 @@ is "$(grep -c '^cbreplay' "$LOG")" 2 "a failure not reproduced: the next schedul
 like "$(cat "$FAKE/once.out")" "1 not forced \(the test's bug was confirmed" "the third is counted as not forced"
 like "$(grep -A2 '^Bugs by rank' "$FAKE/once.out" | tr '\n' '~')" "~  #1  [0-9.]+  RWW on b .*~  #2  [0-9.]+  RWW on a " \
    "the bug that reproduced ranks first, the one that did not after it (same score)"
+
+# Of two bugs of equal score, the one whose violation happened in its run
+# ranks first: the other's failure came from elsewhere.
+printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/missed"
+chmod +x "$FAKE/progs/missed"
+(cd "$FAKE" && bin/cbtest -j 1 --all-bugs --no-explore -o missed-out -- progs/missed >missed.out 2>&1)
+like "$(grep -A2 '^Bugs by rank' "$FAKE/missed.out" | tr '\n' '~')" "~  #1  ([0-9.]+)  ORD on b .*~  #2  \1  RWR on a " \
+   "the bug whose violation happened ranks first, the one whose did not after it (same score)"
 
 # ---- The real pipeline on tests/programs ------------------------------------------
 if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$CB_PROGRAM_BIN/rww" ]; then
