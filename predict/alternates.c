@@ -20,20 +20,6 @@
 
 #include "predict.h"
 
-/* Tail names say "f's thread" and "e1's thread", not T1/T2: reports print
- * them beside the real thread names. */
-const char *const cbp_main_tail_name =
-   "f's thread through f, then e1's thread through e2, then everyone";
-const char *const cbp_alt_name[CBP_NALT] = {
-   "f's thread through f and on alone, then e1's thread through e2, then everyone",
-   "f's thread through f, then e1's thread through e2 and on alone, then everyone",
-   "f's thread through f, then every other thread on alone, then e1's thread "
-   "through e2, then everyone",
-   "f's thread through f and on through its next write of a variable e1's thread "
-   "uses later, then e1's thread through e2 and on alone, then everyone",
-   "f's thread through f, then e1's thread through e2 and on alone, then every "
-   "other thread on alone, then everyone"};
-
 void cbp_alternates_clear(cbp_candidate *c) {
    for (int k = 0; k < CBP_NALT; k++) { free(c->alt[k]); c->alt[k] = NULL; c->nalt[k] = 0; }
 }

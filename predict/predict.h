@@ -281,8 +281,8 @@ typedef struct {
  * (issue: one interleaving per candidate loses bugs that need f's thread to
  * finish its block first, or e2's thread to run on alone). */
 enum { CBP_ALT_F_FIRST, CBP_ALT_E2_ON, CBP_ALT_OTHERS_FIRST, CBP_ALT_F_ON, CBP_ALT_F_LAST, CBP_NALT };
-extern const char *const cbp_alt_name[CBP_NALT];
-extern const char *const cbp_main_tail_name;
+/* Their names: cb_tail_names[1 + k] (the main tail's is [0]). */
+_Static_assert(CBP_NALT + 1 == CB_NTAIL_NAMES, "a name for every tail");
 
 typedef struct {
    enum cbp_pattern pattern;

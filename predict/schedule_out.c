@@ -213,7 +213,7 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    for (int k = 0; k < CBP_NALT; k++) {
       if (!c->nalt[k]) continue;
       var[nv] = (cb_sched_variant){0};
-      var[nv].name = (char *)cbp_alt_name[k];
+      var[nv].name = (char *)cb_tail_names[1 + k];
       var[nv].n_tail = c->nalt[k];
       var[nv].tail = tail_steps(c->alt[k], c->nalt[k]);
       expect_steps(t, c, var[nv].tail, c->alt[k], c->nalt[k], x->nthreads, &ex);
@@ -222,7 +222,7 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    }
    if (nv) {
       s.n_variants = nv; s.variants = vp;
-      s.tail_name = (char *)cbp_main_tail_name;
+      s.tail_name = (char *)cb_tail_names[0];
    }
    s.pattern = (char *)cbp_pattern_name[c->pattern];
    s.has_variable = 1; s.variable = c->addr;

@@ -396,6 +396,14 @@ typedef struct {
    cb_sched_step **tail;
 } cb_sched_variant;
 
+/* The names of the tails cbpredict writes: [0] the main tail's, [1..5] its
+ * alternates' (in words that say "f's thread" and "e1's thread": reports
+ * print them beside the real threads).  A schedule file stores one of
+ * these as "~N" (they were a third of its bytes); reading gives the words
+ * back, and any other name is stored as it is. */
+#define CB_NTAIL_NAMES 6
+extern const char *const cb_tail_names[CB_NTAIL_NAMES];
+
 typedef struct {
    int has_id;
    uint32_t id;           /* the N of sN.pb */

@@ -7,6 +7,7 @@
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "schedule_pb.h"
 
@@ -97,6 +98,38 @@ void cb_sched_allocs_free(cb_sched_allocs *a)
    free(a);
 }
 
+/* Tail names say "f's thread" and "e1's thread", not T1/T2: reports print
+ * them beside the real thread names. */
+const char *const cb_tail_names[CB_NTAIL_NAMES] = {
+   "f's thread through f, then e1's thread through e2, then everyone",
+   "f's thread through f and on alone, then e1's thread through e2, then everyone",
+   "f's thread through f, then e1's thread through e2 and on alone, then everyone",
+   "f's thread through f, then every other thread on alone, then e1's thread "
+   "through e2, then everyone",
+   "f's thread through f and on through its next write of a variable e1's thread "
+   "uses later, then e1's thread through e2 and on alone, then everyone",
+   "f's thread through f, then e1's thread through e2 and on alone, then every "
+   "other thread on alone, then everyone"};
+
+/* A tail's name as the file stores it: "~N" for cb_tail_names[N]. */
+static char *tail_name_out(char *name)
+{
+   static char token[CB_NTAIL_NAMES][3] = {"~0", "~1", "~2", "~3", "~4", "~5"};
+   for (int k = 0; name && k < CB_NTAIL_NAMES; k++)
+      if (strcmp(name, cb_tail_names[k]) == 0)
+         return token[k];
+   return name;
+}
+
+/* ... and back. */
+static char *tail_name_in(char *name)
+{
+   if (name && name[0] == '~' && name[1] >= '0' &&
+       name[1] < '0' + CB_NTAIL_NAMES && !name[2])
+      return (char *)cb_tail_names[name[1] - '0'];
+   return name;
+}
+
 /* ---- protobuf-c's message into cb_schedule --------------------------------- */
 
 #define COPY(to, from, f) ((to)->has_##f = (from)->has_##f, (to)->f = (from)->f)
@@ -165,7 +198,7 @@ static void schedule_in(cb_sched_allocs *a, const Cbtools__Schedule *p,
    s->pattern = p->pattern;
    s->variable_name = p->variable_name;
    s->z3 = p->z3;
-   s->tail_name = p->tail_name;
+   s->tail_name = tail_name_in(p->tail_name);
    s->instrument = p->instrument;
    s->n_prefix = p->n_prefix;
    s->prefix = p->prefix;
@@ -185,7 +218,7 @@ static void schedule_in(cb_sched_allocs *a, const Cbtools__Schedule *p,
       cb_sched_variant *o = v ? grab(a, 1, sizeof *o) : NULL;
       if (!o)
          continue;
-      o->name = v->name;
+      o->name = tail_name_in(v->name);
       o->n_tail = v->n_tail;
       o->tail = steps_in(a, v->tail, v->n_tail);
       s->variants[k] = o;
@@ -307,7 +340,7 @@ static void schedule_out(cb_sched_allocs *a, const cb_schedule *s,
    p->pattern = s->pattern;
    p->variable_name = s->variable_name;
    p->z3 = s->z3;
-   p->tail_name = s->tail_name;
+   p->tail_name = tail_name_out(s->tail_name);
    p->instrument = s->instrument;
    p->n_prefix = s->n_prefix;
    p->prefix = s->prefix;
@@ -328,7 +361,7 @@ static void schedule_out(cb_sched_allocs *a, const cb_schedule *s,
          continue;
       cbtools__variant__init(o);
       if (s->variants[k]) {
-         o->name = s->variants[k]->name;
+         o->name = tail_name_out(s->variants[k]->name);
          o->n_tail = s->variants[k]->n_tail;
          o->tail = steps_out(a, s->variants[k]->tail, s->variants[k]->n_tail);
       }
