@@ -346,6 +346,15 @@ static int close_trace(cb_writer *w, const char *out, cb_wire_decoder *d,
       cbt_error("record", "warning: the tool sent nothing: the trace has no "
                           "events (did Valgrind start the program?)");
    cbt_wire_report(d, "record");
+   /* The tool sends END when the process ends by itself; without it an
+    * exit status may be Valgrind's own (an assertion of its exits 1). */
+   if (d->hello_seen && !d->end_seen && !d->broken && !d->nblocked &&
+       WIFEXITED(status))
+      cbt_error("record", "warning: the tool's stream has no END: Valgrind or "
+                          "the tool stopped before the program ended (its "
+                          "message is above), unless the program replaced "
+                          "itself by exec; exit %d may not be the program's",
+                WEXITSTATUS(status));
    if (d->nblocked && rc == CBTRACE_EXIT_DEADLOCK)
       say_deadlock(out, d->nblocked);
    return rc;
