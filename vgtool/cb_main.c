@@ -165,7 +165,7 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
    /* cb_nlive counts the caller: <= 1, the last thread exits. */
    if (cb_replaying && (syscallno == __NR_exit_group ||
                         (syscallno == __NR_exit && cb_nlive <= 1)))
-      cb_replay_exit_called((Int)args[0]);
+      cb_replay_exit_called(cb_thread(tid), (Int)args[0]);
    if (cb_replaying && (syscallno == __NR_execve ||
                         syscallno == __NR_execveat))
       cb_replay_exec_called();

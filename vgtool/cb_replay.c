@@ -47,6 +47,8 @@ static ULong   cb_nthreads;         /* threads the plan knows, 1..n */
 static ULong  *cb_prefix;           /* [1..n] */
 static ULong  *cb_done;             /* [1..n] counted events run so far */
 static Bool   *cb_exited;           /* [1..n] */
+static Bool   *cb_left;             /* [1..n] ended by its own exit or
+                                       exit_group, not torn down */
 static ULong   cb_prefix_pending;   /* threads not yet at their prefix */
 static ULong   cb_ntail, cb_step;   /* tail steps, current one */
 static ULong  *cb_tail;             /* pairs (tid, n) */
@@ -74,14 +76,43 @@ void cb_replay_status(const HChar *line)
       cb_status_fd = -1;
 }
 
-static void cb_report_pattern(void)
+/* Whether the process ended with the order begun and cut short: the
+ * events that ran are the first of the three, in order, and the thread of
+ * the next one was still alive, stopped by the end (a crash, another
+ * thread's exit) before it got there.  Enough when the two that order
+ * the variable ran (e1 then f), or, for an order violation (f, e1, e1:
+ * the last two are one event), when f ran and e1 never did.  A thread
+ * that ended by itself (its exit, or the process's exit_group) without
+ * the event took another path: no.  One torn down by a fatal signal or
+ * by another thread's exit_group was cut short. */
+static Bool cb_pattern_cut_short(void)
+{
+   const ULong *q = cb_pat_seq;
+   Bool ord = cb_pat[1][0] == cb_pat[2][0] && cb_pat[1][1] == cb_pat[2][1];
+   UInt ran = !q[0] ? 0 : !q[1] ? 1 : !q[2] ? 2 : 3;
+   if (ran == 3 || ran == 0 || (ran == 1 && !ord) || (ran == 2 && q[0] > q[1]))
+      return False;
+   ULong next = cb_pat[ran][0];
+   return next >= 1 && next <= cb_nthreads && !cb_left[next];
+}
+
+/* "pattern 1" when e1, f and e2 ran in that order (cb_pattern_cut_short
+ * too, once the process ends: ending). */
+static void cb_report_pattern_at(Bool ending)
 {
    if (cb_pat_reported)
       return;
    cb_pat_reported = True;
    Bool ok = cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2] &&
              cb_pat_seq[0] < cb_pat_seq[1] && cb_pat_seq[1] < cb_pat_seq[2];
+   if (!ok && ending)
+      ok = cb_pattern_cut_short();
    cb_replay_status(ok ? "pattern 1" : "pattern 0");
+}
+
+static void cb_report_pattern(void)
+{
+   cb_report_pattern_at(False);
 }
 
 static void cb_say_step_reached(void);
@@ -229,6 +260,7 @@ Bool cb_replay_init(void)
    cb_prefix = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(ULong));
    cb_done = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(ULong));
    cb_exited = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(Bool));
+   cb_left = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(Bool));
    for (ULong t = 1; t <= cb_nthreads; t++) {
       cb_prefix[t] = w[i++];
       if (cb_prefix[t] > 0)
@@ -484,8 +516,10 @@ void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
 void cb_replay_thread_exit(CbThread *t)
 {
    HChar buf[96];
-   if (t->wid <= cb_nthreads)
+   if (t->wid <= cb_nthreads) {
       cb_exited[t->wid] = True;
+      cb_left[t->wid] |= t->exit_called;
+   }
    /* At shut-down every thread is torn down: no turn was lost. */
    if (cb_ending)
       return;
@@ -514,6 +548,8 @@ void cb_replay_thread_exit(CbThread *t)
 void cb_replay_ending(void)
 {
    cb_ending = True;
+   /* Before the threads are torn down: which were still alive. */
+   cb_report_pattern_at(True);
    if (cb_phase != CB_PH_TAIL || !cb_run_out || cb_deadlocked)
       return;
    HChar buf[64];
@@ -550,10 +586,12 @@ void cb_replay_deadlocked(void)
 static Bool cb_exit_seen;
 static Int  cb_exit_code;
 
-void cb_replay_exit_called(Int code)
+void cb_replay_exit_called(CbThread *t, Int code)
 {
    cb_exit_seen = True;
    cb_exit_code = code & 0xff;
+   if (cb_left && t->wid <= cb_nthreads)
+      cb_left[t->wid] = True;
 }
 
 /* The program replaces itself: Valgrind (without --trace-children) does

@@ -14,6 +14,8 @@
 #   - a program that execs another one is judged by that one's exit;
 #   - a failure is forced again (--confirm): one that does not come back
 #     gets no reproduce command, one that does is said to reproduce;
+#   - an order violation whose f crashes the process happened, though e1
+#     never ran (cut short);
 #   - a turn that ends at a condition wait's wake-up gives the mutex back
 #     while the thread waits for its next turn, and a plan whose runnable
 #     thread waits for a held one stalls at once, not at --stall-ms.
@@ -344,4 +346,43 @@ like "$out" "stalled: no scheduled progress \(T2's turn, step 1 of 2\)" "the tur
 like "$out" "T2 waits for condition c at condwake.c:9, with no signal on its way" \
      "and what T2 waits for"
 
+# An order violation whose f crashes the process (a division by a count
+# not set yet) happened, though e1 never ran: its thread was alive and cut
+# short by the crash (cb_pattern_cut_short).  Trial 7's share_count was
+# told "the violation did not happen: the failure comes from elsewhere".
+cat > "$TMP/divcount.c" <<'EOF'
+#include <pthread.h>
+#include <stdlib.h>
+struct pool { int nworkers; long share; };
+static void *worker(void *arg)
+{
+   struct pool *p = arg;
+   volatile long w = 0;
+   for (int k = 0; k < 200000; k++) w += k;
+   p->share = 1000 / p->nworkers;
+   return NULL;
+}
+int main(void)
+{
+   struct pool *p = calloc(1, sizeof *p);
+   pthread_t t;
+   pthread_create(&t, NULL, worker, p);
+   p->nworkers = 2;
+   pthread_join(t, NULL);
+   return p->share != 500;
+}
+EOF
+cc -O0 -g -pthread -o "$TMP/divcount" "$TMP/divcount.c"
+cbtrace record -o "$TMP/div.pb" -- "$TMP/divcount" >/dev/null 2>&1
+cbpredict -o "$TMP/div" "$TMP/div.pb" >"$TMP/div.table" 2>&1
+sch=$(awk '$2 == "ORD" && $3 ~ /nworkers/ { print $1; exit }' "$TMP/div.table")
+if [ -n "$sch" ]; then
+   out=$(cbreplay --timeout 20 --schedule "$TMP/div/$sch.pb" -- "$TMP/divcount" 2>&1)
+   like "$out" "failed \(SIGFPE\)" "divcount: the forced read divides by zero"
+   like "$out" "the violation happened in this run: yes" \
+      "divcount: the order violation happened (e1 cut short by the crash)"
+else
+   ok "divcount: an ORD on p->nworkers is predicted" false
+   sed 's/^/# /' "$TMP/div.table"
+fi
 done_testing
