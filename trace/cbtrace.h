@@ -242,7 +242,10 @@ const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
 /* cb_variable_str_at for the object that events[0..n) (indices into the
  * trace) access, with the program's own expression before a heap block's
  * name when the source lines of those events agree on one
- * (cb_source_expr): "t->magic (heap block of 72 bytes from table.c:41)". */
+ * (cb_source_expr): "t->magic (heap block of 72 bytes from table.c:41)";
+ * and before a variable's name with an offset into it, when the lines
+ * index it ("names[2] (names+32)": the debug information describes no
+ * element of an array of arrays). */
 const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
                            const size_t *events, size_t n, char *buf,
                            size_t len);
@@ -251,6 +254,11 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
  * lines; a line with no such expression is passed over) has, when exactly
  * one is: 1 and its text (as the first line writes it) into out. */
 int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len);
+/* The same for the variable `name` (debug information's, "names" of
+ * `char names[4][16]`): its expression, when every line that has any
+ * reaches it ("names[2]"), whatever other fields they reach too. */
+int cb_source_expr_of(const char *const *lines, size_t n, const char *name,
+                      char *out, size_t len);
 /* The source line of location loc, read once per trace (cb_source_line,
  * from the folder the debug information gives or as named); NULL when
  * there is none to quote. */

@@ -364,8 +364,10 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
                            size_t len)
 {
    cb_variable_str_at(t, addr, index, buf, len);
-   if (find_variable(t, addr) || find_symbol(t, addr) ||
-       !find_alloc(t, addr, index) || n > 8)
+   const cb_variable *v = find_variable(t, addr);
+   const cb_symbol *s = v ? NULL : find_symbol(t, addr);
+   int inside = (v && v->offset) || (s && addr != s->address);
+   if ((!inside && (v || s || !find_alloc(t, addr, index))) || n > 8)
       return buf;
    const char *lines[8];
    for (size_t i = 0; i < n; i++)
@@ -373,7 +375,12 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
                      ? cb_location_source(t, t->events[events[i]].loc)
                      : NULL;
    char expr[128], block[400];
-   if (!cb_source_expr(lines, n, expr, sizeof expr))
+   char sym[256];
+   if (s)
+      snprintf(sym, sizeof sym, "%.*s", static_local_len(s->name), s->name);
+   if (!(inside ? cb_source_expr_of(lines, n, v ? v->name : sym, expr,
+                                    sizeof expr)
+                : cb_source_expr(lines, n, expr, sizeof expr)))
       return buf;
    snprintf(block, sizeof block, "%s", buf);
    snprintf(buf, len, "%s (%s)", expr, block);

@@ -260,7 +260,10 @@ static void keys_of(const char *line, line_keys *lk)
    }
 }
 
-int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len)
+/* cb_source_expr, or, with want, the expression of that field (or array)
+ * alone: the one the variable's name ends with. */
+static int find_expr(const char *const *lines, size_t n, const char *want,
+                     char *out, size_t len)
 {
    line_keys *lk = calloc(n ? n : 1, sizeof *lk);
    if (!lk || len == 0) {
@@ -289,7 +292,7 @@ int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len)
             }
          everywhere = here;
       }
-      if (everywhere) {
+      if (everywhere && (!want || strcmp(best.key, want) == 0)) {
          found = best;
          count++;
       }
@@ -298,6 +301,22 @@ int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len)
       snprintf(out, len, "%s", found.show);
    free(lk);
    return count == 1;
+}
+
+int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len)
+{
+   return find_expr(lines, n, NULL, out, len);
+}
+
+int cb_source_expr_of(const char *const *lines, size_t n, const char *name,
+                      char *out, size_t len)
+{
+   /* The name's last identifier outside brackets: "st.items" -> items. */
+   char want[KEY_LEN];
+   size_t end = strlen(name);
+   return end > 0 && find_expr(lines, n, last_member(name, 0, end, want,
+                                                     sizeof want),
+                               out, len);
 }
 
 const char *cb_location_source(const cb_trace *ct, uint32_t loc)

@@ -1360,6 +1360,18 @@ static void test_source_expr(void)
       ok(good, "source expression %zu: %s (got %s)", i,
          cases[i].want ? cases[i].want : "none", got ? out : "none");
    }
+   {
+      const char *a[2] = {"strncpy(names[2], \"bob\", sizeof names[2]);",
+                          "n = strlen(names[2]) + grid[1][2];"};
+      const char *b[2] = {"x = st.items[k] + p->y;", "st.items[k] = 0;"};
+      char o1[64] = "", o2[64] = "", o3[64] = "";
+      ok(cb_source_expr_of(a, 2, "names", o1, sizeof o1) &&
+             strcmp(o1, "names[2]") == 0 &&
+             cb_source_expr_of(b, 2, "st.items", o2, sizeof o2) &&
+             strcmp(o2, "st.items[k]") == 0 &&
+             !cb_source_expr_of(b, 2, "names", o3, sizeof o3),
+         "a variable's element by its source (%s, %s)", o1, o2);
+   }
    FILE *f = fopen(path_of("heap.c"), "w");
    fprintf(f, "struct s *p = malloc(16);\np->count++;\nif (p->count > 1)\n");
    fclose(f);
