@@ -604,6 +604,15 @@ static void test_schedule(void)
    free(b);
 }
 
+/* The events into t, then cb_trace_finish. */
+static void add_events(cb_trace *t, const cb_event *evs, size_t n)
+{
+   cb_error err;
+   for (size_t i = 0; i < n; i++)
+      cb_trace_add_event(t, &evs[i], &err);
+   cb_trace_finish(t);
+}
+
 static void test_names(void)
 {
    cb_trace t = {0};
@@ -632,9 +641,7 @@ static void test_names(void)
        EV(CB_EV_BARRIER_ENTER, 0, 2, 0, 0x999000, 4),
        EV(CB_EV_READ, 32, 2, 0, 0x999000, 0),
    };
-   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
-      cb_trace_add_event(&t, &evs[i], &err);
-   cb_trace_finish(&t);
+   add_events(&t, evs, sizeof evs / sizeof *evs);
    const char *want[] = {
        "0 T2 write counter size 4 = 7 @ rww.c:14 in deposit",
        "1 T2 read counter+8 size 4 = 1 @ rww.c:14 in deposit",
@@ -1388,9 +1395,7 @@ static void test_source_expr(void)
        EV(CB_EV_WRITE, 4, 2, 2, 0x4a0008, 1),
        EV(CB_EV_READ, 4, 3, 3, 0x4a0008, 1),
    };
-   for (size_t i = 0; i < sizeof evs / sizeof *evs; i++)
-      cb_trace_add_event(&t, &evs[i], &err);
-   cb_trace_finish(&t);
+   add_events(&t, evs, sizeof evs / sizeof *evs);
    char v[300];
    const size_t ev[2] = {1, 2};
    ok(strcmp(cb_access_name(&t, 0x4a0008, 1, ev, 2, v, sizeof v),
