@@ -62,11 +62,24 @@ static int same_sites(const cbt_run *a, const cbt_run *b)
           !strcmp(a->e2.file, b->e2.file) && a->e2.line == b->e2.line;
 }
 
+/* A variable's name up to what stands beside the source's expression:
+ * "it->stock" of "it->stock (heap block of 144 bytes from inv.c:68,
+ * offset 40)" (trace/names.c, cb_access_name). */
+static size_t source_name_len(const char *v)
+{
+   const char *paren = strstr(v, " (");
+   return paren ? (size_t)(paren - v) : strlen(v);
+}
+
 /* Runs of one test with the same pattern, variable and three locations are
- * one bug (T2/T3 and T3/T2 are the same mistake). */
+ * one bug (T2/T3 and T3/T2 are the same mistake); so are runs whose
+ * variables the source names alike there (two elements of one array
+ * reached by the same lines: items[i].stock at offsets 40 and 136). */
 static int same_bug(const cbt_run *a, const cbt_run *b)
 {
-   return same_sites(a, b) && !strcmp(a->variable, b->variable);
+   size_t la = source_name_len(a->variable);
+   return same_sites(a, b) && la == source_name_len(b->variable) &&
+          !strncmp(a->variable, b->variable, la);
 }
 
 /* The runs that say something about their pattern: a failure (cbt_is_bug)

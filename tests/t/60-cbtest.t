@@ -138,6 +138,12 @@ once*) # s1 fails once and not again, s2 fails every time, s3 passes
    mk 3 0 --pattern RWW --variable c --e1 2:0:read:o.c:7:f --f 3:0:write:o.c:8:g \
       --e2 2:1:write:o.c:9:f
    ;;
+twoel*) # two elements of one array at the same lines, both fail: one bug
+   mk 1 1 --pattern RWW --variable 'it->stock (heap block of 144 bytes from inv.c:68, offset 40)' \
+      --e1 2:0:read:inv.c:30:take --f 3:0:write:inv.c:31:take --e2 2:1:write:inv.c:31:take
+   mk 2 1 --pattern RWW --variable 'it->stock (heap block of 144 bytes from inv.c:68, offset 136)' \
+      --e1 2:2:read:inv.c:30:take --f 3:2:write:inv.c:31:take --e2 2:3:write:inv.c:31:take
+   ;;
 missed*) # both fail; s1's violation did not happen, s2's did
    mk 1 1 --pattern RWR --variable a --e1 2:0:read:m.c:1:f --f 3:0:write:m.c:2:g \
       --e2 2:1:read:m.c:3:f
@@ -369,6 +375,15 @@ chmod +x "$FAKE/progs/missed"
 (cd "$FAKE" && bin/cbtest -j 1 --all-bugs --no-explore -o missed-out -- progs/missed >missed.out 2>&1)
 like "$(grep -A2 '^Bugs by rank' "$FAKE/missed.out" | tr '\n' '~')" "~  #1  ([0-9.]+)  ORD on b .*~  #2  \1  RWR on a " \
    "the bug whose violation happened ranks first, the one whose did not after it (same score)"
+
+# Two elements of one array that the same three lines reach are one bug,
+# named by the source's expression (trial 7's inv_reserve listed it twice).
+printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/twoel"
+chmod +x "$FAKE/progs/twoel"
+(cd "$FAKE" && bin/cbtest -j 1 --all-bugs --no-explore -o twoel-out -- progs/twoel >twoel.out 2>&1)
+like "$(cat "$FAKE/twoel.out")" "BUG RWW on it->stock \(heap block of 144 bytes from inv.c:68, offset 40\): the forced run failed \(2 schedules confirm it\)" \
+   "two elements reached by the same lines: one bug, confirmed by 2 schedules"
+like "$(cat "$FAKE/twoel.out")" "1 bug confirmed in 1 of 1 tests" "two elements: 1 bug counted"
 
 # ---- The real pipeline on tests/programs ------------------------------------------
 if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$CB_PROGRAM_BIN/rww" ]; then
