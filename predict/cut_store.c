@@ -178,7 +178,7 @@ void cut_store_init(pass *p) {
 
 void cut_store_free(pass *p) {
    free(p->ftab.slot); free(p->etab.slot); free(p->rtab.slot); free(p->pend);
-   free(p->fw); free(p->ew); free(p->rn); free(p->rfull); free(p->rvar);
+   free(p->fw); free(p->ew); free(p->ew_last); free(p->rn); free(p->rfull); free(p->rvar);
 }
 
 /* ---- e witnesses and the root caps ------------------------------------------ */
@@ -252,11 +252,18 @@ static int root_room(pass *p, const cut_pairkey *pk, const ewit *w) {
 
 static void e_add_now(pass *p, const e_op *o) {
    uint64_t *s = tab_probe(&p->etab, 4, o->h, o->k);
-   if (s[4]) return; /* known: the first is kept */
+   if (s[4]) { /* known: the first is kept, and on a small trace the latest */
+      if (p->t->nevents <= LATER_MAX_EVENTS) p->ew_last[s[4] - 1] = o->w;
+      return;
+   }
    /* root_room works on another table: s stays this key's empty slot. */
    if (o->root && !root_room(p, &o->pk, &o->w)) return;
    p->ew = cbp_grow(p->ew, &p->capew, p->etab.n, sizeof *p->ew);
    p->ew[p->etab.n] = o->w;
+   if (p->t->nevents <= LATER_MAX_EVENTS) {
+      p->ew_last = cbp_grow(p->ew_last, &p->caplast, p->etab.n, sizeof *p->ew_last);
+      p->ew_last[p->etab.n] = o->w;
+   }
    tab_add(&p->etab, 4, s, o->k);
 }
 

@@ -119,6 +119,9 @@ typedef struct {
    struct cut_pending *pend;                 /* cut_store.c: look-ups in flight */
    cut_ftable ftab; fwit *fw;                /* fw: after cut_store_fw */
    cut_table etab; ewit *ew; size_t capew;   /* keys: 4 words */
+   /* On a small trace (LATER_MAX_EVENTS), each e witness's latest
+    * instance, same index as ew (cut_decide.c: later instances). */
+   ewit *ew_last; size_t caplast;
    /* Root-block witnesses per (variable, sites, kinds, thread): at most
     * ROOT_WITNESSES, whatever the lock state, segment or epoch; a long
     * thread would otherwise leave one per loop iteration's segment. */
@@ -128,6 +131,11 @@ typedef struct {
    cbp_result *r;
    uint32_t *tmp; size_t captmp;
 } pass;
+
+/* A trace of at most this many events keeps each e witness's latest
+ * instance beside its first (the first of a loop's check and act is not
+ * always the one that fails). */
+#define LATER_MAX_EVENTS 200000u
 
 /* cut_store.c */
 void cut_store_init(pass *p);

@@ -314,6 +314,8 @@ typedef struct {
                            unless dropped) */
    int dropped;         /* dropped by the keep hook or synthesis (why) */
    const char *why;
+   uint8_t again;       /* the latest instance of another candidate's e
+                           witness (cut_decide.c): ranked after all */
    uint8_t fresh;       /* e1, f or e2 on a line the --base trace never ran
                            (fresh.c): built and ranked first */
    uint32_t id;         /* schedule number sN, 0 if not written */

@@ -166,13 +166,15 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
    return bad + (uint64_t)cut; /* what lies past the window is not known */
 }
 
-typedef struct { uint64_t score; size_t at; int fresh; } ranked;
+typedef struct { uint64_t score; size_t at; int fresh, again; } ranked;
 
 /* Fresh candidates (fresh.c: on a path the test's recording never took)
- * first, then by score, then in their order. */
+ * first, the latest instances of another's e witness (cut_decide.c)
+ * last, then by score, then in their order. */
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
    if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
+   if (x->again != y->again) return x->again ? 1 : -1;
    if (x->score != y->score) return x->score < y->score ? -1 : 1;
    return x->at < y->at ? -1 : x->at > y->at;
 }
@@ -194,6 +196,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       const cbp_candidate *c = &r->c[i];
       o[i].at = i;
       o[i].fresh = c->fresh;
+      o[i].again = c->again;
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       moved |= o[i].score != 0;
    }
