@@ -366,6 +366,8 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
    cb_variable_str_at(t, addr, index, buf, len);
    const cb_variable *v = find_variable(t, addr);
    const cb_symbol *s = v ? NULL : find_symbol(t, addr);
+   /* Inside a variable: at an offset (at 0 a line's `items[i]` may be an
+    * element of what a pointer variable points to, not the variable). */
    int inside = (v && v->offset) || (s && addr != s->address);
    if ((!inside && (v || s || !find_alloc(t, addr, index))) || n > 8)
       return buf;

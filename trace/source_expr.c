@@ -120,14 +120,28 @@ static size_t brackets(const char *s)
    return n;
 }
 
+/* Whether every index of s is a number: names[0], not names[idx]. */
+static int literal_indices(const char *s)
+{
+   for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
+      size_t d = strspn(b + 1, "0123456789");
+      if (d == 0 || b[1 + d] != ']')
+         return 0;
+   }
+   return 1;
+}
+
 /* The field's text with the fewest indices wins: where one line has
  * `p->jobs[p->head]` and another `p->jobs`, the memory both reach is the
- * field `p->jobs` (an element would be in the block it points to). */
+ * field `p->jobs` (an element would be in the block it points to).  Of
+ * as many, one whose indices are numbers says which element. */
 static void set_show(expr_key *k, const char *show)
 {
    if (strlen(show) >= SHOW_LEN)
       show = k->key; /* too long to read in a title */
-   if (!k->show[0] || brackets(show) < brackets(k->show))
+   size_t nb = brackets(show), ob = brackets(k->show);
+   if (!k->show[0] || nb < ob ||
+       (nb == ob && literal_indices(show) && !literal_indices(k->show)))
       snprintf(k->show, KEY_LEN, "%s", show);
 }
 

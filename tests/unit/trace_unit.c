@@ -1359,6 +1359,8 @@ static void test_source_expr(void)
        {{"a = b * c;", "update(p);", NULL}, NULL},
        {{"p -> stats . count += 2;", "if (p->stats.count)", NULL},
         "p->stats.count"},
+       {{"strncpy(names[idx], s, sizeof names[idx]);", "n = strlen(names[0]);",
+         NULL}, "names[0]"},
    };
    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
       char out[128] = "";
