@@ -132,11 +132,6 @@ typedef struct {
    uint32_t *tmp; size_t captmp;
 } pass;
 
-/* A trace of at most this many events keeps each e witness's latest
- * instance beside its first (the first of a loop's check and act is not
- * always the one that fails). */
-#define LATER_MAX_EVENTS 200000u
-
 /* cut_store.c */
 void cut_store_init(pass *p);
 void cut_store_free(pass *p);

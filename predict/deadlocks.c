@@ -56,7 +56,8 @@ typedef struct {
    cbp_point le;
 } thr;
 
-typedef struct { nest *v; size_t n, cap; cbp_map map; } nests;
+/* last[i]: v[i]'s latest instance, on a small trace (LATER_MAX_EVENTS). */
+typedef struct { nest *v, *last; size_t n, cap, caplast; cbp_map map; } nests;
 
 static uint64_t nhash(const nest *w) {
    return cbp_mix(((uint64_t)w->outer << 32 | w->inner) ^
@@ -72,11 +73,18 @@ static int neq(const void *c, uint32_t i, const void *k) {
 }
 static uint64_t nhash_i(const void *c, uint32_t i) { return nhash(&((const nests *)c)->v[i]); }
 
-static void add_nest(nests *ns, const nest *w) {
+static void add_nest(nests *ns, const nest *w, int small) {
    uint32_t *s = cbp_map_probe(&ns->map, nhash(w), neq, ns, w);
-   if (*s) return; /* keep the first */
+   if (*s) { /* keep the first, and on a small trace the latest */
+      if (small) ns->last[*s - 1] = *w;
+      return;
+   }
    ns->v = cbp_grow(ns->v, &ns->cap, ns->n, sizeof *ns->v);
    ns->v[ns->n] = *w;
+   if (small) {
+      ns->last = cbp_grow(ns->last, &ns->caplast, ns->n, sizeof *ns->last);
+      ns->last[ns->n] = *w;
+   }
    *s = (uint32_t)++ns->n;
    cbp_map_added(&ns->map, nhash_i, ns);
 }
@@ -150,7 +158,7 @@ static void collect(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                          t->events[a->tidx].loc, e->loc, (uint32_t)e->tid,
                          cbp_lock_base(L, a->lock), cbp_lock_base(L, l),
                          a->tidx, a->cidx, i, c, a->le};
-               add_nest(ns, &w);
+               add_nest(ns, &w, t->nevents <= LATER_MAX_EVENTS);
             }
          }
          h->stk = cbp_grow(h->stk, &h->cap, h->n, sizeof *h->stk);
@@ -354,14 +362,57 @@ static void find_cycles(const nests *ns, const cbp_vclock *v, cbp_locks *L, cbp_
    free(comp);
 }
 
+/* Whether nests a and b (a's outer acquisition first) make a deadlock
+ * candidate: 1 yes; 0 no (readers both, a gate lock, incompatible lock
+ * states); -1 a clock orders them. */
+static int pair_ok(const cbp_vclock *v, cbp_locks *L, const nest *a, const nest *b) {
+   if (!blocks(L, a, b) || !blocks(L, b, a)) return 0; /* readers both */
+   if (!no_gate(L, a->i_ls, b->i_ls)) return 0;
+   if (!cbp_locks_compatible(L, a->o_ls, b->o_ls)) return 0;
+   if (cbp_vc_get(v, a->i_seg, b->tid) > b->o_cidx + 1 ||
+       cbp_vc_get(v, b->i_seg, a->tid) > a->o_cidx + 1)
+      return -1;
+   return 1;
+}
+
+/* The first of each representative key (lock B, three locations, thread
+ * pair) into r; counted as inversions unless they are later instances of
+ * counted ones. */
+static void keep_reps(const cb_trace *t, cbp_result *r, cbp_candidate *c, size_t n,
+                      int count) {
+   if (n > 1) qsort_r(c, n, sizeof *c, cmp_rep, (void *)t);
+   for (size_t k = 0; k < n; k++) {
+      if (k && same_rep(t, &c[k - 1], &c[k])) { /* first kept */
+         free(c[k].more);
+         continue;
+      }
+      r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
+      r->c[r->n++] = c[k];
+      r->deadlocks += count;
+   }
+}
+
+/* ns->v by cmp_nest, ns->last (when kept) in the same order. */
+static void sort_nests(nests *ns) {
+   if (ns->n < 2) return;
+   if (!ns->last) { qsort(ns->v, ns->n, sizeof *ns->v, cmp_nest); return; }
+   typedef struct { nest first, last; } both;
+   both *b = cbp_xcalloc(ns->n, sizeof *b);
+   for (size_t i = 0; i < ns->n; i++) { b[i].first = ns->v[i]; b[i].last = ns->last[i]; }
+   qsort(b, ns->n, sizeof *b, cmp_nest); /* first is at offset 0 */
+   for (size_t i = 0; i < ns->n; i++) { ns->v[i] = b[i].first; ns->last[i] = b[i].last; }
+   free(b);
+}
+
 void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                    cbp_locks *L, cbp_result *r) {
    nests ns;
    memset(&ns, 0, sizeof ns);
    cbp_map_init(&ns.map, 64);
    collect(t, x, v, L, &ns);
-   if (ns.n > 1) qsort(ns.v, ns.n, sizeof *ns.v, cmp_nest);
+   sort_nests(&ns);
    cbp_candidate *found = NULL; size_t nfound = 0, capfound = 0;
+   cbp_candidate *later = NULL; size_t nlater = 0, caplater = 0;
    for (size_t a = 0; a < ns.n; a++) {
       const nest *w1 = &ns.v[a];
       /* The witnesses (B, A): first index with (outer, inner) >= (B, A). */
@@ -378,33 +429,31 @@ void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                           ns.v[b].ib == w1->ob; b++) {
          const nest *w2 = &ns.v[b];
          if (w2->tid == w1->tid || w2->o_tidx < w1->o_tidx) continue;
-         if (!blocks(L, w1, w2) || !blocks(L, w2, w1)) continue; /* readers both */
-         if (!no_gate(L, w1->i_ls, w2->i_ls)) continue;
-         if (!cbp_locks_compatible(L, w1->o_ls, w2->o_ls)) continue;
-         if (cbp_vc_get(v, w1->i_seg, w2->tid) > w2->o_cidx + 1 ||
-             cbp_vc_get(v, w2->i_seg, w1->tid) > w1->o_cidx + 1) {
-            r->dropped_vc++;
-            continue;
-         }
+         int why = pair_ok(v, L, w1, w2);
+         r->dropped_vc += why < 0;
+         if (why <= 0) continue;
          const nest *pair[2] = {w1, w2};
-         cbp_candidate c = cycle_candidate(v, L, pair, 2);
          found = cbp_grow(found, &capfound, nfound, sizeof *found);
-         found[nfound++] = c;
+         found[nfound++] = cycle_candidate(v, L, pair, 2);
+         /* Their latest instances, T1 the earlier again. */
+         const nest *l1 = ns.last ? &ns.last[a] : w1, *l2 = ns.last ? &ns.last[b] : w2;
+         if (l1->o_tidx == w1->o_tidx && l2->o_tidx == w2->o_tidx) continue;
+         if (l2->o_tidx < l1->o_tidx) { const nest *tmp = l1; l1 = l2; l2 = tmp; }
+         if (pair_ok(v, L, l1, l2) <= 0) continue;
+         const nest *lpair[2] = {l1, l2};
+         later = cbp_grow(later, &caplater, nlater, sizeof *later);
+         later[nlater] = cycle_candidate(v, L, lpair, 2);
+         later[nlater++].again = 1;
       }
    }
    find_cycles(&ns, v, L, r, &found, &nfound, &capfound);
-   if (nfound > 1) qsort_r(found, nfound, sizeof *found, cmp_rep, (void *)t);
-   for (size_t k = 0; k < nfound; k++) {
-      if (k && same_rep(t, &found[k - 1], &found[k])) { /* first kept */
-         free(found[k].more);
-         continue;
-      }
-      r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
-      r->c[r->n++] = found[k];
-      r->deadlocks++;
-   }
+   keep_reps(t, r, found, nfound, 1);
+   keep_reps(t, r, later, nlater, 0);
    free(found);
+   free(later);
    free(ns.v);
+   free(ns.last);
    cbp_map_free(&ns.map);
-   if (r->deadlocks && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
+   if ((r->deadlocks || nlater) && r->n > 1)
+      qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
 }

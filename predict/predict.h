@@ -539,6 +539,12 @@ typedef struct cbp_z3_summary {
 int cbp_z3_build_schedules(const cb_trace *t, cbp_analysis *a, size_t max,
                            cbp_z3_summary *s, size_t *built);
 
+/* A trace of at most this many events keeps each witness's latest instance
+ * beside its first (pass B's e witnesses, the deadlock pass's nests): the
+ * first of a loop's check and act, or of its nested locking, is not always
+ * the one that fails.  Their candidates are cbp_candidate.again. */
+#define LATER_MAX_EVENTS 200000u
+
 /* ---- Output (schedule_out.c, report.c) ----------------------------------- */
 /* The orderings c's schedule forces, as cb_schedule_digest reads them. */
 uint64_t cbp_candidate_digest(const cbp_escape *x, const cbp_candidate *c);

@@ -179,4 +179,67 @@ if cc -O2 -g -pthread -o "$TMP/xfer" "$TMP/xfer.c"; then
    unlike "$OUT" "waits for lock acc\+" "locks in an array of structs: not by symbol and offset"
 fi
 
+# A lock-order inversion that can deadlock only once the journal has a
+# record: the replayer takes the table's read lock inside the journal lock
+# only for each record.  The first instance of the renamer's nested
+# locking comes before any record, and its DLK schedule passes; the latest
+# instance's (predict/deadlocks.c, written after the others) deadlocks.
+cat >"$TMP/journal.c" <<'EOF'
+#include <pthread.h>
+#include <string.h>
+static pthread_rwlock_t table_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t journal_lock = PTHREAD_MUTEX_INITIALIZER;
+static char names[4][16] = {"alpha", "beta", "gamma", "delta"};
+static int journal[16], njournal, found;
+static void spin(int n) { volatile unsigned w = 0; for (int k = 0; k < n; k++) w += k; }
+static void *renamer(void *arg)
+{
+   (void)arg;
+   for (int i = 0; i < 3; i++) {
+      spin(30000);
+      pthread_rwlock_wrlock(&table_lock);
+      strcpy(names[i], "renamed");
+      pthread_mutex_lock(&journal_lock);
+      journal[njournal++] = i;
+      pthread_mutex_unlock(&journal_lock);
+      pthread_rwlock_unlock(&table_lock);
+   }
+   return NULL;
+}
+static void *replayer(void *arg)
+{
+   (void)arg;
+   for (int r = 0; r < 2; r++) {
+      spin(45000);
+      pthread_mutex_lock(&journal_lock);
+      for (int i = 0; i < njournal; i++) {
+         pthread_rwlock_rdlock(&table_lock);
+         found += (int)strlen(names[journal[i]]);
+         pthread_rwlock_unlock(&table_lock);
+      }
+      pthread_mutex_unlock(&journal_lock);
+   }
+   return NULL;
+}
+int main(void)
+{
+   pthread_t a, b;
+   pthread_create(&a, NULL, renamer, NULL);
+   pthread_create(&b, NULL, replayer, NULL);
+   pthread_join(a, NULL);
+   pthread_join(b, NULL);
+   return found < 0;
+}
+EOF
+cc -O2 -g -pthread -o "$TMP/journal" "$TMP/journal.c"
+cbtrace record -o "$TMP/journal.pb" -- "$TMP/journal" >/dev/null 2>&1
+cbpredict -o "$TMP/journal.s" "$TMP/journal.pb" >"$TMP/journal.table" 2>&1
+dl=0
+for sch in $(awk '$2 == "DLK" { print $1 }' "$TMP/journal.table"); do
+   cbreplay --timeout 20 --schedule "$TMP/journal.s/$sch.pb" -- "$TMP/journal" \
+      >"$TMP/journal.$sch.out" 2>&1
+   [ $? = 6 ] && dl=$((dl + 1))
+done
+ok "journal: a DLK schedule deadlocks the program (the latest instance of the nested locking)" [ "$dl" -ge 1 ]
+[ "$dl" -ge 1 ] || sed 's/^/# /' "$TMP/journal.table"
 done_testing
