@@ -91,12 +91,15 @@ static int rep_exists(cbp_map *reps, rctx *rc, const ewit *e, const fwit *f, int
    return *cbp_map_probe(reps, rhash(&k), req, rc, &k) != 0;
 }
 
-/* Whether e and f can meet: compatible lock states, and neither clock
- * orders them (f may not need T past e, e may not need f). */
+/* Whether e and f can meet: 1 yes; 0 their lock states are not compatible
+ * (locksets, acquisition histories); -1 a clock orders them (f may not
+ * need T past e, e may not need f). */
 static int can_meet(const pass *p, const ewit *e, const fwit *f) {
-   return cbp_locks_compatible(p->L, e->ls, f->ls) &&
-          cbp_vc_get(p->v, f->seg, e->tid) <= e->ce + 1 &&
-          cbp_vc_get(p->v, e->seg, f->tid) <= f->cidx;
+   if (!cbp_locks_compatible(p->L, e->ls, f->ls)) return 0;
+   if (cbp_vc_get(p->v, f->seg, e->tid) > e->ce + 1 ||
+       cbp_vc_get(p->v, e->seg, f->tid) > f->cidx)
+      return -1;
+   return 1;
 }
 
 /* A cut-point found, before its candidate is made: its e and f witnesses
@@ -146,22 +149,9 @@ static void make_later(pass *p, const found *d) {
    const ewit *e = &p->ew[d->e], *l = &p->ew_last[d->e];
    const fwit *f = &p->fw[d->fw];
    if (l->e1 <= e->e1 || p->t->events[l->e1].value == p->t->events[e->e1].value ||
-       !can_meet(p, l, f))
+       can_meet(p, l, f) <= 0)
       return;
    make_candidate_of(p, l, f, d->pat)->again = 1;
-}
-
-/* ew sorted by cmp_e, ew_last (when kept) in the same order. */
-static void sort_e(pass *p) {
-   size_t n = p->etab.n;
-   if (n < 2) return;
-   if (!p->ew_last) { qsort(p->ew, n, sizeof *p->ew, cmp_e); return; }
-   typedef struct { ewit first, last; } both;
-   both *b = cbp_xcalloc(n, sizeof *b);
-   for (size_t i = 0; i < n; i++) { b[i].first = p->ew[i]; b[i].last = p->ew_last[i]; }
-   qsort(b, n, sizeof *b, cmp_e); /* first is at offset 0: cmp_e reads it */
-   for (size_t i = 0; i < n; i++) { p->ew[i] = b[i].first; p->ew_last[i] = b[i].last; }
-   free(b);
 }
 
 /* The found cut-points in candidate order, the symmetric cut
@@ -192,7 +182,7 @@ static void make_candidates(pass *p, found *d, size_t n) {
 void cut_combine(pass *p) {
    cbp_result *r = p->r;
    if (p->ftab.n > 1) qsort(p->fw, p->ftab.n, sizeof *p->fw, cmp_f);
-   sort_e(p);
+   cbp_sort_with(p->ew, p->ew_last, p->etab.n, sizeof *p->ew, cmp_e);
    cbp_map reps; cbp_map_init(&reps, 256);
    rctx rc = {r, p->t, NULL, 0};
    found *d = NULL;
@@ -220,13 +210,9 @@ void cut_combine(pass *p) {
                continue;
             }
             if (f->tid == e->tid || pat < 0) continue;
-            if (!cbp_locks_compatible(p->L, e->ls, f->ls)) continue;
-            /* Vector clocks: f may not need T past e, e may not need f. */
-            if (cbp_vc_get(p->v, f->seg, e->tid) > e->ce + 1 ||
-                cbp_vc_get(p->v, e->seg, f->tid) > f->cidx) {
-               r->dropped_vc++;
-               continue;
-            }
+            int meet = can_meet(p, e, f);
+            r->dropped_vc += meet < 0;
+            if (meet <= 0) continue;
             r->cutpoints++;
             repkey k = key_of(e, f, pat, p->x->var_addr[var]);
             uint32_t *s = cbp_map_probe(&reps, rhash(&k), req, &rc, &k);

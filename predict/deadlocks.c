@@ -392,25 +392,13 @@ static void keep_reps(const cb_trace *t, cbp_result *r, cbp_candidate *c, size_t
    }
 }
 
-/* ns->v by cmp_nest, ns->last (when kept) in the same order. */
-static void sort_nests(nests *ns) {
-   if (ns->n < 2) return;
-   if (!ns->last) { qsort(ns->v, ns->n, sizeof *ns->v, cmp_nest); return; }
-   typedef struct { nest first, last; } both;
-   both *b = cbp_xcalloc(ns->n, sizeof *b);
-   for (size_t i = 0; i < ns->n; i++) { b[i].first = ns->v[i]; b[i].last = ns->last[i]; }
-   qsort(b, ns->n, sizeof *b, cmp_nest); /* first is at offset 0 */
-   for (size_t i = 0; i < ns->n; i++) { ns->v[i] = b[i].first; ns->last[i] = b[i].last; }
-   free(b);
-}
-
 void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                    cbp_locks *L, cbp_result *r) {
    nests ns;
    memset(&ns, 0, sizeof ns);
    cbp_map_init(&ns.map, 64);
    collect(t, x, v, L, &ns);
-   sort_nests(&ns);
+   cbp_sort_with(ns.v, ns.last, ns.n, sizeof *ns.v, cmp_nest);
    cbp_candidate *found = NULL; size_t nfound = 0, capfound = 0;
    cbp_candidate *later = NULL; size_t nlater = 0, caplater = 0;
    for (size_t a = 0; a < ns.n; a++) {

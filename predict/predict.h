@@ -83,6 +83,10 @@ static inline uint64_t cbp_mix(uint64_t x) {
 void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item);
 void *cbp_xcalloc(size_t n, size_t item);
 void *cbp_xrealloc(void *p, size_t bytes); /* realloc that never returns NULL */
+/* Sorts a[0..n) (items of `item` bytes) by cmp, and moves b's items (when b
+ * is not NULL: a parallel array of as many items of the same size) as a's. */
+void cbp_sort_with(void *a, void *b, size_t n, size_t item,
+                   int (*cmp)(const void *, const void *));
 /* Zeroed memory for a hash table probed at random (free with free): on
  * 64-byte lines, and from 2 MB on in huge pages where the system grants
  * them (a probe of a table of megabytes otherwise also misses the TLB). */

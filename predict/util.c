@@ -46,6 +46,25 @@ void *cbp_xrealloc(void *p, size_t bytes) {
    return p;
 }
 
+void cbp_sort_with(void *a, void *b, size_t n, size_t item,
+                   int (*cmp)(const void *, const void *)) {
+   if (n < 2) return;
+   if (!b) { qsort(a, n, item, cmp); return; }
+   /* Each a item followed by its b item, sorted as one (cmp reads the a
+    * half, at the front), then split again. */
+   unsigned char *both = cbp_xcalloc(n, 2 * item), *pa = a, *pb = b;
+   for (size_t i = 0; i < n; i++) {
+      memcpy(both + 2 * item * i, pa + item * i, item);
+      memcpy(both + 2 * item * i + item, pb + item * i, item);
+   }
+   qsort(both, n, 2 * item, cmp);
+   for (size_t i = 0; i < n; i++) {
+      memcpy(pa + item * i, both + 2 * item * i, item);
+      memcpy(pb + item * i, both + 2 * item * i + item, item);
+   }
+   free(both);
+}
+
 void *cbp_xcalloc(size_t n, size_t item) {
    void *p = calloc(n ? n : 1, item ? item : 1);
    if (!p) oom();

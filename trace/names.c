@@ -372,10 +372,15 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
    if ((!inside && (v || s || !find_alloc(t, addr, index))) || n > 8)
       return buf;
    const char *lines[8];
-   for (size_t i = 0; i < n; i++)
+   size_t quoted = 0;
+   for (size_t i = 0; i < n; i++) {
       lines[i] = events[i] < t->nevents
                      ? cb_location_source(t, t->events[events[i]].loc)
                      : NULL;
+      quoted += lines[i] != NULL;
+   }
+   if (!quoted) /* no source here: nothing to read a name from */
+      return buf;
    char expr[128], block[400];
    char sym[256];
    if (s)
