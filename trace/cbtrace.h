@@ -254,6 +254,12 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
  * lines; a line with no such expression is passed over) has, when exactly
  * one is: 1 and its text (as the first line writes it) into out. */
 int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len);
+/* The same for a heap block allocated at alloc_line (its source line, or
+ * NULL): when two or more fields are on every line, the one reached through
+ * what the block was stored in ("c->st = calloc(...)": c->st->hits, not
+ * c->slots[k]) names it. */
+int cb_source_expr_in(const char *const *lines, size_t n, const char *alloc_line,
+                      char *out, size_t len);
 /* The same for the variable `name` (debug information's, "names" of
  * `char names[4][16]`): its expression, when every line that has any
  * reaches it ("names[2]"), whatever other fields they reach too. */

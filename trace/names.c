@@ -369,7 +369,8 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
    /* Inside a variable: at an offset (at 0 a line's `items[i]` may be an
     * element of what a pointer variable points to, not the variable). */
    int inside = (v && v->offset) || (s && addr != s->address);
-   if ((!inside && (v || s || !find_alloc(t, addr, index))) || n > 8)
+   const cb_alloc_span *a = inside || v || s ? NULL : find_alloc(t, addr, index);
+   if ((!inside && !a) || n > 8)
       return buf;
    const char *lines[8];
    size_t quoted = 0;
@@ -387,7 +388,9 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
       snprintf(sym, sizeof sym, "%.*s", static_local_len(s->name), s->name);
    if (!(inside ? cb_source_expr_of(lines, n, v ? v->name : sym, expr,
                                     sizeof expr)
-                : cb_source_expr(lines, n, expr, sizeof expr)))
+                : cb_source_expr_in(lines, n,
+                                    cb_location_source(t, t->events[a->index].loc),
+                                    expr, sizeof expr)))
       return buf;
    snprintf(block, sizeof block, "%s", buf);
    snprintf(buf, len, "%s (%s)", expr, block);

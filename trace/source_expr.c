@@ -7,9 +7,11 @@
  * usually say more: `t->count = n;` and `if (t->count != NPRIMES)`.  The
  * expressions that reach memory through a pointer (`p->field`, `p[i]`,
  * `*p`) are found on each line, and when one field is on every line that
- * has any, that is the name (cb_source_expr).  Anything less certain (two
- * fields common to every line, or none) gives no name: a wrong name would
- * send the user to the wrong field.  cb_location_source keeps each
+ * has any, that is the name (cb_source_expr).  Where two fields are on
+ * every line (`if (c->slots[k]) c->st->hits++;`), the one reached through
+ * what the block was stored in when allocated (`c->st = calloc(...)`)
+ * names it (cb_source_expr_in).  Anything less certain gives no name: a
+ * wrong name would send the user to the wrong field.  cb_location_source keeps each
  * location's line, read once per trace.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -274,10 +276,43 @@ static void keys_of(const char *line, line_keys *lk)
    }
 }
 
+/* The identifier an allocation's line stores the block in: `st` of
+ * "c->st = calloc(1, sizeof *c->st);", `t` of "struct table *t =
+ * malloc(...)"; "" when the line assigns nothing. */
+static void stored_in(const char *line, char *out, size_t n)
+{
+   char s[512];
+   code_only(line ? line : "", s, sizeof s);
+   out[0] = 0;
+   for (size_t i = 0; s[i]; i++)
+      if (s[i] == '=' && s[i + 1] != '=' && i > 0 && !strchr("=!<>+-*/%&|^", s[i - 1])) {
+         last_member(s, 0, i, out, n);
+         return;
+      }
+}
+
+/* Whether the expression's pointer (its text up to the last member)
+ * ends with the identifier `owner`: `c->st->hits` with owner `st`. */
+static int reached_through(const char *show, const char *owner)
+{
+   size_t cut = 0;
+   int depth = 0;
+   for (size_t i = 0; show[i]; i++) {
+      depth += (show[i] == '[') - (show[i] == ']');
+      if (depth == 0 && (show[i] == '.' || (show[i] == '-' && show[i + 1] == '>')))
+         cut = i;
+   }
+   char base[KEY_LEN];
+   return cut > 0 && *owner &&
+          strcmp(last_member(show, 0, cut, base, sizeof base), owner) == 0;
+}
+
 /* cb_source_expr, or, with want, the expression of that field (or array)
- * alone: the one the variable's name ends with. */
+ * alone: the one the variable's name ends with.  With owner (the
+ * identifier the block was stored in when allocated), two or more fields
+ * on every line are narrowed to those reached through it. */
 static int find_expr(const char *const *lines, size_t n, const char *want,
-                     char *out, size_t len)
+                     const char *owner, char *out, size_t len)
 {
    line_keys *lk = calloc(n ? n : 1, sizeof *lk);
    if (!lk || len == 0) {
@@ -292,8 +327,8 @@ static int find_expr(const char *const *lines, size_t n, const char *want,
    }
    /* The keys of the first line that has any, kept when every other line
     * that has any has them too: exactly one must be left. */
-   expr_key found = {{0}, {0}};
-   int count = 0;
+   expr_key cand[MAX_KEYS];
+   size_t count = 0;
    for (size_t a = 0; first < n && a < lk[first].n; a++) {
       int everywhere = 1;
       expr_key best = lk[first].k[a];
@@ -306,20 +341,33 @@ static int find_expr(const char *const *lines, size_t n, const char *want,
             }
          everywhere = here;
       }
-      if (everywhere && (!want || strcmp(best.key, want) == 0)) {
-         found = best;
-         count++;
-      }
+      if (everywhere && (!want || strcmp(best.key, want) == 0))
+         cand[count++] = best;
+   }
+   free(lk);
+   if (count > 1 && owner) {
+      size_t kept = 0;
+      for (size_t i = 0; i < count; i++)
+         if (reached_through(cand[i].show, owner))
+            cand[kept++] = cand[i];
+      count = kept;
    }
    if (count == 1)
-      snprintf(out, len, "%s", found.show);
-   free(lk);
+      snprintf(out, len, "%s", cand[0].show);
    return count == 1;
+}
+
+int cb_source_expr_in(const char *const *lines, size_t n, const char *alloc_line,
+                      char *out, size_t len)
+{
+   char owner[KEY_LEN];
+   stored_in(alloc_line, owner, sizeof owner);
+   return find_expr(lines, n, NULL, owner, out, len);
 }
 
 int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len)
 {
-   return find_expr(lines, n, NULL, out, len);
+   return find_expr(lines, n, NULL, NULL, out, len);
 }
 
 int cb_source_expr_of(const char *const *lines, size_t n, const char *name,
@@ -330,7 +378,7 @@ int cb_source_expr_of(const char *const *lines, size_t n, const char *name,
    size_t end = strlen(name);
    return end > 0 && find_expr(lines, n, last_member(name, 0, end, want,
                                                      sizeof want),
-                               out, len);
+                               NULL, out, len);
 }
 
 const char *cb_location_source(const cb_trace *ct, uint32_t loc)

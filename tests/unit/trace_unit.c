@@ -1374,6 +1374,16 @@ static void test_source_expr(void)
                           "n = strlen(names[2]) + grid[1][2];"};
       const char *b[2] = {"x = st.items[k] + p->y;", "st.items[k] = 0;"};
       char o1[64] = "", o2[64] = "", o3[64] = "";
+      const char *two[2] = {"if (c->slots[k]) c->st->hits++;",
+                            "hits = c->slots[0] + c->st->hits;"};
+      char o4[64] = "", o5[64] = "";
+      ok(cb_source_expr_in(two, 2, "c->st = calloc(1, sizeof *c->st);", o4,
+                           sizeof o4) &&
+             strcmp(o4, "c->st->hits") == 0 &&
+             !cb_source_expr_in(two, 2, "free(c);", o5, sizeof o5) &&
+             !cb_source_expr(two, 2, o5, sizeof o5),
+         "two fields on every line: the one reached through what the block "
+         "was stored in (%s); without it, none", o4);
       ok(cb_source_expr_of(a, 2, "names", o1, sizeof o1) &&
              strcmp(o1, "names[2]") == 0 &&
              cb_source_expr_of(b, 2, "st.items", o2, sizeof o2) &&
