@@ -10,7 +10,16 @@
  *   F_LAST       T1 on alone after e2, then every thread waiting on a
  *                condition there on alone, T2 last: a waiter that f's
  *                signal woke finds the item that T1 took before the
- *                producer can add the next one.
+ *                producer can add the next one;
+ *   F_HELD       an order violation whose f is a waiter's check of its
+ *                predicate, under the lock of the wait, and whose T1 does
+ *                not take that lock: T2 stops just after f, still in its
+ *                critical section, and T1 runs through e2 and on alone
+ *                (its signal among it), then everyone.  The waiter read
+ *                the old value and then waits for a signal already sent:
+ *                the lost wake-up of a flag set and signalled without
+ *                the mutex (the main tail runs T2 into its wait first,
+ *                and the signal wakes it).
  * F_ON is the second preemption that a home-made lock needs: T1 read the
  * flag free, T2 took it (f) and went on into its critical section (the
  * write), and only then T1 takes it too (e2) and walks in.
@@ -147,8 +156,63 @@ static cbp_step *f_on(const cb_trace *t, const cbp_escape *x, const cbp_candidat
    return NULL;
 }
 
+/* The main tail through f but not T2's release after it, then T1 on
+ * alone.  NULL when T2 has nothing to release. */
+static cbp_step *f_held(const cbp_candidate *c, uint32_t through_f, uint32_t *nout) {
+   *nout = 0;
+   if (!through_f || !c->f_rel || c->tail[through_f - 1].tid != c->t2 ||
+       c->tail[through_f - 1].count <= c->f_rel)
+      return NULL;
+   cbp_step *a = cbp_xcalloc(through_f + 1, sizeof *a);
+   memcpy(a, c->tail, through_f * sizeof *a);
+   a[through_f - 1].count -= c->f_rel;
+   a[through_f] = (cbp_step){c->t1, CBP_RUN_OUT};
+   *nout = through_f + 1;
+   return a;
+}
+
+static int cmp_loc(const void *a, const void *b) {
+   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+   return x < y ? -1 : x > y;
+}
+
+/* How far back from a wait a thread's critical section is looked for. */
+#define WAIT_SCAN 4096
+
+uint32_t *cbp_wait_checks(const cb_trace *t, size_t *n) {
+   uint32_t *locs = NULL;
+   size_t cap = 0, k = 0;
+   for (size_t i = 0; i < t->nevents; i++) {
+      if (t->events[i].kind != CB_EV_COND_WAIT) continue;
+      uint32_t tid = t->events[i].tid;
+      /* The wait is recorded when it returns: back to the release that
+       * began it, then the reads before it down to the lock taken. */
+      int released = 0;
+      for (size_t j = i, seen = 0; j-- > 0 && seen < WAIT_SCAN; seen++) {
+         const cb_event *e = &t->events[j];
+         if (e->tid != tid) continue;
+         if (!released) {
+            if (e->kind != CB_EV_UNLOCK) break;
+            released = 1;
+            continue;
+         }
+         if (e->kind == CB_EV_LOCK || e->kind == CB_EV_COND_WAIT || e->kind == CB_EV_UNLOCK)
+            break;
+         if (e->kind != CB_EV_READ) continue;
+         locs = cbp_grow(locs, &cap, k, sizeof *locs);
+         locs[k++] = e->loc;
+      }
+   }
+   if (k > 1) qsort(locs, k, sizeof *locs, cmp_loc);
+   size_t m = 0;
+   for (size_t i = 0; i < k; i++)
+      if (!m || locs[m - 1] != locs[i]) locs[m++] = locs[i];
+   *n = m;
+   return locs;
+}
+
 void cbp_alternates_build(const cb_trace *t, const cbp_escape *x, const cbp_rf *rf,
-                          cbp_candidate *c, uint32_t through_f) {
+                          cbp_candidate *c, uint32_t through_f, int held_ok) {
    cbp_alternates_clear(c);
    uint32_t n;
    cbp_step *a = alt_of(c->tail, through_f, c->t2, CBP_RUN_OUT, &n);
@@ -160,4 +224,6 @@ void cbp_alternates_build(const cb_trace *t, const cbp_escape *x, const cbp_rf *
                                                &c->nalt[CBP_ALT_OTHERS_FIRST]);
    c->alt[CBP_ALT_F_ON] = f_on(t, x, c, through_f, &c->nalt[CBP_ALT_F_ON]);
    c->alt[CBP_ALT_F_LAST] = f_last(t, x, rf, c, through_f, &c->nalt[CBP_ALT_F_LAST]);
+   if (held_ok)
+      c->alt[CBP_ALT_F_HELD] = f_held(c, through_f, &c->nalt[CBP_ALT_F_HELD]);
 }

@@ -268,7 +268,11 @@ static int conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
  * signal, then the waiter runs to the wait.  A waiter that checks its
  * predicate does not wait then; one that does not waits forever (the run
  * hangs: a bug).  The candidate is an ORD on the condition variable with
- * e1 = e2 = the waiter's unlock and f = the signal. */
+ * e1 = e2 = the waiter's unlock and f = the signal.  When the signaller
+ * takes no lock the waiter holds on its way to the signal (a flag set and
+ * signalled without the mutex), a second one cuts the waiter just before
+ * that unlock instead, its predicate checked and its lock held: the
+ * signal comes between the check and the wait, and the wait is lost. */
 /* The signal at trace index tidx, kept when it woke a wait. */
 static const access_rec *signal_at(const opass *p, uint64_t tidx) {
    size_t lo = 0, hi = p->nsigs;
@@ -302,6 +306,7 @@ static void cond_event(opass *p, uint32_t tid, size_t i, const cb_event *e, othr
       return;
    }
    add_ord(p, &key, u, s, 0, e->addr, 0);
+   if (tight_ok(p, u, s)) push_ord(p, u, s, 0, e->addr, 0, 1);
 }
 
 /* ---- Use after free ---------------------------------------------------
@@ -467,6 +472,7 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
       othr *h = &th[e->tid];
       if (h->ls == 0 && !cbp_glued(e))
          h->le = (cbp_point){h->cidx, i - 1}; /* just before this event */
+      uint32_t ls_before = h->ls;
       if (e->kind == CB_EV_WRITE) swap_write(&p, h, e->tid, i, e);
       if (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE)
          access_event(&p, e->tid, i, e, h);
@@ -474,8 +480,8 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
          lock_event(&p, h, e);
       else if (e->kind == CB_EV_COND_SIGNAL || e->kind == CB_EV_COND_WAIT)
          cond_event(&p, e->tid, i, e, h);
-      if (e->kind == CB_EV_UNLOCK)
-         h->unlock = (access_rec){e->tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+      if (e->kind == CB_EV_UNLOCK) /* with the locks held up to it */
+         h->unlock = (access_rec){e->tid, e->loc, e->kind, 1, i, h->cidx, h->le, ls_before};
       h->cidx++;
    }
    later_candidates(&p);

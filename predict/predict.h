@@ -284,7 +284,8 @@ typedef struct {
 /* Alternate tails of a candidate, forced when the main tail's run passes
  * (issue: one interleaving per candidate loses bugs that need f's thread to
  * finish its block first, or e2's thread to run on alone). */
-enum { CBP_ALT_F_FIRST, CBP_ALT_E2_ON, CBP_ALT_OTHERS_FIRST, CBP_ALT_F_ON, CBP_ALT_F_LAST, CBP_NALT };
+enum { CBP_ALT_F_FIRST, CBP_ALT_E2_ON, CBP_ALT_OTHERS_FIRST, CBP_ALT_F_ON, CBP_ALT_F_LAST,
+       CBP_ALT_F_HELD, CBP_NALT };
 /* Their names: cb_tail_names[1 + k] (the main tail's is [0]). */
 _Static_assert(CBP_NALT + 1 == CB_NTAIL_NAMES, "a name for every tail");
 
@@ -308,6 +309,7 @@ typedef struct {
    cbp_step *tail; uint32_t ntail;
    cbp_step *alt[CBP_NALT]; uint32_t nalt[CBP_NALT]; /* 0 steps: none */
    uint32_t through_f;  /* main tail steps up to f and T2's release */
+   uint64_t f_rel;      /* counted events of that release, after f */
    /* DLK: T2's request of T1's lock A (counted index); cycles of three
     * threads or more: the threads after T2 (T3, T4, ...), allocated (most
     * candidates have none; cbp_result_free frees them). */
@@ -358,6 +360,8 @@ typedef struct {
     * first needs it and kept for the other (two passes over the trace and
     * 20 bytes an event less); freed by cbp_result_free. */
    struct cbp_rf *rf;
+   /* cbp_wait_checks, made when synthesis first needs it. */
+   uint32_t *wait_locs; size_t nwait_locs; int wait_locs_made;
 } cbp_result;
 
 /* ---- Other writers an order violation holds back (site_writers.c) ------ */
@@ -414,7 +418,11 @@ void cbp_result_permute(cbp_result *r, const size_t *at, size_t stride);
  * tail's first through_f steps (f and T2's release of its locks). */
 struct cbp_rf;
 void cbp_alternates_build(const cb_trace *t, const cbp_escape *x, const struct cbp_rf *rf,
-                          cbp_candidate *c, uint32_t through_f);
+                          cbp_candidate *c, uint32_t through_f, int held_ok);
+/* The code locations of the reads a thread makes in a critical section
+ * that ends by waiting on a condition (its predicate's check), sorted,
+ * without repeats; caller frees. */
+uint32_t *cbp_wait_checks(const cb_trace *t, size_t *n);
 void cbp_alternates_clear(cbp_candidate *c);
 
 /* ---- All passes (analyze.c) ------------------------------------------------ */

@@ -415,7 +415,7 @@ typedef struct {
  * print them beside the real threads).  A schedule file stores one of
  * these as "~N" (they were a third of its bytes); reading gives the words
  * back, and any other name is stored as it is. */
-#define CB_NTAIL_NAMES 6
+#define CB_NTAIL_NAMES 7
 extern const char *const cb_tail_names[CB_NTAIL_NAMES];
 
 typedef struct {

@@ -109,12 +109,15 @@ const char *const cb_tail_names[CB_NTAIL_NAMES] = {
    "f's thread through f and on through its next write of a variable e1's thread "
    "uses later, then e1's thread through e2 and on alone, then everyone",
    "f's thread through f, then e1's thread through e2 and on alone, then every "
-   "other thread on alone, then everyone"};
+   "other thread on alone, then everyone",
+   "f's thread through f and no further, its locks held, then e1's thread "
+   "through e2 and on alone, then everyone"};
 
 /* A tail's name as the file stores it: "~N" for cb_tail_names[N]. */
 static char *tail_name_out(char *name)
 {
-   static char token[CB_NTAIL_NAMES][3] = {"~0", "~1", "~2", "~3", "~4", "~5"};
+   static char token[CB_NTAIL_NAMES][3] = {"~0", "~1", "~2", "~3", "~4", "~5",
+                                                 "~6"};
    for (int k = 0; name && k < CB_NTAIL_NAMES; k++)
       if (strcmp(name, cb_tail_names[k]) == 0)
          return token[k];

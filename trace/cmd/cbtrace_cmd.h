@@ -28,6 +28,8 @@ int cmd_record(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+/* dump_schedule.c: a schedule file in words (cbtrace dump sN.pb). */
+void cbt_print_schedule(const cb_schedule *s);
 
 /* say.c: the command's words on stderr, used by every subcommand and by
  * main alike (so that no subcommand depends on cbtrace_main.c).

@@ -11,7 +11,7 @@
 #include "cbtrace_cmd.h"
 
 static const char help[] =
-    "usage: cbtrace dump [--header] trace.pb\n"
+    "usage: cbtrace dump [--header] trace.pb | sN.pb\n"
     "Prints every event, one a line:\n"
     "  INDEX T<tid> KIND [OPERANDS] [@ FILE:LINE] [in FUNCTION]\n"
     "e.g. \"42 T2 write counter size 4 = 7 @ rww.c:14 in deposit\".\n"
@@ -19,7 +19,10 @@ static const char help[] =
     "             what each thread waited for, when the program deadlocked)\n"
     "             and each thread's stable path (T3 = 1.2: main's second\n"
     "             child) as lines starting with '#'\n"
-    "Exit: 0 whole trace; 3 truncated (printed as far as whole, warning on\n"
+    "Given a schedule file (cbpredict's sN.pb), prints what it forces:\n"
+    "the pattern, e1, f and e2, each thread's prefix and each tail\n"
+    "variant's steps.\n"
+    "Exit: 0 whole trace or a schedule; 3 truncated (printed as far as whole, warning on\n"
     "stderr); 2 bad usage or unreadable trace.\n";
 
 static void print_header(const cb_trace *t)
@@ -97,6 +100,18 @@ int cmd_dump(int argc, char **argv)
    }
    if (!path) {
       cbt_error("dump", "no trace given (try cbtrace dump --help)");
+      return CBTRACE_EXIT_USAGE;
+   }
+   cb_schedule *s;
+   cb_error serr;
+   if (cb_schedule_read(path, &s, &serr) == 0) {
+      cbt_print_schedule(s);
+      cb_schedule_free(s);
+      return fflush(stdout) == 0 ? CBTRACE_EXIT_OK : CBTRACE_EXIT_USAGE;
+   }
+   if (!strncmp(serr.msg, "damaged schedule", 16)) {
+      /* It is one, and damaged: the schedule reader says how. */
+      cbt_error("dump", "%s: %s", path, serr.msg);
       return CBTRACE_EXIT_USAGE;
    }
    cb_trace t;
