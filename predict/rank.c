@@ -166,14 +166,20 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
    return bad + (uint64_t)cut; /* what lies past the window is not known */
 }
 
-typedef struct { uint64_t score; size_t at; int fresh, again; } ranked;
+typedef struct { uint64_t score; size_t at; int fresh, again, dlk; } ranked;
 
 /* Fresh candidates (fresh.c: on a path the test's recording never took)
- * first, the latest instances of another's e witness (cut_decide.c)
- * last, then by score, then in their order. */
+ * first, then the lock-order inversions, each instance (few: an inversion
+ * that a gate lock guards is not one, and a forced one that deadlocks is
+ * a bug whatever the program checks; trial 8's bins_dlk deadlocked only
+ * in its later instance, which ranked 26th of 31 behind atomicity
+ * candidates and was not forced within --max-runs 25), the latest
+ * instances of another's e witness (cut_decide.c) last, then by score,
+ * then in their order. */
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
    if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
+   if (x->dlk != y->dlk) return x->dlk ? -1 : 1;
    if (x->again != y->again) return x->again ? 1 : -1;
    if (x->score != y->score) return x->score < y->score ? -1 : 1;
    return x->at < y->at ? -1 : x->at > y->at;
@@ -197,8 +203,9 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].at = i;
       o[i].fresh = c->fresh;
       o[i].again = c->again;
+      o[i].dlk = c->pattern == CBP_DLK;
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
-      moved |= o[i].score != 0;
+      moved |= o[i].score != 0 || (o[i].dlk && i && !o[i - 1].dlk);
    }
    if (moved) {
       qsort(o, r->n, sizeof *o, cmp_ranked);

@@ -234,6 +234,11 @@ EOF
 cc -O2 -g -pthread -o "$TMP/journal" "$TMP/journal.c"
 cbtrace record -o "$TMP/journal.pb" -- "$TMP/journal" >/dev/null 2>&1
 cbpredict -o "$TMP/journal.s" "$TMP/journal.pb" >"$TMP/journal.table" 2>&1
+# The lock-order inversions are numbered first, each instance: a budget
+# (--max-runs) forces them before the atomicity candidates.
+order=$(awk '/^s[0-9]+ / { print $2 }' "$TMP/journal.table" | uniq | tr '\n' ' ')
+like "$order" "^DLK " "journal: s1 is a lock-order inversion ($order)"
+unlike "$order" " DLK" "journal: every lock-order inversion comes before the other schedules"
 dl=0
 for sch in $(awk '$2 == "DLK" { print $1 }' "$TMP/journal.table"); do
    cbreplay --timeout 20 --schedule "$TMP/journal.s/$sch.pb" -- "$TMP/journal" \
