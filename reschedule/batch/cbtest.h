@@ -515,6 +515,13 @@ size_t cbt_explore_adopt(cbt_suite *s, size_t ti, int ok, const char *why);
  * it is not (before exploration). */
 const char *cbt_explore_record_path(const cbt_test *t, size_t ri, char *buf,
                                     size_t len);
+/* The second recording (cbtest_explore.c): whether t's next recording is
+ * it; the arguments of its cbtrace record after "record" (at most 4 words)
+ * and where its output goes; and, when it ended, its exit code. */
+int cbt_explore_recording(const cbt_test *t);
+size_t cbt_explore_record_args(const cbt_test *t, char **argv, char *out,
+                               char *err, size_t len);
+void cbt_explore_recorded(cbt_test *t, int code, int timed_out);
 void cbt_explore_summary(FILE *out, const cbt_test *t);
 void cbt_explore_json(cbt_json *j, const cbt_test *t);
 void cbt_explore_free(cbt_test *t);

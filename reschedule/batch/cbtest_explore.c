@@ -14,6 +14,14 @@
  *             runs ended.  The test's own trace is the base (--base):
  *             violations on lines it never ran, the path this run took,
  *             are built and numbered first (predict/fresh.c).
+ * After round 1 the test is recorded once more with the other order of
+ * thread start (cbtrace record --parent-first, or without it when the
+ * test's own recording used it), and that trace is predicted from next,
+ * as a forced run's is but with round 1's share: under Valgrind a new
+ * thread mostly runs before its creator goes on, natively the creator
+ * mostly does, and a bug at start-up or shut-down (a flag set and
+ * signalled without the mutex, found while the workers still wait for
+ * their first job) shows only in the other order.
  * Each new schedule is taken into the test's schedule folder under the next
  * free number, so reports, --merge and the reproduce commands treat it as
  * any other; one whose ordering (cb_schedule_digest) was forced before is
@@ -53,6 +61,10 @@ typedef struct cbt_explore {
    char trace[PATH_MAX], dir[PATH_MAX], seen_path[PATH_MAX];
    char delays[16], seed[32], max[32];
    int first;               /* round 1: the test's own trace */
+   int other;               /* the second recording: 0 not yet, 1 under
+                               way, 2 done */
+   int other_round;         /* this round predicts from it */
+   char other_why[192];     /* why it gave no trace, or "" */
 } cbt_explore;
 
 /* A bug that reproduced (cbt_stops_forcing): exploring goes on past one
@@ -158,6 +170,55 @@ static void queue_new_traces(const cbt_test *t, cbt_explore *x)
    }
 }
 
+static const char *other_path(const cbt_test *t)
+{
+   static char path[PATH_MAX];
+   cbt_fmt(path, sizeof path, "%s/explore/other.trace.pb", t->dir);
+   return path;
+}
+
+int cbt_explore_recording(const cbt_test *t)
+{
+   return t->explore && t->explore->other == 1;
+}
+
+size_t cbt_explore_record_args(const cbt_test *t, char **argv, char *out,
+                               char *err, size_t len)
+{
+   size_t k = 0;
+   argv[k++] = "-o";
+   argv[k++] = (char *)other_path(t);
+   /* The test's recording that passed used --parent-first when an odd
+    * number failed before it (cbtest_pipeline.c). */
+   if (t->record_failures % 2 == 0)
+      argv[k++] = "--parent-first";
+   cbt_fmt(out, len, "%s/explore/other.record.out", t->dir);
+   cbt_fmt(err, len, "%s/explore/other.record.err", t->dir);
+   return k;
+}
+
+void cbt_explore_recorded(cbt_test *t, int code, int timed_out)
+{
+   cbt_explore *x = t->explore;
+   x->other = 2;
+   t->state = CBT_T_REPLAYING;
+   if (timed_out)
+      cbt_fmt(x->other_why, sizeof x->other_why, "did not end");
+   else if (code != 0)
+      cbt_fmt(x->other_why, sizeof x->other_why, "the program failed (exit %d)",
+              code);
+   else {
+      /* Next in the queue, before the forced runs' traces. */
+      queue_trace(x, other_path(t));
+      if (x->nqueue > x->qhead + 1) {
+         char *last = x->queue[x->nqueue - 1];
+         memmove(&x->queue[x->qhead + 1], &x->queue[x->qhead],
+                 (x->nqueue - 1 - x->qhead) * sizeof *x->queue);
+         x->queue[x->qhead] = last;
+      }
+   }
+}
+
 int cbt_explore_continue(cbt_suite *s, size_t ti)
 {
    cbt_test *t = &s->tests[ti];
@@ -178,6 +239,11 @@ int cbt_explore_continue(cbt_suite *s, size_t ti)
               s->o->max_runs ? "--max-runs" : "its");
       return 0;
    }
+   if (x->rounds == 1 && x->other == 0) {
+      x->other = 1;
+      t->state = CBT_T_WAITING; /* next_job records it (cbt_explore_record_args) */
+      return 1;
+   }
    if (x->qhead == x->nqueue) {
       cbt_fmt(x->why_ended, sizeof x->why_ended,
               "no forced run left a new trace to predict from");
@@ -185,17 +251,20 @@ int cbt_explore_continue(cbt_suite *s, size_t ti)
    }
    const char *trace = x->queue[x->qhead++];
    x->first = trace == x->queue[0];
+   x->other_round = x->other == 2 && !strcmp(trace, other_path(t));
    x->rounds++;
-   x->from_runs += !x->first;
+   x->from_runs += !x->first && !x->other_round;
    cbt_fmt(x->trace, sizeof x->trace, "%s", trace);
    cbt_fmt(x->dir, sizeof x->dir, "%s/explore/round-%u", t->dir, x->rounds);
    cbt_fmt(x->delays, sizeof x->delays, "%u", s->o->delays);
    cbt_fmt(x->seed, sizeof x->seed, "%llu", s->o->seed + x->rounds - 1);
-   /* Round 1 (delays on the test's own trace) half of what is left; a
-    * round from a forced run's trace an eighth: what such a trace adds is
+   /* Round 1 (delays on the test's own trace) and the round from the
+    * second recording (another interleaving from its start) half of what
+    * is left; a round from a forced run's trace an eighth: what it adds is
     * the path that run took, a few schedules' worth (fresh lines first,
     * cbpredict --base), and the next run's trace may have taken another. */
-   x->round_cap = x->first ? (x->budget + 1) / 2 : (x->budget + 7) / 8;
+   x->round_cap = x->first || x->other_round ? (x->budget + 1) / 2
+                                             : (x->budget + 7) / 8;
    cbt_fmt(x->max, sizeof x->max, "%zu", x->round_cap);
    char why[PATH_MAX + 256];
    if (cbt_write_atomic(x->seen_path, write_seen, x, why, sizeof why) != 0)
@@ -305,7 +374,10 @@ size_t cbt_explore_adopt(cbt_suite *s, size_t ti, int ok, const char *why)
    size_t before = t->nruns;
    round_base b, *base = NULL;
    cb_error err;
-   if (!x->first && cb_trace_read(x->trace, &b.tr, &err) == 0)
+   /* A forced run's schedules are composed to reach their cut as that run
+    * did; the second recording is a recording, whose free prefix replay
+    * follows as it follows the test's own. */
+   if (!x->first && !x->other_round && cb_trace_read(x->trace, &b.tr, &err) == 0)
       base = &b;
    for (size_t i = 0; i < n; i++)
       take(t, x, nums[i], base);
@@ -333,10 +405,16 @@ void cbt_explore_summary(FILE *out, const cbt_test *t)
    if (!x)
       return;
    size_t forced = t->nruns > x->first_run ? t->nruns - x->first_run : 0;
-   fprintf(out, "   explored in %u round%s (%u from traces of forced runs): "
+   fprintf(out, "   explored in %u round%s (%u from traces of forced runs%s): "
                 "%zu new schedule%s, %zu forced; %zu skipped as forced before",
-           x->rounds, x->rounds == 1 ? "" : "s", x->from_runs, x->taken,
-           x->taken == 1 ? "" : "s", forced, x->skipped);
+           x->rounds, x->rounds == 1 ? "" : "s", x->from_runs,
+           x->other != 2 ? ""
+           : x->other_why[0] ? ", none from a second recording"
+                             : ", 1 from a second recording with the other thread-start order",
+           x->taken, x->taken == 1 ? "" : "s", forced, x->skipped);
+   if (x->other_why[0])
+      fprintf(out, "; the second recording (the other thread-start order) %s",
+              x->other_why);
    if (x->why_ended[0])
       fprintf(out, "; ended: %s", x->why_ended);
    fputc('\n', out);
@@ -350,6 +428,8 @@ void cbt_explore_json(cbt_json *j, const cbt_test *t)
    cbt_json_object(j, "explore");
    cbt_json_uint(j, "rounds", x->rounds);
    cbt_json_uint(j, "rounds_from_forced_runs", x->from_runs);
+   cbt_json_bool(j, "second_recording", x->other == 2 && !x->other_why[0]);
+   cbt_json_string(j, "second_recording_failed", x->other_why[0] ? x->other_why : NULL);
    cbt_json_uint(j, "schedules", x->taken);
    cbt_json_uint(j, "forced", t->nruns > x->first_run ? t->nruns - x->first_run : 0);
    cbt_json_uint(j, "skipped_forced_before", x->skipped);

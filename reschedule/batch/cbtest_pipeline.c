@@ -117,18 +117,23 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
    case JOB_RECORD:
       argv[k++] = (char *)s->cbtrace;
       argv[k++] = "record";
-      argv[k++] = "-o";
-      argv[k++] = (char *)t->trace;
-      if (t->record_failures % 2) /* every other run again: creators first */
-         argv[k++] = "--parent-first";
+      if (cbt_explore_recording(t)) { /* exploration's second recording */
+         k += cbt_explore_record_args(t, argv + k, j->out, j->err,
+                                      sizeof j->out);
+      } else {
+         argv[k++] = "-o";
+         argv[k++] = (char *)t->trace;
+         if (t->record_failures % 2) /* every other run again: creators first */
+            argv[k++] = "--parent-first";
+         cbt_fmt(j->out, sizeof j->out, "%s/record.out", t->dir);
+         cbt_fmt(j->err, sizeof j->err, "%s/record.err", t->dir);
+      }
       if (s->o->instrument) {
          cbt_fmt(j->num, sizeof j->num, "--instrument=%s", s->o->instrument);
          argv[k++] = j->num;
       }
       argv[k++] = "--";
       k = put_test_command(argv, k, t);
-      cbt_fmt(j->out, sizeof j->out, "%s/record.out", t->dir);
-      cbt_fmt(j->err, sizeof j->err, "%s/record.err", t->dir);
       break;
    case JOB_PREDICT:
       if (t->explore) { /* an exploration round (cbtest_explore.c) */
@@ -262,6 +267,11 @@ static void record_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
 {
    cbt_test *t = &s->tests[ti];
    char line[512];
+   if (cbt_explore_recording(t)) {
+      cbt_explore_recorded(t, e->code, e->timed_out);
+      test_finished(s, ti);
+      return;
+   }
    last_line(j->err, line, sizeof line);
    if (!t->record_failures)
       t->native_code = e->code;
@@ -475,7 +485,8 @@ static job_ref *next_job(cbt_suite *s)
    for (size_t i = 0; i < s->ntests; i++)
       if (s->tests[i].state == CBT_T_WAITING) {
          s->tests[i].state = CBT_T_RECORDING;
-         if (!s->tests[i].record_failures) /* not a recording again */
+         if (!s->tests[i].record_failures && !s->tests[i].explore)
+            /* not a recording again, nor exploration's second */
             s->tests[i].started = cb_now();
          return new_job(s, JOB_RECORD, i, 0);
       }

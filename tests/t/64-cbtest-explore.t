@@ -13,6 +13,9 @@
 #  - the twin gets no BUG (by default too), its exploration goes on in
 #    rounds from the
 #    traces of its forced runs, and no ordering is forced twice;
+#  - a lost wake-up at shutdown that only a recording in the other
+#    thread-start order shows is confirmed (exploration's second
+#    recording), and its twin is clean;
 #  - cbpredict --delays writes the same schedules for the same seed, none
 #    of an ordering given as --seen; cbreplay --record leaves a trace that
 #    cbpredict predicts from and cbreplay replays.
@@ -125,6 +128,107 @@ BLOCKS
    is "$nd" "$n" "$twin: no ordering forced twice"
 done
 ok "there are programs only exploration finds ($nexplore)" test "$nexplore" -ge 1
+
+# ---- The second recording: the other thread-start order ---------------------------
+# Two senders drain an outbox; at shutdown main sets closing and broadcasts
+# without the mutex.  Under Valgrind the senders start first and wait, and
+# no schedule predicted from that recording reaches a sender's last check
+# after main's last message: the bug shows in a recording where main runs
+# on first, which exploration makes after its first round (on the build
+# before, 2 of 2 cbtest runs at --max-runs 25 found nothing, and its twin
+# wq_shutdown of trial 7 0 of 3).  Up to two cbtest runs: the test's own
+# recording may already be the lucky one, or neither.
+cat >"$TMP/outbox.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct outbox {
+   pthread_mutex_t lock;
+   pthread_cond_t ready;
+   int msgs[8];
+   int count;
+   int closing;
+   long sent;
+};
+
+static void spin(int n)
+{
+   volatile int x = 0;
+   for (int i = 0; i < n; i++)
+      x += i;
+}
+
+static void *sender(void *arg)
+{
+   struct outbox *ob = arg;
+   pthread_mutex_lock(&ob->lock);
+   for (;;) {
+      while (ob->count == 0 && !__atomic_load_n(&ob->closing, __ATOMIC_ACQUIRE))
+         pthread_cond_wait(&ob->ready, &ob->lock);
+      if (ob->count == 0)
+         break;
+      int m = ob->msgs[--ob->count];
+      pthread_mutex_unlock(&ob->lock);
+      spin(4000 + 500 * m);
+      pthread_mutex_lock(&ob->lock);
+      ob->sent += m;
+   }
+   pthread_mutex_unlock(&ob->lock);
+   return NULL;
+}
+
+int main(void)
+{
+   struct outbox *ob = calloc(1, sizeof *ob);
+   pthread_mutex_init(&ob->lock, NULL);
+   pthread_cond_init(&ob->ready, NULL);
+   pthread_t s[2];
+   for (int i = 0; i < 2; i++)
+      pthread_create(&s[i], NULL, sender, ob);
+   for (int m = 1; m <= 6; m++) {
+      pthread_mutex_lock(&ob->lock);
+      ob->msgs[ob->count++] = m;
+      pthread_cond_signal(&ob->ready);
+      pthread_mutex_unlock(&ob->lock);
+      spin(15000);
+   }
+   spin(30000);
+#ifdef FIXED
+   pthread_mutex_lock(&ob->lock);
+#endif
+   __atomic_store_n(&ob->closing, 1, __ATOMIC_RELEASE);
+   pthread_cond_broadcast(&ob->ready);
+#ifdef FIXED
+   pthread_mutex_unlock(&ob->lock);
+#endif
+   for (int i = 0; i < 2; i++)
+      pthread_join(s[i], NULL);
+   printf("outbox: sent %ld\n", ob->sent);
+   return ob->sent == 21 ? 0 : 1;
+}
+EOF
+cc -O2 -g -pthread -o "$TMP/outbox" "$TMP/outbox.c" &&
+cc -O2 -g -pthread -DFIXED -o "$TMP/outbox_fixed" "$TMP/outbox.c" ||
+   { echo "Bail out! cannot build outbox.c"; exit 1; }
+for try in 1 2; do
+   d=$TMP/outbox.x$try
+   OUT=$(cbtest -j 2 --timeout $TIMEOUT --max-runs 25 -o "$d" -- "$TMP/outbox" 2>&1); RC=$?
+   [ "$RC" = 1 ] && break
+   diag "outbox: no bug in cbtest run $try (exit $RC)"
+done
+is "$RC" 1 "outbox: cbtest confirms the lost wake-up at shutdown (exit 1)"
+like "$OUT" "BUG ORD on ob->closing .*: the forced run deadlocked" \
+   "outbox: an order violation on ob->closing deadlocks"
+d=$TMP/outbox_fixed.x
+OUT=$(cbtest -j 2 --timeout $TIMEOUT --max-runs 25 -o "$d" -- "$TMP/outbox_fixed" 2>&1); RC=$?
+is "$RC" 0 "outbox_fixed: no bug"
+like "$OUT" "explored in [0-9]+ rounds \(.*1 from a second recording with the other thread-start order\)" \
+   "outbox_fixed: exploration predicted from a second recording"
+is "$(jget "$d/report.json" '$d->{tests}[0]{explore}{second_recording} ? 1 : 0')" 1 \
+   "outbox_fixed: report.json says so"
+cbtrace stats "$d"/tests/*/explore/other.trace.pb >/dev/null 2>&1
+is "$?" 0 "outbox_fixed: the second recording is kept beside the rounds"
 
 # ---- cbpredict --delays and cbreplay --record on one of them ---------------------
 for src in "$CB_PROGRAM_SRC"/*.c; do
