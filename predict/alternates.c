@@ -171,46 +171,6 @@ static cbp_step *f_held(const cbp_candidate *c, uint32_t through_f, uint32_t *no
    return a;
 }
 
-static int cmp_loc(const void *a, const void *b) {
-   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-   return x < y ? -1 : x > y;
-}
-
-/* How far back from a wait a thread's critical section is looked for. */
-#define WAIT_SCAN 4096
-
-uint32_t *cbp_wait_checks(const cb_trace *t, size_t *n) {
-   uint32_t *locs = NULL;
-   size_t cap = 0, k = 0;
-   for (size_t i = 0; i < t->nevents; i++) {
-      if (t->events[i].kind != CB_EV_COND_WAIT) continue;
-      uint32_t tid = t->events[i].tid;
-      /* The wait is recorded when it returns: back to the release that
-       * began it, then the reads before it down to the lock taken. */
-      int released = 0;
-      for (size_t j = i, seen = 0; j-- > 0 && seen < WAIT_SCAN; seen++) {
-         const cb_event *e = &t->events[j];
-         if (e->tid != tid) continue;
-         if (!released) {
-            if (e->kind != CB_EV_UNLOCK) break;
-            released = 1;
-            continue;
-         }
-         if (e->kind == CB_EV_LOCK || e->kind == CB_EV_COND_WAIT || e->kind == CB_EV_UNLOCK)
-            break;
-         if (e->kind != CB_EV_READ) continue;
-         locs = cbp_grow(locs, &cap, k, sizeof *locs);
-         locs[k++] = e->loc;
-      }
-   }
-   if (k > 1) qsort(locs, k, sizeof *locs, cmp_loc);
-   size_t m = 0;
-   for (size_t i = 0; i < k; i++)
-      if (!m || locs[m - 1] != locs[i]) locs[m++] = locs[i];
-   *n = m;
-   return locs;
-}
-
 void cbp_alternates_build(const cb_trace *t, const cbp_escape *x, const cbp_rf *rf,
                           cbp_candidate *c, uint32_t through_f, int held_ok) {
    cbp_alternates_clear(c);

@@ -419,10 +419,10 @@ void cbp_result_permute(cbp_result *r, const size_t *at, size_t stride);
 struct cbp_rf;
 void cbp_alternates_build(const cb_trace *t, const cbp_escape *x, const struct cbp_rf *rf,
                           cbp_candidate *c, uint32_t through_f, int held_ok);
-/* The code locations of the reads a thread makes in a critical section
- * that ends by waiting on a condition (its predicate's check), sorted,
- * without repeats; caller frees. */
-uint32_t *cbp_wait_checks(const cb_trace *t, size_t *n);
+/* held_check.c: whether c gets the alternate tail F_HELD (a lost wake-up:
+ * its f a waiter's predicate check under a lock T1 does not take); the
+ * first call keeps the trace's predicate checks in r. */
+int cbp_held_ok(const cb_trace *t, cbp_locks *L, cbp_result *r, const cbp_candidate *c);
 void cbp_alternates_clear(cbp_candidate *c);
 
 /* ---- All passes (analyze.c) ------------------------------------------------ */

@@ -491,70 +491,6 @@ static void sweep(const cb_trace *t, const cbp_escape *x, cbp_locks *L, cbp_resu
    free(held); free(cnt); free(le); free(prev);
 }
 
-/* Whether T1 takes none of the locks T2 holds at f on its way to e1 from
- * where the main tail leaves it at f (it would wait for T2 there). */
-#define HELD_SCAN 100000
-static int f_lock_free(const cb_trace *t, cbp_locks *L, const cbp_candidate *c) {
-   uint64_t stop = c->prefix[c->t1 - 1];
-   for (uint32_t s = 0; s < c->through_f; s++)
-      if (c->tail[s].tid == c->t1) {
-         if (c->tail[s].count == CBP_RUN_OUT) return 0;
-         stop += c->tail[s].count;
-      }
-   /* T1's events from there to e1, backwards. */
-   uint32_t n = cbp_locks_nheld(L, c->ls_f);
-   uint64_t k1 = c->ce1;
-   for (size_t i = c->e1, seen = 0; i-- > 0 && k1 > stop && seen < HELD_SCAN; seen++) {
-      const cb_event *e = &t->events[i];
-      if (e->tid != c->t1 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      k1--;
-      if (e->kind != CB_EV_LOCK) continue;
-      for (uint32_t k = 0; k < n; k++) {
-         const uint32_t *ah; uint32_t nah;
-         if (cbp_lock_addr(L, cbp_locks_held(L, c->ls_f, k, &ah, &nah)) == e->addr) return 0;
-      }
-   }
-   return 1;
-}
-
-/* Whether T1 signals a condition within a few of its counted events after
- * e1 (a write): a flag set, then its waiters woken. */
-#define SIGNAL_NEAR 4
-static int signals_after(const cb_trace *t, const cbp_candidate *c) {
-   uint32_t k = 0;
-   for (size_t i = c->e1 + 1, seen = 0; i < t->nevents && seen < HELD_SCAN; i++, seen++) {
-      const cb_event *e = &t->events[i];
-      if (e->tid != c->t1 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      if (e->kind == CB_EV_COND_SIGNAL) return 1;
-      if (++k > SIGNAL_NEAR || e->kind == CB_EV_LOCK) return 0;
-   }
-   return 0;
-}
-
-/* Whether c is worth forcing with f's thread stopped at f, its locks held
- * (alternates.c, F_HELD): an order violation whose f is a read under a
- * lock that T1 does not take on its way to e1, and either reads the
- * predicate of a condition wait somewhere in the trace, or is of a
- * variable T1 then signals a condition about.  That is a lost wake-up:
- * the waiter checked, the other thread changes the predicate and signals
- * before the waiter's wait has begun. */
-static int f_held_ok(const cb_trace *t, cbp_locks *L, cbp_result *r, const cbp_candidate *c) {
-   if (c->pattern != CBP_ORD || !c->f_rel || t->events[c->f].kind != CB_EV_READ) return 0;
-   if (t->events[c->e1].kind == CB_EV_WRITE && signals_after(t, c)) return f_lock_free(t, L, c);
-   if (!r->wait_locs_made) {
-      r->wait_locs = cbp_wait_checks(t, &r->nwait_locs);
-      r->wait_locs_made = 1;
-   }
-   uint32_t loc = t->events[c->f].loc;
-   size_t lo = 0, hi = r->nwait_locs;
-   while (lo < hi) {
-      size_t m = (lo + hi) / 2;
-      if (r->wait_locs[m] < loc) lo = m + 1; else hi = m;
-   }
-   if (lo == r->nwait_locs || r->wait_locs[lo] != loc) return 0;
-   return f_lock_free(t, L, c);
-}
-
 void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
                          const cbp_vclock *v, cbp_locks *L, cbp_result *r,
                          const size_t *which, size_t nwhich) {
@@ -589,7 +525,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       if (why) drop(r, c, why);
       else if (c->pattern != CBP_DLK) {
          if (!S.rf) S.rf = cbp_rf_new(t, x);
-         cbp_alternates_build(t, x, S.rf, c, c->through_f, f_held_ok(t, L, r, c));
+         cbp_alternates_build(t, x, S.rf, c, c->through_f, cbp_held_ok(t, L, r, c));
       }
    }
    free(S.r3); free(S.need); free(S.end); free(saved); free(late); free(S.hold);

@@ -1,0 +1,123 @@
+/* held_check.c: whether an order violation is a lost wake-up that the
+ * alternate tail F_HELD (alternates.c) can force: its f is a waiter's read
+ * of its predicate, made holding the wait's lock, and T1 writes the
+ * variable without that lock and then signals (or f's line is a predicate
+ * check elsewhere in the trace).  Then stopping the waiter just after f,
+ * its lock held, while T1 runs on through its signal, makes the waiter
+ * wait for a signal already sent: the bug of a flag set and signalled
+ * without the mutex.  In the correct program T1 takes the lock on its way
+ * and no such tail is written.
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+
+static int cmp_loc(const void *a, const void *b) {
+   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+   return x < y ? -1 : x > y;
+}
+
+/* How far back from a wait a thread's critical section is looked for. */
+#define WAIT_SCAN 4096
+
+/* The code locations of the reads a thread makes in a critical section
+ * that ends by waiting on a condition (its predicate's check), sorted,
+ * without repeats; caller frees. */
+static uint32_t *wait_checks(const cb_trace *t, size_t *n) {
+   uint32_t *locs = NULL;
+   size_t cap = 0, k = 0;
+   for (size_t i = 0; i < t->nevents; i++) {
+      if (t->events[i].kind != CB_EV_COND_WAIT) continue;
+      uint32_t tid = t->events[i].tid;
+      /* The wait is recorded when it returns: back to the release that
+       * began it, then the reads before it down to the lock taken. */
+      int released = 0;
+      for (size_t j = i, seen = 0; j-- > 0 && seen < WAIT_SCAN; seen++) {
+         const cb_event *e = &t->events[j];
+         if (e->tid != tid) continue;
+         if (!released) {
+            if (e->kind != CB_EV_UNLOCK) break;
+            released = 1;
+            continue;
+         }
+         if (e->kind == CB_EV_LOCK || e->kind == CB_EV_COND_WAIT || e->kind == CB_EV_UNLOCK)
+            break;
+         if (e->kind != CB_EV_READ) continue;
+         locs = cbp_grow(locs, &cap, k, sizeof *locs);
+         locs[k++] = e->loc;
+      }
+   }
+   if (k > 1) qsort(locs, k, sizeof *locs, cmp_loc);
+   size_t m = 0;
+   for (size_t i = 0; i < k; i++)
+      if (!m || locs[m - 1] != locs[i]) locs[m++] = locs[i];
+   *n = m;
+   return locs;
+}
+
+/* Whether T1 takes none of the locks T2 holds at f on its way to e1 from
+ * where the main tail leaves it at f (it would wait for T2 there). */
+#define HELD_SCAN 100000
+static int f_lock_free(const cb_trace *t, cbp_locks *L, const cbp_candidate *c) {
+   uint64_t stop = c->prefix[c->t1 - 1];
+   for (uint32_t s = 0; s < c->through_f; s++)
+      if (c->tail[s].tid == c->t1) {
+         if (c->tail[s].count == CBP_RUN_OUT) return 0;
+         stop += c->tail[s].count;
+      }
+   /* T1's events from there to e1, backwards. */
+   uint32_t n = cbp_locks_nheld(L, c->ls_f);
+   uint64_t k1 = c->ce1;
+   for (size_t i = c->e1, seen = 0; i-- > 0 && k1 > stop && seen < HELD_SCAN; seen++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid != c->t1 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      k1--;
+      if (e->kind != CB_EV_LOCK) continue;
+      for (uint32_t k = 0; k < n; k++) {
+         const uint32_t *ah; uint32_t nah;
+         if (cbp_lock_addr(L, cbp_locks_held(L, c->ls_f, k, &ah, &nah)) == e->addr) return 0;
+      }
+   }
+   return 1;
+}
+
+/* Whether T1 signals a condition within a few of its counted events after
+ * e1 (a write): a flag set, then its waiters woken. */
+#define SIGNAL_NEAR 4
+static int signals_after(const cb_trace *t, const cbp_candidate *c) {
+   uint32_t k = 0;
+   for (size_t i = c->e1 + 1, seen = 0; i < t->nevents && seen < HELD_SCAN; i++, seen++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid != c->t1 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
+      if (e->kind == CB_EV_COND_SIGNAL) return 1;
+      if (++k > SIGNAL_NEAR || e->kind == CB_EV_LOCK) return 0;
+   }
+   return 0;
+}
+
+/* Whether c is worth forcing with f's thread stopped at f, its locks held
+ * (alternates.c, F_HELD): an order violation whose f is a read under a
+ * lock that T1 does not take on its way to e1, and either reads the
+ * predicate of a condition wait somewhere in the trace, or is of a
+ * variable T1 then signals a condition about.  That is a lost wake-up:
+ * the waiter checked, the other thread changes the predicate and signals
+ * before the waiter's wait has begun. */
+int cbp_held_ok(const cb_trace *t, cbp_locks *L, cbp_result *r, const cbp_candidate *c) {
+   if (c->pattern != CBP_ORD || !c->f_rel || t->events[c->f].kind != CB_EV_READ) return 0;
+   if (t->events[c->e1].kind == CB_EV_WRITE && signals_after(t, c)) return f_lock_free(t, L, c);
+   if (!r->wait_locs_made) {
+      r->wait_locs = wait_checks(t, &r->nwait_locs);
+      r->wait_locs_made = 1;
+   }
+   uint32_t loc = t->events[c->f].loc;
+   size_t lo = 0, hi = r->nwait_locs;
+   while (lo < hi) {
+      size_t m = (lo + hi) / 2;
+      if (r->wait_locs[m] < loc) lo = m + 1; else hi = m;
+   }
+   if (lo == r->nwait_locs || r->wait_locs[lo] != loc) return 0;
+   return f_lock_free(t, L, c);
+}
+
