@@ -223,6 +223,12 @@ static void print_ranking(FILE *out, const cbt_suite *s)
       const cbt_test *t = &s->tests[bug->test];
       const cbt_run *r = &t->runs[bug->run];
       char w1[PATH_MAX + 32], wf[PATH_MAX + 32], w2[PATH_MAX + 32];
+      if (!strcmp(r->pattern, "explore")) { /* no e1, f, e2: its delay point */
+         fprintf(out, "  #%d  %.2f  %s on %s  d1 %s  (%s)\n", bug->rank,
+                 bug->score, r->pattern, r->variable,
+                 cbt_event_where(&r->e1, w1, sizeof w1), t->id);
+         continue;
+      }
       fprintf(out, "  #%d  %.2f  %s on %s  e1 %s  f %s  e2 %s  (%s)\n",
               bug->rank, bug->score, r->pattern, r->variable,
               cbt_event_where(&r->e1, w1, sizeof w1),

@@ -82,6 +82,10 @@ for src in "$CB_PROGRAM_SRC"/*.c; do
    OUT=$(cbtest -j 2 --timeout $TIMEOUT -o "$d" --explore --all-bugs --max-runs 20 -- \
          "$prog" 2>&1); RC=$?
    is "$RC" 1 "$name: --explore --all-bugs: exit 1"
+   # A delay schedule has no e1, f, e2: its rank line gives its delay point.
+   ranks=$(printf '%s\n' "$OUT" | grep -E '^  #[0-9]+ .* explore on ')
+   like "$ranks" "  explore on .*  d1 [^ ]+:[0-9]+  \(" "$name: Bugs by rank gives an explore bug's delay point"
+   unlike "$ranks" "explore on .* e1 " "$name: and no e1, f, e2 for it"
    want=$(cb_role_lines "$src" d1 | tr '\n' ' ')
    # Each BUG block as "PATTERN VAR D1-LINE REPRODUCE", one a line.
    blocks=$(printf '%s\n' "$OUT" | awk '
