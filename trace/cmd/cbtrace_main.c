@@ -13,13 +13,14 @@
 static const char usage[] =
     "usage: cbtrace record [-o trace.pb] [--instrument=default|main|all]\n"
     "                      [--parent-first] -- PROG [ARGS...]\n"
-    "       cbtrace dump [--header] trace.pb\n"
+    "       cbtrace dump [--header] trace.pb | sN.pb (what a schedule forces)\n"
     "       cbtrace stats trace.pb\n"
     "       cbtrace encode [-o trace.pb] RAW   (debugging: raw tool records)\n"
     "       cbtrace --help | --version | SUBCOMMAND --help\n"
     "\n"
     "Records one run of a C/pthreads program under the cbtools Valgrind tool\n"
-    "into a trace (protobuf chunks, proto/trace.proto), and shows traces.\n"
+    "into a trace (protobuf chunks, proto/trace.proto), and shows traces and\n"
+    "cbpredict's schedule files.\n"
     "\n"
     "Exit status:\n"
     "  record       the program's own exit status (128+N if signal N killed it);\n"
@@ -27,7 +28,7 @@ static const char usage[] =
     "               cbtrace says who waits for what); 2 if cbtrace itself\n"
     "               failed (usage, program missing or not executable, tool not\n"
     "               built, trace not writable).\n"
-    "  dump, stats  0 a whole trace; 3 a truncated trace, shown as far as it\n"
+    "  dump, stats  0 a whole trace (or schedule); 3 a truncated trace, shown as far as it\n"
     "               is whole (a warning on stderr says why); 2 bad usage or an\n"
     "               unreadable trace (missing, empty, not a trace, bad header).\n";
 
