@@ -28,9 +28,10 @@ static const char usage[] =
     "               cbtrace says who waits for what); 2 if cbtrace itself\n"
     "               failed (usage, program missing or not executable, tool not\n"
     "               built, trace not writable).\n"
-    "  dump, stats  0 a whole trace (or schedule); 3 a truncated trace, shown as far as it\n"
-    "               is whole (a warning on stderr says why); 2 bad usage or an\n"
-    "               unreadable trace (missing, empty, not a trace, bad header).\n";
+    "  dump, stats  0 a whole trace (or a schedule); 3 a truncated trace,\n"
+    "               shown as far as it is whole (a warning on stderr says\n"
+    "               why); 2 bad usage or an unreadable trace (missing, empty,\n"
+    "               not a trace, bad header) or a damaged schedule.\n";
 
 int main(int argc, char **argv)
 {
