@@ -188,9 +188,11 @@ typedef struct {
                                     schedule reproduces it when they agree */
    int violation;          /* cbreplay said the violation happened in the
                               run: 1 yes, 0 no (the failure came from
-                              elsewhere), -1 not said */
+                              elsewhere), -1 not said, CBT_LEFT_PATH not
+                              known (the run left the schedule's path) */
    size_t key;             /* its access pattern in cbt_suite.patterns */
 } cbt_run;
+#define CBT_LEFT_PATH (-2)
 
 /* A confirmed bug: runs of one test with the same pattern, variable and
  * three locations are one bug (T2/T3 and T3/T2 are the same mistake). */

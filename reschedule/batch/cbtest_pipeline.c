@@ -363,7 +363,9 @@ static void replay_facts(cbt_run *r)
          (void)sscanf(line, "  tail variant %d", &r->variant);
       if (!strncmp(line, "  the violation happened in this run: ", 38))
          r->violation = !strncmp(line + 38, "yes", 3) ? 1
-                        : !strncmp(line + 38, "no", 2) ? 0 : -1;
+                        : !strncmp(line + 38, "no", 2) ? 0
+                        : strstr(line + 38, "left the schedule's path") ? CBT_LEFT_PATH
+                        : -1;
       const char *failed = strstr(line, ", it failed ");
       if (sscanf(line, "  not reproduced: forced again %u", &n) == 1 &&
           failed && sscanf(failed, ", it failed %u", &m) == 1) {

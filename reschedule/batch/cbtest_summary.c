@@ -107,6 +107,10 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
    if (r->violation == 0 && strcmp(r->pattern, "DLK") && strcmp(r->pattern, "explore"))
       fprintf(out, ", though not by this violation, which did not happen: the "
                    "failure came from elsewhere in the interleaving its schedule forced");
+   if (r->violation == CBT_LEFT_PATH && strcmp(r->pattern, "explore"))
+      fprintf(out, ", after it left the schedule's path: whether this %s "
+                   "happened is not known", strcmp(r->pattern, "DLK") ? "violation"
+                                                                     : "deadlock");
    if (bug->nruns > 1)
       fprintf(out, " (%d schedules confirm it)", bug->nruns);
    fputc('\n', out);

@@ -151,6 +151,11 @@ missed*) # both fail; s1's violation did not happen, s2's did
    mk 2 1 --pattern ORD --variable b --e1 3:0:write:m.c:4:g --f 2:0:read:m.c:5:f \
       --e2 3:0:write:m.c:4:g
    ;;
+leftpath*) # fails after leaving the schedule's path
+   mk 1 1 --pattern ORD --variable cv --e1 2:0:unlock:l.c:7:f --f 3:0:signal:l.c:9:g \
+      --e2 2:0:unlock:l.c:7:f
+   : >"$dir/s1.pb.leftpath"
+   ;;
 buggy*)
    mk 1 1 --pattern RWW --variable balance --e1 2:0:read:bank.c:27:deposit \
       --f 3:1:write:bank.c:28:deposit --e2 2:1:write:bank.c:28:deposit \
@@ -183,6 +188,7 @@ rm -f "$RUNNING/$$"
 v=$(cat "$2.verdict" 2>/dev/null || echo 2)
 [ "$v" = 1 ] && echo "the forced run failed"
 [ -f "$2.noviolation" ] && echo "  the violation happened in this run: no (the failure came from elsewhere in the forced schedule)"
+[ -f "$2.leftpath" ] && echo "  the violation happened in this run: unknown (the run left the schedule's path, so the tool could not follow e1, f and e2)"
 [ "$v" = 1 ] && [ -f "$2.variant" ] &&
    echo "  tail variant $(cat "$2.variant") (x) of the schedule's 2 (2 tried)"
 [ "$v" = 1 ] && [ -f "$2.notagain" ] &&
@@ -379,6 +385,17 @@ chmod +x "$FAKE/progs/missed"
 (cd "$FAKE" && bin/cbtest -j 1 --all-bugs --no-explore -o missed-out -- progs/missed >missed.out 2>&1)
 like "$(grep -A2 '^Bugs by rank' "$FAKE/missed.out" | tr '\n' '~')" "~  #1  ([0-9.]+)  ORD on b .*~  #2  \1  RWR on a " \
    "the bug whose violation happened ranks first, the one whose did not after it (same score)"
+
+# A failure after the run left the schedule's path: its title is the
+# schedule's aim, which may not be what failed (trial 8's conn_recycle was
+# titled a lost wake-up): the summary says so.
+printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/leftpath"
+chmod +x "$FAKE/progs/leftpath"
+(cd "$FAKE" && bin/cbtest -j 1 --no-explore -o leftpath-out -- progs/leftpath >leftpath.out 2>&1)
+like "$(cat "$FAKE/leftpath.out")" "BUG ORD on cv .*: the forced run failed, after it left the schedule's path: whether this violation happened is not known" \
+   "a failure after the run left the schedule's path: the summary says the violation is not known"
+is "$(jget "$FAKE/leftpath-out/report.json" 'exists $d->{bugs}[0]{violation_happened} && !defined $d->{bugs}[0]{violation_happened} ? "null" : "not null"')" null \
+   "report.json: violation_happened null"
 
 # Two elements of one array that the same three lines reach are one bug,
 # named by the source's expression (trial 7's inv_reserve listed it twice).
