@@ -243,8 +243,12 @@ dl=0
 for sch in $(awk '$2 == "DLK" { print $1 }' "$TMP/journal.table"); do
    cbreplay --timeout 20 --schedule "$TMP/journal.s/$sch.pb" -- "$TMP/journal" \
       >"$TMP/journal.$sch.out" 2>&1
-   [ $? = 6 ] && dl=$((dl + 1))
+   [ $? = 6 ] && { dl=$((dl + 1)); dlout=$TMP/journal.$sch.out; }
 done
 ok "journal: a DLK schedule deadlocks the program (the latest instance of the nested locking)" [ "$dl" -ge 1 ]
 [ "$dl" -ge 1 ] || sed 's/^/# /' "$TMP/journal.table"
+# The deadlock is the inversion's violation: its row says so (its e2, the
+# second request, never completes).
+like "$(cat "${dlout:-/dev/null}")" "^s[0-9]+ +DLK .* deadlock +yes " \
+   "journal: the deadlocked run's row says the violation happened"
 done_testing
