@@ -19,36 +19,47 @@ static int cmp_loc(const void *a, const void *b) {
    return x < y ? -1 : x > y;
 }
 
-/* How far back from a wait a thread's critical section is looked for. */
-#define WAIT_SCAN 4096
+/* The reads a thread made since it last took, released or got back a
+ * lock, at most CHECK_READS of them (the last). */
+#define CHECK_READS 8
+typedef struct {
+   uint32_t locs[CHECK_READS], saved[CHECK_READS];
+   uint8_t n, nsaved, released; /* released: its last counted event was
+                                   an unlock, whose reads are saved */
+} reads_since;
 
 /* The code locations of the reads a thread makes in a critical section
  * that ends by waiting on a condition (its predicate's check), sorted,
- * without repeats; caller frees. */
+ * without repeats; caller frees.  One pass: a wait is recorded when it
+ * returns, right after (in its thread) the unlock that began it. */
 static uint32_t *wait_checks(const cb_trace *t, size_t *n) {
+   reads_since *th = cbp_xcalloc((size_t)t->nthreads + 1, sizeof *th);
    uint32_t *locs = NULL;
    size_t cap = 0, k = 0;
    for (size_t i = 0; i < t->nevents; i++) {
-      if (t->events[i].kind != CB_EV_COND_WAIT) continue;
-      uint32_t tid = t->events[i].tid;
-      /* The wait is recorded when it returns: back to the release that
-       * began it, then the reads before it down to the lock taken. */
-      int released = 0;
-      for (size_t j = i, seen = 0; j-- > 0 && seen < WAIT_SCAN; seen++) {
-         const cb_event *e = &t->events[j];
-         if (e->tid != tid) continue;
-         if (!released) {
-            if (e->kind != CB_EV_UNLOCK) break;
-            released = 1;
-            continue;
+      const cb_event *e = &t->events[i];
+      if (e->tid > t->nthreads || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
+         continue;
+      reads_since *h = &th[e->tid];
+      if (e->kind == CB_EV_COND_WAIT && h->released)
+         for (uint8_t j = 0; j < h->nsaved; j++) {
+            locs = cbp_grow(locs, &cap, k, sizeof *locs);
+            locs[k++] = h->saved[j];
          }
-         if (e->kind == CB_EV_LOCK || e->kind == CB_EV_COND_WAIT || e->kind == CB_EV_UNLOCK)
-            break;
-         if (e->kind != CB_EV_READ) continue;
-         locs = cbp_grow(locs, &cap, k, sizeof *locs);
-         locs[k++] = e->loc;
+      h->released = 0;
+      if (e->kind == CB_EV_READ) {
+         if (h->n == CHECK_READS) memmove(h->locs, h->locs + 1, (CHECK_READS - 1) * sizeof *h->locs);
+         h->locs[h->n < CHECK_READS ? h->n++ : CHECK_READS - 1] = e->loc;
+      } else if (e->kind == CB_EV_UNLOCK) {
+         memcpy(h->saved, h->locs, h->n * sizeof *h->locs);
+         h->nsaved = h->n;
+         h->released = 1;
+         h->n = 0;
+      } else if (e->kind == CB_EV_LOCK || e->kind == CB_EV_COND_WAIT) {
+         h->n = 0;
       }
    }
+   free(th);
    if (k > 1) qsort(locs, k, sizeof *locs, cmp_loc);
    size_t m = 0;
    for (size_t i = 0; i < k; i++)
