@@ -172,6 +172,32 @@ for f in "$TMP/flusher_fixed.d/s"/s*.pb; do
 done
 is "$held" 0 "flusher_fixed: no schedule stops the flusher in its critical section (the signaller takes its lock)"
 
+# ---- the flag signalled later --------------------------------------------------
+# main stores six statistics between setting quit and signalling: the
+# variant is written because the flusher's line is a predicate check (it
+# waited after reading quit in the recorded run: held_check.c), not because
+# a signal follows the store.  Prediction only (forcing it is the flusher's
+# case above).
+sed 's/^   __atomic_store_n(&lq.quit, 1, __ATOMIC_RELEASE);$/&\
+   for (int k = 0; k < 6; k++)\
+      ((volatile int *)stats)[k] = k;/
+     s/^static struct logq lq/int stats[8];\
+&/' "$TMP/flusher.c" >"$TMP/flusher2.c"
+for v in flusher2 flusher2_fixed; do
+   f=; [ $v = flusher2_fixed ] && f=-DFIXED
+   cc -O2 -g -pthread $f -o "$TMP/$v" "$TMP/flusher2.c" || { echo "Bail out! cannot build $v"; exit 1; }
+   d=$TMP/$v.d; rm -rf "$d"; mkdir -p "$d"
+   cbtrace record -o "$d/trace.pb" -- "$TMP/$v" >/dev/null 2>&1
+   cbpredict -o "$d/s" "$d/trace.pb" >"$d/predict.out" 2>&1
+   held=0
+   for f in "$d/s"/s*.pb; do
+      cbtrace dump "$f" | grep -q "no further, its locks held" && held=$((held + 1))
+   done
+   eval "held_$v=\$held"
+done
+ok "flusher2: a schedule stops the flusher just after its check ($held_flusher2)" [ "$held_flusher2" -ge 1 ]
+is "$held_flusher2_fixed" 0 "flusher2_fixed: none (main signals under the lock)"
+
 # ---- cbtrace dump of a schedule ---------------------------------------------
 s1=$TMP/flusher.d/s/s1.pb
 out=$(cbtrace dump "$s1" 2>&1); rc=$?
