@@ -69,41 +69,39 @@ static uint32_t *wait_checks(const cb_trace *t, size_t *n) {
 }
 
 /* Whether T1 takes none of the locks T2 holds at f on its way to e1 from
- * where the main tail leaves it at f (it would wait for T2 there). */
-#define HELD_SCAN 100000
-static int f_lock_free(const cb_trace *t, cbp_locks *L, const cbp_candidate *c) {
-   uint64_t stop = c->prefix[c->t1 - 1];
+ * where the main tail leaves it at f (it would wait for T2 there).  T1's
+ * events are found by the reads-from index, not by walking the trace past
+ * every other thread's. */
+#define HELD_SCAN 100000 /* T1's events looked at, at most */
+static int f_lock_free(const cbp_rf *rf, const cb_trace *t, cbp_locks *L,
+                       const cbp_candidate *c) {
+   uint64_t from = c->prefix[c->t1 - 1];
    for (uint32_t s = 0; s < c->through_f; s++)
       if (c->tail[s].tid == c->t1) {
          if (c->tail[s].count == CBP_RUN_OUT) return 0;
-         stop += c->tail[s].count;
+         from += c->tail[s].count;
       }
-   /* T1's events from there to e1, backwards. */
+   if (c->ce1 > from + HELD_SCAN) return 0; /* not tried */
    uint32_t n = cbp_locks_nheld(L, c->ls_f);
-   uint64_t k1 = c->ce1;
-   for (size_t i = c->e1, seen = 0; i-- > 0 && k1 > stop && seen < HELD_SCAN; seen++) {
-      const cb_event *e = &t->events[i];
-      if (e->tid != c->t1 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      k1--;
+   for (uint64_t k = from; k < c->ce1; k++) {
+      const cb_event *e = &t->events[cbp_rf_trace_index(rf, c->t1, k)];
       if (e->kind != CB_EV_LOCK) continue;
-      for (uint32_t k = 0; k < n; k++) {
+      for (uint32_t j = 0; j < n; j++) {
          const uint32_t *ah; uint32_t nah;
-         if (cbp_lock_addr(L, cbp_locks_held(L, c->ls_f, k, &ah, &nah)) == e->addr) return 0;
+         if (cbp_lock_addr(L, cbp_locks_held(L, c->ls_f, j, &ah, &nah)) == e->addr) return 0;
       }
    }
    return 1;
 }
 
 /* Whether T1 signals a condition within a few of its counted events after
- * e1 (a write): a flag set, then its waiters woken. */
+ * e1 (a write), taking no lock before: a flag set, then its waiters woken. */
 #define SIGNAL_NEAR 4
-static int signals_after(const cb_trace *t, const cbp_candidate *c) {
-   uint32_t k = 0;
-   for (size_t i = c->e1 + 1, seen = 0; i < t->nevents && seen < HELD_SCAN; i++, seen++) {
-      const cb_event *e = &t->events[i];
-      if (e->tid != c->t1 || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      if (e->kind == CB_EV_COND_SIGNAL) return 1;
-      if (++k > SIGNAL_NEAR || e->kind == CB_EV_LOCK) return 0;
+static int signals_after(const cbp_rf *rf, const cb_trace *t, const cbp_candidate *c) {
+   for (uint64_t k = c->ce1 + 1; k <= c->ce1 + SIGNAL_NEAR + 1; k++) {
+      uint64_t i = cbp_rf_trace_index(rf, c->t1, k);
+      if (i >= t->nevents || t->events[i].kind == CB_EV_LOCK) return 0;
+      if (t->events[i].kind == CB_EV_COND_SIGNAL) return 1;
    }
    return 0;
 }
@@ -115,9 +113,11 @@ static int signals_after(const cb_trace *t, const cbp_candidate *c) {
  * variable T1 then signals a condition about.  That is a lost wake-up:
  * the waiter checked, the other thread changes the predicate and signals
  * before the waiter's wait has begun. */
-int cbp_held_ok(const cb_trace *t, cbp_locks *L, cbp_result *r, const cbp_candidate *c) {
+int cbp_held_ok(const cb_trace *t, cbp_locks *L, const cbp_rf *rf, cbp_result *r,
+                const cbp_candidate *c) {
    if (c->pattern != CBP_ORD || !c->f_rel || t->events[c->f].kind != CB_EV_READ) return 0;
-   if (t->events[c->e1].kind == CB_EV_WRITE && signals_after(t, c)) return f_lock_free(t, L, c);
+   if (t->events[c->e1].kind == CB_EV_WRITE && signals_after(rf, t, c))
+      return f_lock_free(rf, t, L, c);
    if (!r->wait_locs_made) {
       r->wait_locs = wait_checks(t, &r->nwait_locs);
       r->wait_locs_made = 1;
@@ -129,6 +129,5 @@ int cbp_held_ok(const cb_trace *t, cbp_locks *L, cbp_result *r, const cbp_candid
       if (r->wait_locs[m] < loc) lo = m + 1; else hi = m;
    }
    if (lo == r->nwait_locs || r->wait_locs[lo] != loc) return 0;
-   return f_lock_free(t, L, c);
+   return f_lock_free(rf, t, L, c);
 }
-

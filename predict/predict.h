@@ -422,7 +422,9 @@ void cbp_alternates_build(const cb_trace *t, const cbp_escape *x, const struct c
 /* held_check.c: whether c gets the alternate tail F_HELD (a lost wake-up:
  * its f a waiter's predicate check under a lock T1 does not take); the
  * first call keeps the trace's predicate checks in r. */
-int cbp_held_ok(const cb_trace *t, cbp_locks *L, cbp_result *r, const cbp_candidate *c);
+struct cbp_rf;
+int cbp_held_ok(const cb_trace *t, cbp_locks *L, const struct cbp_rf *rf, cbp_result *r,
+                const cbp_candidate *c);
 void cbp_alternates_clear(cbp_candidate *c);
 
 /* ---- All passes (analyze.c) ------------------------------------------------ */

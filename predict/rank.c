@@ -197,7 +197,6 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
    k.rec = cbp_xcalloc(RANK_WINDOW, sizeof *k.rec);
    k.cnt = cbp_xcalloc(x->nthreads + 1, sizeof *k.cnt);
    ranked *o = cbp_xcalloc(r->n, sizeof *o);
-   int moved = 0;
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[i];
       o[i].at = i;
@@ -205,12 +204,11 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].again = c->again;
       o[i].dlk = c->pattern == CBP_DLK;
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
-      moved |= o[i].score != 0 || (o[i].dlk && i && !o[i - 1].dlk);
    }
-   if (moved) {
-      qsort(o, r->n, sizeof *o, cmp_ranked);
-      cbp_result_permute(r, &o[0].at, sizeof *o);
-   }
+   /* A total order (at breaks ties): candidates that nothing moves keep
+    * their places. */
+   qsort(o, r->n, sizeof *o, cmp_ranked);
+   cbp_result_permute(r, &o[0].at, sizeof *o);
    free(o);
    free(k.cnt); free(k.rec); free(k.w); free(k.wvar);
    cbp_map_free(&k.writer);

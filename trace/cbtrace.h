@@ -460,6 +460,9 @@ int cb_schedule_read(const char *path, cb_schedule **s, cb_error *err);
 int cb_schedule_read_mem(const void *data, size_t len, cb_schedule **s,
                          cb_error *err);
 void cb_schedule_free(cb_schedule *s);
+/* Whether the file at path starts as a schedule file does (its first
+ * bytes only: a trace of gigabytes is not read to find out). */
+int cb_is_schedule_file(const char *path);
 /* Tail variants (trace.proto): variant 0 is s->tail, named s->tail_name;
  * variant k >= 1 is s->variants[k-1].  Every schedule has at least one. */
 size_t cb_schedule_nvariants(const cb_schedule *s);

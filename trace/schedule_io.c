@@ -6,6 +6,7 @@
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,17 @@ int cb_schedule_read_mem(const void *data, size_t len, cb_schedule **s,
       return cb_fail(err, "out of memory");
    }
    return 0;
+}
+
+int cb_is_schedule_file(const char *path)
+{
+   unsigned char head[CB_MAGIC_LEN];
+   int fd = open(path, O_RDONLY | O_CLOEXEC);
+   if (fd < 0)
+      return 0;
+   ssize_t n = read(fd, head, sizeof head);
+   close(fd);
+   return n == (ssize_t)sizeof head && !memcmp(head, cb_sched_magic, sizeof head);
 }
 
 int cb_schedule_read(const char *path, cb_schedule **s, cb_error *err)

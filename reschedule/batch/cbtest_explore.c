@@ -17,12 +17,11 @@
  * After round 1 the test is recorded once more with the other order of
  * thread start (cbtrace record --parent-first, or without it when the
  * test's own recording used it), and that trace is predicted from next,
- * as a forced run's is, but uncomposed and with a seed of its own: under
- * Valgrind a new
- * thread mostly runs before its creator goes on, natively the creator
- * mostly does, and a bug at start-up or shut-down (a flag set and
- * signalled without the mutex, found while the workers still wait for
- * their first job) shows only in the other order.
+ * as a forced run's is, but uncomposed and taking no seed of the other
+ * rounds': under Valgrind a new thread mostly runs before its creator goes
+ * on, natively the creator mostly does, and a bug at start-up or
+ * shut-down (a flag set and signalled without the mutex, found while the
+ * workers still wait for their first job) shows only in the other order.
  * Each new schedule is taken into the test's schedule folder under the next
  * free number, so reports, --merge and the reproduce commands treat it as
  * any other; one whose ordering (cb_schedule_digest) was forced before is
@@ -65,6 +64,7 @@ typedef struct cbt_explore {
    int other;               /* the second recording: 0 not yet, 1 under
                                way, 2 done */
    int other_round;         /* this round predicts from it */
+   unsigned seeded;         /* rounds that took a seed of their own */
    char other_why[192];     /* why it gave no trace, or "" */
 } cbt_explore;
 
@@ -258,10 +258,10 @@ int cbt_explore_continue(cbt_suite *s, size_t ti)
    cbt_fmt(x->trace, sizeof x->trace, "%s", trace);
    cbt_fmt(x->dir, sizeof x->dir, "%s/explore/round-%u", t->dir, x->rounds);
    cbt_fmt(x->delays, sizeof x->delays, "%u", s->o->delays);
-   /* The second recording's round takes no seed of the others': theirs
-    * are what they were without it. */
+   /* The second recording's round takes no seed of the others' (it
+    * borrows the next one): theirs are what they were without it. */
    cbt_fmt(x->seed, sizeof x->seed, "%llu",
-           s->o->seed + x->rounds - 1 - (x->other == 2 && !x->other_round && !x->other_why[0]));
+           s->o->seed + (x->other_round ? x->seeded : x->seeded++));
    /* Round 1 (delays on the test's own trace) half of what is left; a
     * round from another trace, the second recording's or a forced run's,
     * an eighth: what it adds is the path that run took, a few schedules'

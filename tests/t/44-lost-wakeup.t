@@ -176,13 +176,18 @@ is "$held" 0 "flusher_fixed: no schedule stops the flusher in its critical secti
 # main stores six statistics between setting quit and signalling: the
 # variant is written because the flusher's line is a predicate check (it
 # waited after reading quit in the recorded run: held_check.c), not because
-# a signal follows the store.  Prediction only (forcing it is the flusher's
-# case above).
+# a signal follows the store.  main works a while before its first line, so
+# that the flusher waits in the recorded run (without it, a quiet machine
+# recorded it never waiting, 8 times of 8).  Prediction only (forcing it is
+# the flusher's case above).
 sed 's/^   __atomic_store_n(&lq.quit, 1, __ATOMIC_RELEASE);$/&\
    for (int k = 0; k < 6; k++)\
       ((volatile int *)stats)[k] = k;/
      s/^static struct logq lq/int stats[8];\
-&/' "$TMP/flusher.c" >"$TMP/flusher2.c"
+&/
+     s/^   pthread_create(&t, NULL, flusher, &lq);$/&\
+   for (volatile long w = 0; w < 2000000; w++)\
+      ;/' "$TMP/flusher.c" >"$TMP/flusher2.c"
 for v in flusher2 flusher2_fixed; do
    f=; [ $v = flusher2_fixed ] && f=-DFIXED
    cc -O2 -g -pthread $f -o "$TMP/$v" "$TMP/flusher2.c" || { echo "Bail out! cannot build $v"; exit 1; }
@@ -195,6 +200,7 @@ for v in flusher2 flusher2_fixed; do
    done
    eval "held_$v=\$held"
 done
+like "$(cbtrace dump "$TMP/flusher2.d/trace.pb")" " T2 wait " "flusher2: the flusher waited in the recorded run"
 ok "flusher2: a schedule stops the flusher just after its check ($held_flusher2)" [ "$held_flusher2" -ge 1 ]
 is "$held_flusher2_fixed" 0 "flusher2_fixed: none (main signals under the lock)"
 

@@ -366,13 +366,21 @@ OUT=$(cd "$FAKE" && bin/cbtest --instrument most -- progs/clean 2>&1); RC=$?
 is "$RC" 2 "--instrument most: exit 2"
 like "$OUT" "cbtest: --instrument wants default, main or all, not 'most'" "--instrument most: says why"
 
+# fake_test NAME [OPTIONS]: cbtest on a program the fake cbpredict knows by
+# its name (schedules and verdicts above); its summary in $FAKE/NAME.out,
+# its reports in $FAKE/NAME-out.
+fake_test() {
+   printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/$1"
+   chmod +x "$FAKE/progs/$1"
+   n=$1; shift
+   (cd "$FAKE" && bin/cbtest -j 1 "$@" -o "$n-out" -- "progs/$n" >"$n.out" 2>&1)
+}
+
 # A failure that did not come back when forced again does not end the
 # test's forcing: the next schedule is forced, and its bug (which does come
 # back) ends it.
-printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/once"
-chmod +x "$FAKE/progs/once"
 : >"$LOG"
-(cd "$FAKE" && bin/cbtest -j 1 -o once-out -- progs/once >once.out 2>&1)
+fake_test once
 is "$(grep -c '^cbreplay' "$LOG")" 2 "a failure not reproduced: the next schedule is forced, the one after its bug not"
 like "$(cat "$FAKE/once.out")" "1 not forced \(the test's bug was confirmed" "the third is counted as not forced"
 like "$(grep -A2 '^Bugs by rank' "$FAKE/once.out" | tr '\n' '~')" "~  #1  [0-9.]+  RWW on b .*~  #2  [0-9.]+  RWW on a " \
@@ -380,18 +388,14 @@ like "$(grep -A2 '^Bugs by rank' "$FAKE/once.out" | tr '\n' '~')" "~  #1  [0-9.]
 
 # Of two bugs of equal score, the one whose violation happened in its run
 # ranks first: the other's failure came from elsewhere.
-printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/missed"
-chmod +x "$FAKE/progs/missed"
-(cd "$FAKE" && bin/cbtest -j 1 --all-bugs --no-explore -o missed-out -- progs/missed >missed.out 2>&1)
+fake_test missed --all-bugs --no-explore
 like "$(grep -A2 '^Bugs by rank' "$FAKE/missed.out" | tr '\n' '~')" "~  #1  ([0-9.]+)  ORD on b .*~  #2  \1  RWR on a " \
    "the bug whose violation happened ranks first, the one whose did not after it (same score)"
 
 # A failure after the run left the schedule's path: its title is the
 # schedule's aim, which may not be what failed (trial 8's conn_recycle was
 # titled a lost wake-up): the summary says so.
-printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/leftpath"
-chmod +x "$FAKE/progs/leftpath"
-(cd "$FAKE" && bin/cbtest -j 1 --no-explore -o leftpath-out -- progs/leftpath >leftpath.out 2>&1)
+fake_test leftpath --no-explore
 like "$(cat "$FAKE/leftpath.out")" "BUG ORD on cv .*: the forced run failed, after it left the schedule's path: whether this violation happened is not known" \
    "a failure after the run left the schedule's path: the summary says the violation is not known"
 is "$(jget "$FAKE/leftpath-out/report.json" 'exists $d->{bugs}[0]{violation_happened} && !defined $d->{bugs}[0]{violation_happened} ? "null" : "not null"')" null \
@@ -399,9 +403,7 @@ is "$(jget "$FAKE/leftpath-out/report.json" 'exists $d->{bugs}[0]{violation_happ
 
 # Two elements of one array that the same three lines reach are one bug,
 # named by the source's expression (trial 7's inv_reserve listed it twice).
-printf '#!/bin/sh\nexit 0\n' >"$FAKE/progs/twoel"
-chmod +x "$FAKE/progs/twoel"
-(cd "$FAKE" && bin/cbtest -j 1 --all-bugs --no-explore -o twoel-out -- progs/twoel >twoel.out 2>&1)
+fake_test twoel --all-bugs --no-explore
 like "$(cat "$FAKE/twoel.out")" "BUG RWW on it->stock \(heap block of 144 bytes from inv.c:68, offset 40\): the forced run failed \(2 schedules confirm it\)" \
    "two elements reached by the same lines: one bug, confirmed by 2 schedules"
 like "$(cat "$FAKE/twoel.out")" "1 bug confirmed in 1 of 1 tests" "two elements: 1 bug counted"

@@ -22,8 +22,9 @@ static const char help[] =
     "Given a schedule file (cbpredict's sN.pb), prints what it forces:\n"
     "the pattern, e1, f and e2, each thread's prefix and each tail\n"
     "variant's steps.\n"
-    "Exit: 0 whole trace or a schedule; 3 truncated (printed as far as whole, warning on\n"
-    "stderr); 2 bad usage or unreadable trace.\n";
+    "Exit: 0 whole trace or a schedule; 3 truncated trace (printed as far\n"
+    "as whole, warning on stderr); 2 bad usage, unreadable trace or damaged\n"
+    "schedule.\n";
 
 static void print_header(const cb_trace *t)
 {
@@ -102,17 +103,16 @@ int cmd_dump(int argc, char **argv)
       cbt_error("dump", "no trace given (try cbtrace dump --help)");
       return CBTRACE_EXIT_USAGE;
    }
-   cb_schedule *s;
-   cb_error serr;
-   if (cb_schedule_read(path, &s, &serr) == 0) {
+   if (cb_is_schedule_file(path)) {
+      cb_schedule *s;
+      cb_error serr;
+      if (cb_schedule_read(path, &s, &serr) != 0) {
+         cbt_error("dump", "%s: %s", path, serr.msg);
+         return CBTRACE_EXIT_USAGE;
+      }
       cbt_print_schedule(s);
       cb_schedule_free(s);
       return fflush(stdout) == 0 ? CBTRACE_EXIT_OK : CBTRACE_EXIT_USAGE;
-   }
-   if (!strncmp(serr.msg, "damaged schedule", 16)) {
-      /* It is one, and damaged: the schedule reader says how. */
-      cbt_error("dump", "%s: %s", path, serr.msg);
-      return CBTRACE_EXIT_USAGE;
    }
    cb_trace t;
    if (cbt_read_trace("dump", path, &t) < 0)
