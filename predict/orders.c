@@ -407,8 +407,18 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
     * site with a recent slot, once seen, stays seen until the slot is
     * taken over, and need not be looked up again. */
    uint32_t site = e->loc < (1u << 26) && e->kind < 32 ? (e->loc << 5 | e->kind) + 1 : 0;
-   int mine = -1, oldest = 0;
+   int mine = -1, oldest = 0, by[ORD_RECENT];
+   /* Nearest first: of two threads that ran a's site (two workers of one
+    * start routine), the pair's one candidate is the later, the access no
+    * other thread's run of the site separates from b (a worker nobody
+    * joined, whose write main's read after the joins meets). */
    for (int k = 0; k < ORD_RECENT; k++) {
+      int j = k;
+      for (; j > 0 && rv[by[j - 1]].tidx < rv[k].tidx; j--) by[j] = by[j - 1];
+      by[j] = k;
+   }
+   for (int q = 0; q < ORD_RECENT; q++) {
+      int k = by[q];
       const access_rec *a = &rv[k];
       if (!a->used) { if (mine < 0) mine = k; continue; }
       if (a->tid == tid) { if (a->kind == e->kind) mine = k; continue; }

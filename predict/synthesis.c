@@ -107,9 +107,12 @@ static void make_consistent(const cbp_vclock *v, uint64_t *pre, uint32_t n) {
  * run in the tail is raised to the first cut that covers what the tail and
  * the raised prefixes need and where it holds no lock (it waits there while
  * the tail runs, and must not hold a lock T1 or T2 takes).  T1's and T2's
- * own prefixes are fixed by the pattern; when they would have to move, or
- * the tail runs a thread before an event it needs, the candidate is
- * dropped rather than written as a plan that cannot be followed. */
+ * own prefixes are fixed by the pattern up to their cuts: a raised prefix
+ * may need them further, but not past (main joins a worker it created
+ * after the unjoined one's cut: main runs through that create in the
+ * prefix, tail_raise).  When they would have to move further, or the tail
+ * runs a thread before an event it needs, the candidate is dropped rather
+ * than written as a plan that cannot be followed. */
 
 typedef struct { uint64_t lo, hi; } range; /* inclusive counts */
 typedef struct { range *v; size_t n, cap; } ranges;
@@ -156,10 +159,30 @@ static int in_tail(const cbp_candidate *c, uint32_t j) {
    return 0;
 }
 
-/* Raises the non-tail threads of c's prefix; NULL, or why it cannot be. */
+/* The cut T1 or T2 may be raised to so that its prefix covers its first
+ * `need` events: the first lock-free cut at or after need, if it is not
+ * past the thread's own cut (x1, x2); else NONE.  Only the pair of an
+ * atomicity or order violation moves: a deadlock's cycle is fixed. */
+static uint64_t tail_raise(const cbp_escape *x, const ranges *bad, const cbp_candidate *c,
+                           uint32_t j, uint64_t need) {
+   if (c->pattern == CBP_DLK || c->nmore || (j != c->t1 && j != c->t2)) return NONE;
+   uint64_t lim = j == c->t1 ? c->x1.count : c->x2.count;
+   if (c->t1 == c->t2 || need > lim) return NONE;
+   uint64_t to = next_cut(&bad[j], x->counted[j], need);
+   return to != NONE && to <= lim ? to : NONE;
+}
+
+typedef struct { uint32_t tid; uint64_t to; } raise_to; /* tid 0: none */
+
+/* Raises the non-tail threads of c's prefix; NULL, or why it cannot be.
+ * When a raised prefix waits for T1 or T2 past its cut but that thread
+ * may stop later, short of its own cut (tail_raise), *raise says where,
+ * and the caller builds the tail again from there: main's prefix that
+ * joins a worker created after T1's cut (the worker's start needs main's
+ * create, which the tail was to run). */
 static const char *close_prefix(const cbp_escape *x, const cbp_vclock *v,
                                 const ranges *bad, cbp_candidate *c,
-                                uint64_t *need, uint64_t *end) {
+                                uint64_t *need, uint64_t *end, raise_to *raise) {
    uint32_t n = x->nthreads;
    static char why[128];
    for (int changed = 1; changed;) {
@@ -175,6 +198,8 @@ static const char *close_prefix(const cbp_escape *x, const cbp_vclock *v,
             if (j == i || j > n || vc[q].count <= need[j]) continue;
             need[j] = vc[q].count;
             if (in_tail(c, j) && need[j] > c->prefix[j - 1]) {
+               uint64_t to = tail_raise(x, bad, c, j, need[j]);
+               if (to != NONE) *raise = (raise_to){j, to};
                snprintf(why, sizeof why, "the prefix of T%u waits for T%u past its cut", i, j);
                return why;
             }
@@ -363,6 +388,21 @@ static void drop(cbp_result *r, cbp_candidate *c, const char *why) {
    r->dropped_synth++;
 }
 
+/* The tail from c's prefix and the prefix closed over it; when a closed
+ * prefix needs more of T1 or T2 than they run in the prefix, and they may
+ * run that much there, again from the raised prefix.  Each round raises a
+ * count that is bounded by the thread's cut, so the rounds end. */
+static const char *tail_and_prefix(synth *S, cbp_candidate *c) {
+   for (;;) {
+      const char *why = build_tail(S, c);
+      if (why) return why;
+      raise_to r = {0, 0};
+      why = close_prefix(S->x, S->v, S->bad, c, S->need, S->end, &r);
+      if (!why || !r.tid || r.to <= c->prefix[r.tid - 1]) return why;
+      c->prefix[r.tid - 1] = r.to;
+   }
+}
+
 /* One candidate's schedule from its region I prefix; NULL, or why not. */
 static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
    uint32_t n = S->x->nthreads;
@@ -387,8 +427,7 @@ static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
             if (to < c->prefix[j - 1]) c->prefix[j - 1] = to;
          }
    make_consistent(S->v, c->prefix, n);
-   const char *why = build_tail(S, c);
-   if (!why) why = close_prefix(S->x, S->v, S->bad, c, S->need, S->end);
+   const char *why = tail_and_prefix(S, c);
    if (why) return why;
    /* The prefix runs its threads in whatever order the scheduler picks,
     * so what T1 and T2 run there races with the other threads' prefix
@@ -405,8 +444,7 @@ static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
    cbp_step *tail = c->tail; uint32_t ntail = c->ntail, through_f = c->through_f;
    c->tail = NULL; c->ntail = 0;
    lower_tail_threads(S, c);
-   why = build_tail(S, c);
-   if (!why) why = close_prefix(S->x, S->v, S->bad, c, S->need, S->end);
+   why = tail_and_prefix(S, c);
    if (why) {
       memcpy(c->prefix, saved, n * sizeof *saved);
       free(c->tail);
