@@ -307,7 +307,73 @@ static int write_delays(const cb_trace *t, cbp_analysis *a, cbp_explore_options 
    return rc ? 1 : 0;
 }
 
-int main(int argc, char **argv) {
+/* What the command line asks. */
+typedef struct {
+   cbp_options o;
+   const char *dir, *seen_path, *base_path, *path;
+   int json, partial, z3, explore;
+   cbp_z3_summary z3s;
+   size_t limit;              /* --max; (size_t)-1: none */
+   cbp_explore_options eo;
+   cb_hand_locks hand;        /* the program's own locks (cb_hand_locks_mark) */
+} cli;
+
+/* One option of getopt's; -1 to go on, else the exit code. */
+static int parse_option(int ch, const char *arg, char **argv, cli *c) {
+   unsigned long long v;
+   switch (ch) {
+   case 'o': c->dir = arg; break;
+   case 'j': c->json = 1; break;
+   case 'p': c->partial = 1; break;
+   case 'h': fputs(usage, stdout); return 0;
+   case 'z': c->z3 = 1; break;
+   case 'm':
+      if (parse_count(arg, &v)) return bad_usage("--max wants a number of schedules");
+      c->limit = (size_t)v; /* 0: write none, only report */
+      break;
+   case 'T':
+      if (parse_count(arg, &v) || v > 86400000ull)
+         return bad_usage("--z3-timeout wants milliseconds (0: no limit)");
+      c->z3s.timeout_ms = (unsigned)v;
+      break;
+   case 'W':
+      if (parse_count(arg, &v)) return bad_usage("--z3-window wants a number of events");
+      c->z3s.window = (size_t)v;
+      break;
+   case 'P':
+      if (parse_patterns(arg, &c->o.skip, &c->explore))
+         return bad_usage("--patterns wants a list of atomicity, deadlock, order, explore");
+      break;
+   case 'D': case 'S':
+      if (parse_count(arg, &v) || (ch == 'D' && (v < 1 || v > CBP_EXPLORE_MAX_DELAYS)))
+         return bad_usage(ch == 'D' ? "--delays wants a number of delays, 1 to 7"
+                                    : "--seed wants a number");
+      if (ch == 'D') c->eo.delays = (unsigned)v; else c->eo.seed = v;
+      break;
+   case 'F': c->seen_path = arg; break;
+   case 'B': c->base_path = arg; break;
+   case 'b':
+      if (!strcmp(arg, "functions")) c->o.blocks = CBP_BLOCKS_FUNCTIONS;
+      else if (!strcmp(arg, "markup")) c->o.blocks = CBP_BLOCKS_MARKUP;
+      else if (!strcmp(arg, "auto")) c->o.blocks = CBP_BLOCKS_AUTO;
+      else return bad_usage("--blocks wants functions, markup or auto");
+      break;
+   case ':': {
+      char m[160];
+      snprintf(m, sizeof m, "%s needs %s", argv[optind - 1], value_wanted(optopt));
+      return bad_usage(m);
+   }
+   default: {
+      char m[128];
+      snprintf(m, sizeof m, "unknown option %s", argv[optind - 1]);
+      return bad_usage(m);
+   }
+   }
+   return -1;
+}
+
+/* The command line into c; -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, cli *c) {
    static const struct option opts[] = {
       {"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
       {"max", required_argument, 0, 'm'},    {"blocks", required_argument, 0, 'b'},
@@ -317,222 +383,204 @@ int main(int argc, char **argv) {
       {"delays", required_argument, 0, 'D'},   {"seed", required_argument, 0, 'S'},
       {"seen", required_argument, 0, 'F'},    {"base", required_argument, 0, 'B'},
       {0, 0, 0, 0}};
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
-   const char *dir = NULL;
-   int json = 0, partial = 0, z3 = 0, ch;
-   cbp_z3_summary z3s;
-   memset(&z3s, 0, sizeof z3s);
-   z3s.timeout_ms = 2000;
-   z3s.window = 1000;
-   size_t limit = (size_t)-1;
-   cbp_explore_options eo = {0, 1, 0, NULL, 0};
-   const char *seen_path = NULL, *base_path = NULL;
-   int explore = 0;
+   memset(c, 0, sizeof *c);
+   c->o.blocks = CBP_BLOCKS_AUTO;
+   c->z3s.timeout_ms = 2000;
+   c->z3s.window = 1000;
+   c->limit = (size_t)-1;
+   c->eo.seed = 1;
    opterr = 0;
-   while ((ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
-      switch (ch) {
-      case 'o': dir = optarg; break;
-      case 'j': json = 1; break;
-      case 'p': partial = 1; break;
-      case 'h': fputs(usage, stdout); return 0;
-      case 'z': z3 = 1; break;
-      case 'm': {
-         unsigned long long v;
-         if (parse_count(optarg, &v)) return bad_usage("--max wants a number of schedules");
-         limit = (size_t)v; /* 0: write none, only report */
-         break;
-      }
-      case 'T': {
-         unsigned long long v;
-         if (parse_count(optarg, &v) || v > 86400000ull)
-            return bad_usage("--z3-timeout wants milliseconds (0: no limit)");
-         z3s.timeout_ms = (unsigned)v;
-         break;
-      }
-      case 'W': {
-         unsigned long long v;
-         if (parse_count(optarg, &v)) return bad_usage("--z3-window wants a number of events");
-         z3s.window = (size_t)v;
-         break;
-      }
-      case 'P':
-         if (parse_patterns(optarg, &o.skip, &explore))
-            return bad_usage("--patterns wants a list of atomicity, deadlock, order, "
-                             "explore");
-         break;
-      case 'D': case 'S': {
-         unsigned long long v;
-         if (parse_count(optarg, &v) || (ch == 'D' && (v < 1 || v > CBP_EXPLORE_MAX_DELAYS)))
-            return bad_usage(ch == 'D' ? "--delays wants a number of delays, 1 to 7"
-                                       : "--seed wants a number");
-         if (ch == 'D') eo.delays = (unsigned)v; else eo.seed = v;
-         break;
-      }
-      case 'F': seen_path = optarg; break;
-      case 'B': base_path = optarg; break;
-      case 'b':
-         if (!strcmp(optarg, "functions")) o.blocks = CBP_BLOCKS_FUNCTIONS;
-         else if (!strcmp(optarg, "markup")) o.blocks = CBP_BLOCKS_MARKUP;
-         else if (!strcmp(optarg, "auto")) o.blocks = CBP_BLOCKS_AUTO;
-         else return bad_usage("--blocks wants functions, markup or auto");
-         break;
-      case ':': {
-         char m[160];
-         snprintf(m, sizeof m, "%s needs %s", argv[optind - 1],
-                  value_wanted(optopt));
-         return bad_usage(m);
-      }
-      default: {
-         char m[128];
-         snprintf(m, sizeof m, "unknown option %s", argv[optind - 1]);
-         return bad_usage(m);
-      }
-      }
+   for (int ch; (ch = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1;) {
+      int rc = parse_option(ch, optarg, argv, c);
+      if (rc >= 0) return rc;
    }
    if (optind != argc - 1)
       return bad_usage(optind == argc ? "no trace given" : "one trace at a time");
-   if (explore && !eo.delays) eo.delays = 2;
-   if (seen_path && !eo.delays)
-      return bad_usage("--seen goes with --delays N");
-   const char *path = argv[optind];
-   double t0 = now();
-   uint64_t *seen = NULL;
-   if (seen_path) {
-      cb_error serr;
-      if (cb_ordering_read(seen_path, &seen, &eo.nseen, &serr)) {
-         fprintf(stderr, "cbpredict: cannot read --seen: %s\n", serr.msg);
-         return 2;
-      }
-      qsort(seen, eo.nseen, sizeof *seen, cmp_digest); /* for bsearch */
-      eo.seen = seen;
-   }
+   if (c->explore && !c->eo.delays) c->eo.delays = 2;
+   if (c->seen_path && !c->eo.delays) return bad_usage("--seen goes with --delays N");
+   c->path = argv[optind];
+   return -1;
+}
 
-   cb_trace t;
-   memset(&t, 0, sizeof t);
+/* The trace of path into t, whole (or, with --partial, as far as it is);
+ * 0, or the exit code, said on stderr. */
+static int load_trace(const char *path, int partial, cb_trace *t) {
+   memset(t, 0, sizeof *t);
    cb_error err;
-   if (cb_trace_read(path, &t, &err)) {
+   if (cb_trace_read(path, t, &err)) {
       fprintf(stderr, "cbpredict: cannot read %s: %s\n", path, err.msg);
       return 2;
    }
-   if (t.truncated && !partial) {
+   if (t->truncated && !partial) {
       fprintf(stderr, "cbpredict: %s is truncated or corrupt: %s (--partial predicts "
                       "from the %zu events before the damage)\n",
-              path, t.truncation[0] ? t.truncation : "cut short", t.nevents);
-      cb_trace_free(&t);
+              path, t->truncation[0] ? t->truncation : "cut short", t->nevents);
+      cb_trace_free(t);
       return 2;
    }
-   if (t.nevents == 0) {
+   if (t->nevents == 0) {
       fprintf(stderr, "cbpredict: %s: the trace holds no events\n", path);
-      cb_trace_free(&t);
+      cb_trace_free(t);
       return 2;
    }
-   /* Hand-made locks are locks before any pass looks at the trace. */
-   cb_hand_locks hand = cb_hand_locks_mark(&t);
-   cbp_analysis a;
-   cbp_analyze_candidates(&t, &o, &a);
-   size_t fresh = 0; /* candidates on lines --base never ran */
-   if (base_path && prefer_fresh(base_path, &t, &a, &fresh)) {
-      cbp_analysis_free(&a);
-      cb_trace_free(&t);
-      return 2;
-   }
-   /* Schedules are built only for the candidates that will be written;
-    * with --z3 each is first asked of Z3 (z3_predict.c). */
+   return 0;
+}
+
+/* The candidates' schedules: Z3's (--z3) or synthesis', built only for
+ * those that will be written; 0, or the exit code. */
+static int build(const cb_trace *t, cbp_analysis *a, cli *c, size_t fresh) {
    size_t built;
-   z3s.on_query = z3_progress;
+   c->z3s.on_query = z3_progress;
    z3_started = now();
-   z3_limit = limit;
-   int z3_failed = z3 && cbp_z3_build_schedules(&t, &a, limit, &z3s, &built);
+   z3_limit = c->limit;
+   int z3_failed = c->z3 && cbp_z3_build_schedules(t, a, c->limit, &c->z3s, &built);
    z3_progress_end();
    if (z3_failed) {
       fprintf(stderr, "cbpredict: cannot start Z3: out of memory\n");
-      cbp_analysis_free(&a);
-      cb_trace_free(&t);
       return 1;
    }
    /* With --base, the new path's violations are all built (up to
     * FRESH_BUILD) so that ranking picks the --max written among them: the
     * closest in the trace is not always the one that keeps the path. */
-   if (!z3) cbp_build_schedules(&t, &a, build_count(limit, fresh + eo.nseen), NULL, NULL);
-   if (a.x.active_threads == 0) {
-      fprintf(stderr, "cbpredict: %s: the trace has no threads\n", path);
-      cbp_analysis_free(&a);
-      cb_trace_free(&t);
+   if (!c->z3) cbp_build_schedules(t, a, build_count(c->limit, fresh + c->eo.nseen), NULL, NULL);
+   if (a->x.active_threads == 0) {
+      fprintf(stderr, "cbpredict: %s: the trace has no threads\n", c->path);
       return 2;
    }
+   return 0;
+}
 
-   char defdir[4096];
-   if (!dir) {
-      snprintf(defdir, sizeof defdir, "%s.schedules", path);
-      dir = defdir;
-   }
-   if (make_dir(dir)) {
-      fprintf(stderr, "cbpredict: cannot create %s: %s\n", dir, strerror(errno));
-      cbp_analysis_free(&a);
-      cb_trace_free(&t);
-      return 1;
-   }
-   remove_stale(dir);
-   cbp_rank(&t, &a.x, &a.r); /* schedule numbers: the likeliest first */
-
-   uint64_t written = 0;
+/* s1.pb, s2.pb, ... in dir, in rank order, at most --max, each ordering
+ * once and none that --seen holds; 0, or 1 when one cannot be written. */
+static int write_schedules(const cb_trace *t, cbp_analysis *a, const cli *c, const char *dir,
+                           uint64_t *written) {
    int rc = 0;
+   const uint64_t *seen = c->eo.seen;
+   size_t nseen = c->eo.nseen;
    /* Two candidates may come to one schedule (two variables of one
     * critical section): force each ordering once.  digests[k] is s(k+1)'s. */
-   uint64_t *digests = cbp_xcalloc(a.r.n + 1, sizeof *digests);
+   uint64_t *digests = cbp_xcalloc(a->r.n + 1, sizeof *digests);
    cbp_map byd;
    cbp_map_init(&byd, 256);
-   for (size_t i = 0; i < a.r.n && written < limit; i++) {
-      cbp_candidate *c = &a.r.c[i];
-      if (!c->built || c->dropped) continue;
-      uint64_t d = cbp_candidate_digest(&a.x, c);
-      if (eo.nseen && (bsearch(&d, seen, eo.nseen, sizeof *seen, cmp_digest) ||
-                       aimed_twice(&t, c, seen, eo.nseen))) {
-         a.r.seen_before++; /* an exploration round's --max is for new ones */
+   for (size_t i = 0; i < a->r.n && *written < c->limit; i++) {
+      cbp_candidate *cd = &a->r.c[i];
+      if (!cd->built || cd->dropped) continue;
+      uint64_t d = cbp_candidate_digest(&a->x, cd);
+      if (nseen && (bsearch(&d, seen, nseen, sizeof *seen, cmp_digest) ||
+                    aimed_twice(t, cd, seen, nseen))) {
+         a->r.seen_before++; /* an exploration round's --max is for new ones */
          continue;
       }
       uint32_t *slot = cbp_map_probe(&byd, d, digest_eq, digests, &d);
-      if (*slot) { a.r.same_order++; c->same_as = *slot; continue; }
-      digests[written] = d;
-      *slot = (uint32_t)(written + 1);
+      if (*slot) { a->r.same_order++; cd->same_as = *slot; continue; }
+      digests[*written] = d;
+      *slot = (uint32_t)(*written + 1);
       cbp_map_added(&byd, digest_hash, digests);
-      c->id = (uint32_t)(written + 1);
+      cd->id = (uint32_t)(*written + 1);
       char *p;
-      if (asprintf(&p, "%s/s%u.pb", dir, c->id) < 0) { rc = 1; break; }
-      int bad = cbp_schedule_write(&t, &a.x, c, p, &err);
+      if (asprintf(&p, "%s/s%u.pb", dir, cd->id) < 0) { rc = 1; break; }
+      cb_error err;
+      int bad = cbp_schedule_write(t, &a->x, cd, p, &err);
       free(p);
       if (bad) {
-         fprintf(stderr, "cbpredict: cannot write s%u.pb in %s: %s\n", c->id, dir, err.msg);
-         c->id = 0;
+         fprintf(stderr, "cbpredict: cannot write s%u.pb in %s: %s\n", cd->id, dir, err.msg);
+         cd->id = 0;
          rc = 1;
          break;
       }
-      written++;
+      (*written)++;
    }
    free(digests);
    cbp_map_free(&byd);
-   cbp_explore_result xr;
-   memset(&xr, 0, sizeof xr);
-   if (eo.delays && rc == 0) rc = write_delays(&t, &a, &eo, dir, limit, &written, &xr);
-   cbp_report_info info = {path, dir, now() - t0, written, NULL, z3 ? &z3s : NULL,
-                           eo.delays ? &xr : NULL, hand.words, hand.sems};
+   return rc;
+}
+
+/* The table or --json, with a note when there was nothing to predict. */
+static void report(const cb_trace *t, const cbp_analysis *a, const cli *c,
+                   cbp_report_info *info, const cbp_explore_result *xr) {
    char note[256];
-   if (a.x.active_threads == 1) {
+   if (a->x.active_threads == 1) {
       snprintf(note, sizeof note,
                "cbpredict: only one thread ran, so no other thread can break a "
                "block's atomicity: nothing to predict");
-      info.note = note;
-   } else if (!a.x.nshared && a.r.n == 0 && !xr.written) {
+      info->note = note;
+   } else if (!a->x.nshared && a->r.n == 0 && !xr->written) {
       snprintf(note, sizeof note,
                "cbpredict: no variable was touched by two threads and no locks were "
                "taken in opposite orders: nothing to predict");
-      info.note = note;
+      info->note = note;
    }
-   if (json) cbp_report_json(stdout, &t, &a.x, &a.r, &info);
-   else cbp_report_table(stdout, &t, &a.x, &a.r, &info);
+   if (c->json) cbp_report_json(stdout, t, &a->x, &a->r, info);
+   else cbp_report_table(stdout, t, &a->x, &a->r, info);
+}
+
+/* The schedule folder (default: TRACE.schedules), its old s*.pb gone;
+ * 0, or 1 (said on stderr). */
+static int schedule_dir(const cli *c, char *buf, size_t n, const char **dir) {
+   *dir = c->dir;
+   if (!*dir) {
+      snprintf(buf, n, "%s.schedules", c->path);
+      *dir = buf;
+   }
+   if (make_dir(*dir)) {
+      fprintf(stderr, "cbpredict: cannot create %s: %s\n", *dir, strerror(errno));
+      return 1;
+   }
+   remove_stale(*dir);
+   return 0;
+}
+
+/* The analysis, its schedules written and reported; the exit code. */
+static int predict(const cb_trace *t, cli *c, double t0) {
+   cbp_analysis a;
+   cbp_analyze_candidates(t, &c->o, &a);
+   size_t fresh = 0; /* candidates on lines --base never ran */
+   char defdir[4096];
+   const char *dir;
+   int rc = c->base_path && prefer_fresh(c->base_path, t, &a, &fresh) ? 2 : 0;
+   if (!rc) rc = build(t, &a, c, fresh);
+   if (!rc) rc = schedule_dir(c, defdir, sizeof defdir, &dir);
+   if (rc) {
+      cbp_analysis_free(&a);
+      return rc;
+   }
+   cbp_rank(t, &a.x, &a.r); /* schedule numbers: the likeliest first */
+   uint64_t written = 0;
+   rc = write_schedules(t, &a, c, dir, &written);
+   cbp_explore_result xr;
+   memset(&xr, 0, sizeof xr);
+   if (c->eo.delays && rc == 0) rc = write_delays(t, &a, &c->eo, dir, c->limit, &written, &xr);
+   cbp_report_info info = {c->path, dir, now() - t0, written, NULL, c->z3 ? &c->z3s : NULL,
+                           c->eo.delays ? &xr : NULL, c->hand.words, c->hand.sems};
+   report(t, &a, c, &info, &xr);
    cbp_explore_free(&xr);
-   free(seen);
    cbp_analysis_free(&a);
-   cb_trace_free(&t);
+   return rc;
+}
+
+int main(int argc, char **argv) {
+   cli c;
+   int rc = parse_args(argc, argv, &c);
+   if (rc >= 0) return rc;
+   double t0 = now();
+   uint64_t *seen = NULL;
+   if (c.seen_path) {
+      cb_error serr;
+      if (cb_ordering_read(c.seen_path, &seen, &c.eo.nseen, &serr)) {
+         fprintf(stderr, "cbpredict: cannot read --seen: %s\n", serr.msg);
+         return 2;
+      }
+      qsort(seen, c.eo.nseen, sizeof *seen, cmp_digest); /* for bsearch */
+      c.eo.seen = seen;
+   }
+   cb_trace t;
+   rc = load_trace(c.path, c.partial, &t);
+   if (!rc) {
+      /* Hand-made locks are locks before any pass looks at the trace. */
+      c.hand = cb_hand_locks_mark(&t);
+      rc = predict(&t, &c, t0);
+      cb_trace_free(&t);
+   }
+   free(seen);
    return rc;
 }
