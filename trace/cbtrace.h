@@ -265,6 +265,12 @@ int cb_source_expr_in(const char *const *lines, size_t n, const char *alloc_line
  * reaches it ("names[2]"), whatever other fields they reach too. */
 int cb_source_expr_of(const char *const *lines, size_t n, const char *name,
                       char *out, size_t len);
+/* The member of the variable `owner` that every line reaches through it
+ * (`b.refs` of a function's `static struct buf b`, which the debug
+ * information does not describe), when exactly one is; 0 for a member
+ * reached through anything else (`p->refs` may be another object's). */
+int cb_source_member_of(const char *const *lines, size_t n, const char *owner,
+                        char *out, size_t len);
 /* The source line of location loc, read once per trace (cb_source_line,
  * from the folder the debug information gives or as named); NULL when
  * there is none to quote. */

@@ -367,8 +367,12 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
    const cb_variable *v = find_variable(t, addr);
    const cb_symbol *s = v ? NULL : find_symbol(t, addr);
    /* Inside a variable: at an offset (at 0 a line's `items[i]` may be an
-    * element of what a pointer variable points to, not the variable). */
-   int inside = (v && v->offset) || (s && addr != s->address);
+    * element of what a pointer variable points to, not the variable), or
+    * at 0 by an access narrower than the symbol: a struct's first member
+    * (`b->refs` of a static `struct buf b`, named `b` before). */
+   unsigned bytes = n && events[0] < t->nevents ? CB_SIZE_BYTES(t->events[events[0]].size) : 0;
+   int inside = (v && v->offset) || (s && addr != s->address) ||
+                (s && s->size && bytes && bytes < s->size);
    const cb_alloc_span *a = inside || v || s ? NULL : find_alloc(t, addr, index);
    if ((!inside && !a) || n > 8)
       return buf;
@@ -386,8 +390,8 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
    char sym[256];
    if (s)
       snprintf(sym, sizeof sym, "%.*s", static_local_len(s->name), s->name);
-   if (!(inside ? cb_source_expr_of(lines, n, v ? v->name : sym, expr,
-                                    sizeof expr)
+   if (!(inside ? cb_source_expr_of(lines, n, v ? v->name : sym, expr, sizeof expr) ||
+                      (s && cb_source_member_of(lines, n, sym, expr, sizeof expr))
                 : cb_source_expr_in(lines, n,
                                     cb_location_source(t, t->events[a->index].loc),
                                     expr, sizeof expr)))

@@ -35,6 +35,7 @@ typedef struct {
 typedef struct {
    expr_key k[MAX_KEYS];
    size_t n;
+   const char *dot_root; /* also `root.member` chains of this variable, or NULL */
 } line_keys;
 
 static int is_id(int c) { return isalnum(c) || c == '_'; }
@@ -235,7 +236,9 @@ static size_t chain_at(const char *s, size_t i, line_keys *lk)
    }
    char key[KEY_LEN] = "", show[KEY_LEN * 2] = "";
    append_chain(show, sizeof show, s, start, end);
-   if (last_arrow != (size_t)-1 || index) {
+   int of_root = lk->dot_root && end > id_end && strlen(lk->dot_root) == id_end - start &&
+                 strncmp(s + start, lk->dot_root, id_end - start) == 0;
+   if (last_arrow != (size_t)-1 || index || of_root) {
       add_key(lk, last_member(s, start, end, key, sizeof key), show);
    } else if (end == id_end && start > 0 && s[skip_blanks(s, end)] != '(') {
       size_t b = start;
@@ -312,7 +315,7 @@ static int reached_through(const char *show, const char *owner)
  * identifier the block was stored in when allocated), two or more fields
  * on every line are narrowed to those reached through it. */
 static int find_expr(const char *const *lines, size_t n, const char *want,
-                     const char *owner, char *out, size_t len)
+                     const char *owner, const char *dot_root, char *out, size_t len)
 {
    line_keys *lk = calloc(n ? n : 1, sizeof *lk);
    if (!lk || len == 0) {
@@ -321,6 +324,7 @@ static int find_expr(const char *const *lines, size_t n, const char *want,
    }
    size_t first = n;
    for (size_t i = 0; i < n; i++) {
+      lk[i].dot_root = dot_root;
       keys_of(lines[i] ? lines[i] : "", &lk[i]);
       if (lk[i].n && first == n)
          first = i;
@@ -362,12 +366,12 @@ int cb_source_expr_in(const char *const *lines, size_t n, const char *alloc_line
 {
    char owner[KEY_LEN];
    stored_in(alloc_line, owner, sizeof owner);
-   return find_expr(lines, n, NULL, owner, out, len);
+   return find_expr(lines, n, NULL, owner, NULL, out, len);
 }
 
 int cb_source_expr(const char *const *lines, size_t n, char *out, size_t len)
 {
-   return find_expr(lines, n, NULL, NULL, out, len);
+   return find_expr(lines, n, NULL, NULL, NULL, out, len);
 }
 
 int cb_source_expr_of(const char *const *lines, size_t n, const char *name,
@@ -378,7 +382,18 @@ int cb_source_expr_of(const char *const *lines, size_t n, const char *name,
    size_t end = strlen(name);
    return end > 0 && find_expr(lines, n, last_member(name, 0, end, want,
                                                      sizeof want),
-                               NULL, out, len);
+                               NULL, NULL, out, len);
+}
+
+int cb_source_member_of(const char *const *lines, size_t n, const char *owner,
+                        char *out, size_t len)
+{
+   char expr[KEY_LEN * 4];
+   if (!*owner || !find_expr(lines, n, NULL, owner, owner, expr, sizeof expr) ||
+       !reached_through(expr, owner))
+      return 0;
+   snprintf(out, len, "%s", expr);
+   return 1;
 }
 
 const char *cb_location_source(const cb_trace *ct, uint32_t loc)
