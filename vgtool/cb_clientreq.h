@@ -81,13 +81,17 @@ typedef enum {
                            when not 0: the static result the call filled,
                            of size bytes, to name.  A counted event: the
                            wrapper asks for its turn just before */
-   CB_REQ_LIBC_MEM      /* (addr, CB_EV_READ or CB_EV_WRITE | len << 8,
+   CB_REQ_LIBC_MEM,     /* (addr, CB_EV_READ or CB_EV_WRITE | len << 8,
                            caller): a C library string or memory function
                            reads or writes len bytes of the program's
                            memory at addr (cb_preload_strmem.c).  A counted
                            event: the wrapper asks for its turn just
                            before.  (0, 0): 1 when the tool takes them (not
                            with --instrument=all) */
+   CB_REQ_TIMEOUT_MAY_FIRE /* () a timed wait's deadline passed: 1 (as
+                           CB_REQ_MAY_I answers, CB_MAY_I_FREE with it)
+                           once no thread is held back, 0 while the forced
+                           schedule runs (cb_preload.c, cb_cond_wait_on) */
 } cb_client_request;
 
 /* The hidden state of the C library that CB_REQ_LIBC_STATE names: one id

@@ -9,11 +9,26 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <errno.h>
 #include <sched.h>
+#include <threads.h>
+#include <time.h>
 #include "cb_preload.h"
 
 int cb_turns_free;
 int cb_slots_on;
+
+/* When the library was loaded, and in replay how long it was until every
+ * turn was the process's own (nanoseconds, CLOCK_MONOTONIC): the time the
+ * forced schedule ran, which a timed wait does not count
+ * (cb_cond_wait_on); 0 in record mode. */
+static struct timespec cb_loaded_at;
+static long long cb_plan_ns;
+
+__attribute__((constructor)) static void cb_note_loaded(void)
+{
+   clock_gettime(CLOCK_MONOTONIC, &cb_loaded_at);
+}
 
 /* This thread's lock slot (CB_MAY_I_SLOTS), and whether the tool knows
  * where it is.  Initial-exec: a preloaded library's TLS is static, and a
@@ -265,17 +280,108 @@ void cb_cond_wait_leave(UWord c, void *cv, void *m, int woken,
 static void cb_pthread_release(void *m) { pthread_mutex_unlock(m); }
 static void cb_pthread_retake(void *m) { pthread_mutex_lock(m); }
 
-int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
-                     UWord clock, const void *ts)
+/* The real wait: untimed (nargs 2), timed (3) or on a clock (4). */
+static int cb_cond_call(OrigFn fn, void *cv, void *m, UWord nargs, UWord clock,
+                        const void *ts)
 {
    int r;
-   cb_cond_wait_enter(c, cv, m, nargs == 2);
    if (nargs == 4)
       CALL_FN_W_WWWW(r, fn, cv, m, clock, ts);
    else if (nargs == 3)
       CALL_FN_W_WWW(r, fn, cv, m, ts);
    else
       CALL_FN_W_WW(r, fn, cv, m);
+   return r;
+}
+
+static long long cb_ns_since(const struct timespec *a)
+{
+   struct timespec now;
+   clock_gettime(CLOCK_MONOTONIC, &now);
+   return (now.tv_sec - a->tv_sec) * 1000000000LL + (now.tv_nsec - a->tv_nsec);
+}
+
+/* ts (a deadline in the condition's own clock, REALTIME or whatever it
+ * was made with) moved on by ns. */
+static struct timespec cb_deadline_plus(const struct timespec *ts, long long ns)
+{
+   struct timespec d;
+   d.tv_sec = ts->tv_sec + (time_t)(ns / 1000000000LL);
+   d.tv_nsec = ts->tv_nsec + (long)(ns % 1000000000LL);
+   if (d.tv_nsec >= 1000000000L) {
+      d.tv_sec++;
+      d.tv_nsec -= 1000000000L;
+   }
+   return d;
+}
+
+static int cb_timed_out(int r) { return r == ETIMEDOUT || r == thrd_timedout; }
+
+/* Signals and broadcasts sent, by condition (hashed; a collision only
+ * wakes a wait spuriously): a wait that went on past its deadline takes
+ * one sent meanwhile for its wake-up, which it may have missed between
+ * two of its steps (cb_cond_wait_on). */
+#define CB_SIG_BUCKETS 64
+static unsigned cb_sig_seq[CB_SIG_BUCKETS];
+
+static unsigned *cb_sig_bucket(const void *cv)
+{
+   return &cb_sig_seq[((UWord)cv >> 4) % CB_SIG_BUCKETS];
+}
+
+void cb_note_free(int forced)
+{
+   if (forced)
+      __atomic_store_n(&cb_plan_ns, cb_ns_since(&cb_loaded_at), __ATOMIC_RELAXED);
+}
+
+/* The time a forced schedule holds threads back is time the program would
+ * not have waited natively: a worker whose 1 s deadline passed because
+ * the plan held main for 2 s before its broadcast, or held the worker
+ * itself between reading the clock and waiting, is no bug of the
+ * program's (trial 9's event_reset twin deadlocked so: the worker gave
+ * up, and main waited for it to start).  So a timed wait whose deadline
+ * passed (r) while the plan runs goes on, a step at a time (a spurious
+ * wake-up to the caller, at worst), until the plan lets every thread go;
+ * then the deadline counts without the plan's time, once.  A plan that
+ * waits for this very thread meanwhile stalls, and the run is judged
+ * infeasible: the recorded run's wait may have been woken by a thread
+ * the plan's counts hold at the wrong place (a loop that read a flag
+ * more times than recorded), and a timeout there is a path of the
+ * plan's making.  In record mode there is no plan, and the wait ends as
+ * it did.  The condition's clock (REALTIME, or whatever it was made
+ * with) moves on as CLOCK_MONOTONIC does. */
+static int cb_cond_wait_on(OrigFn fn, void *cv, void *m, UWord nargs, UWord clock,
+                           const struct timespec *ts, unsigned seq0, int r)
+{
+   struct timespec m0;
+   clock_gettime(CLOCK_MONOTONIC, &m0);
+   unsigned *seq = cb_sig_bucket(cv);
+   while (cb_timed_out(r) && !cb_free_running() &&
+          !cb_answer(REQ_EXPR(CB_REQ_TIMEOUT_MAY_FIRE, 0, 0))) {
+      if (__atomic_load_n(seq, __ATOMIC_ACQUIRE) != seq0)
+         return 0; /* woken: by a signal it may have missed between steps */
+      struct timespec later = cb_deadline_plus(ts, cb_ns_since(&m0) + 20000000LL);
+      r = cb_cond_call(fn, cv, m, nargs, clock, &later);
+   }
+   long long plan = __atomic_load_n(&cb_plan_ns, __ATOMIC_RELAXED);
+   if (cb_timed_out(r) && cb_free_running() && plan > 1000000LL) {
+      if (__atomic_load_n(seq, __ATOMIC_ACQUIRE) != seq0)
+         return 0;
+      struct timespec later = cb_deadline_plus(ts, plan);
+      r = cb_cond_call(fn, cv, m, nargs, clock, &later);
+   }
+   return r;
+}
+
+int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
+                     UWord clock, const void *ts)
+{
+   cb_cond_wait_enter(c, cv, m, nargs == 2);
+   unsigned seq0 = __atomic_load_n(cb_sig_bucket(cv), __ATOMIC_ACQUIRE);
+   int r = cb_cond_call(fn, cv, m, nargs, clock, ts);
+   if (nargs != 2 && cb_timed_out(r))
+      r = cb_cond_wait_on(fn, cv, m, nargs, clock, ts, seq0, r);
    cb_cond_wait_leave(c, cv, m, r == 0, cb_pthread_release,
                       cb_pthread_retake);
    return r;
@@ -297,6 +403,7 @@ int cb_cond_signal_any(OrigFn fn, UWord c, void *cv, UWord broadcast)
    int r;
    cb_turn(c);
    REQ(CB_REQ_COND_SIGNAL, cv, broadcast, c);
+   __atomic_fetch_add(cb_sig_bucket(cv), 1, __ATOMIC_RELEASE);
    CALL_FN_W_W(r, fn, cv);
    /* Sent: a wait that begins from now on cannot be woken by it (the
     * deadlock check, cb_deadlock.c). */

@@ -35,6 +35,10 @@
 extern CB_HIDDEN int cb_turns_free;
 /* Set with it in record mode when the answer also has CB_MAY_I_SLOTS. */
 extern CB_HIDDEN int cb_slots_on;
+/* How long the process ran before every turn became its own, when a
+ * forced schedule held it (replay; record mode answers with SLOTS): the
+ * plan's time, which timed waits do not count (cb_preload.c). */
+CB_HIDDEN void cb_note_free(int forced);
 
 static inline int cb_free_running(void)
 {
@@ -46,8 +50,9 @@ static inline UWord cb_answer(UWord a)
 {
    if (a & CB_MAY_I_SLOTS)
       __atomic_store_n(&cb_slots_on, 1, __ATOMIC_RELAXED);
-   if (a & CB_MAY_I_FREE)
-      __atomic_store_n(&cb_turns_free, 1, __ATOMIC_RELAXED);
+   if ((a & CB_MAY_I_FREE) && !__atomic_load_n(&cb_turns_free, __ATOMIC_RELAXED) &&
+       !__atomic_exchange_n(&cb_turns_free, 1, __ATOMIC_RELAXED))
+      cb_note_free(!(a & CB_MAY_I_SLOTS));
    return a;
 }
 

@@ -524,6 +524,9 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       /* args[1]: caller, or 0 for calls that always count (create). */
       *ret = cb_answer(cb_may_i(t, args[1]));
       break;
+   case CB_REQ_TIMEOUT_MAY_FIRE: /* only once the plan let every thread go */
+      *ret = cb_answer(!cb_replaying || cb_replay_released());
+      break;
    case CB_REQ_MAY_I_WAIT:
    case CB_REQ_WAIT:
    case CB_REQ_WAIT_END:
