@@ -68,8 +68,10 @@ typedef enum {
    CB_REQ_UNWATCHED_END,   /* () */
    CB_REQ_LOCK_SLOT,    /* (cb_lock_slot *): the calling thread's slot,
                            once, before its first use (CB_MAY_I_SLOTS) */
-   CB_REQ_EXIT_HOLD,    /* () in exit(): 1 while another thread of the
-                           program may still run (cb_exit_may_wait) */
+   CB_REQ_EXIT_HOLD,    /* (at_exit_) in exit(): 1 while another thread
+                           of the program may still run (cb_exit_may_wait);
+                           in _exit() (1), only while a forced schedule
+                           runs */
    CB_REQ_PARENT_FIRST, /* () in pthread_create: how many times a new
                            thread yields before its start routine
                            (--cb-parent-first; 0 in replay) */

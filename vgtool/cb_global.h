@@ -163,6 +163,7 @@ typedef struct {
                             signal may still be on its way (cb_deadlock.c) */
    Bool    signal_all;   /* that signal is a broadcast */
    Bool    signal_spent; /* a wait it may have ended has ended */
+   Bool    exiting;      /* holds its exit for the others (cb_exit_may_wait) */
    Bool    exit_called;  /* it made the exit system call: its end is its
                             own, not a tear-down of the process */
    UInt    unwatched;    /* depth of modelled calls it runs the real code
@@ -285,7 +286,7 @@ void cb_deadlock_check(void);
 /* Whether t, in exit(), should let the program's other threads run on
  * first: one of them is alive and not surely blocked (cb_preload_misc.c's
  * exit wrapper asks, CB_REQ_EXIT_HOLD). */
-Bool cb_exit_may_wait(const CbThread *t);
+Bool cb_exit_may_wait(CbThread *t);
 /* --cb-parent-first=N (cb_main.c): record mode's new threads yield N times
  * before their start routine (cb_preload.c, cb_create). */
 extern Long cb_opt_parent_first;

@@ -567,8 +567,8 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
    case CB_REQ_LIBC_MEM:
       cb_req_libc_mem(tid, t, args, ret);
       break;
-   case CB_REQ_EXIT_HOLD:
-      *ret = cb_exit_may_wait(t);
+   case CB_REQ_EXIT_HOLD: /* args[1]: 1 at _exit, only while a plan runs */
+      *ret = (!args[1] || (cb_replaying && !cb_replay_released())) && cb_exit_may_wait(t);
       break;
    case CB_REQ_PARENT_FIRST:
       *ret = cb_replaying ? 0 : (UWord)cb_opt_parent_first;
