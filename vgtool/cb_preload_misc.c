@@ -58,12 +58,17 @@ static int cb_pthread_kill(OrigFn fn, UWord c, pthread_t t, UWord sig)
  * schedule exposed goes unseen (the recorded run misses the threads
  * that had not started, too).  Holding the exit is one interleaving the
  * program allows: the others were only slow. */
+static void cb_exit_hold(UWord at_exit_)
+{
+   const struct timespec ms = {0, 1000000};
+   for (int i = 0; i < 1000 && REQ_EXPR(CB_REQ_EXIT_HOLD, at_exit_, 0); i++)
+      nanosleep(&ms, NULL);
+}
+
 static void cb_exit(OrigFn fn, UWord c, int status)
 {
    (void)c;
-   const struct timespec ms = {0, 1000000};
-   for (int i = 0; i < 1000 && REQ_EXPR(CB_REQ_EXIT_HOLD, 0, 0); i++)
-      nanosleep(&ms, NULL);
+   cb_exit_hold(0);
    CALL_FN_v_W(fn, status);
 }
 
@@ -76,9 +81,7 @@ static void cb_exit(OrigFn fn, UWord c, int status)
 static void cb__exit(OrigFn fn, UWord c, int status)
 {
    (void)c;
-   const struct timespec ms = {0, 1000000};
-   for (int i = 0; i < 1000 && REQ_EXPR(CB_REQ_EXIT_HOLD, 1, 0); i++)
-      nanosleep(&ms, NULL);
+   cb_exit_hold(1);
    CALL_FN_v_W(fn, status);
 }
 
