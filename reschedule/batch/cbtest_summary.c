@@ -108,9 +108,9 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
       fprintf(out, ", though not by this violation, which did not happen: the "
                    "failure came from elsewhere in the interleaving its schedule forced");
    if (r->violation == CBT_LEFT_PATH && strcmp(r->pattern, "explore"))
-      fprintf(out, ", after it left the schedule's path: whether this %s "
-                   "happened is not known", strcmp(r->pattern, "DLK") ? "violation"
-                                                                     : "deadlock");
+      fprintf(out, ", after it left the schedule's path: the failure is the "
+                   "program's own, but whether this %s led to it is not known",
+              strcmp(r->pattern, "DLK") ? "violation" : "inversion");
    if (bug->nruns > 1)
       fprintf(out, " (%d schedules confirm it)", bug->nruns);
    fputc('\n', out);

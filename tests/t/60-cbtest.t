@@ -396,7 +396,7 @@ like "$(grep -A2 '^Bugs by rank' "$FAKE/missed.out" | tr '\n' '~')" "~  #1  ([0-
 # schedule's aim, which may not be what failed (trial 8's conn_recycle was
 # titled a lost wake-up): the summary says so.
 fake_test leftpath --no-explore
-like "$(cat "$FAKE/leftpath.out")" "BUG ORD on cv .*: the forced run failed, after it left the schedule's path: whether this violation happened is not known" \
+like "$(cat "$FAKE/leftpath.out")" "BUG ORD on cv .*: the forced run failed, after it left the schedule's path: the failure is the program's own, but whether this violation led to it is not known" \
    "a failure after the run left the schedule's path: the summary says the violation is not known"
 is "$(jget "$FAKE/leftpath-out/report.json" 'exists $d->{bugs}[0]{violation_happened} && !defined $d->{bugs}[0]{violation_happened} ? "null" : "not null"')" null \
    "report.json: violation_happened null"
