@@ -343,7 +343,8 @@ void cb_note_free(int forced)
  * up, and main waited for it to start).  So a timed wait whose deadline
  * passed (r) while the plan runs goes on, a step at a time (a spurious
  * wake-up to the caller, at worst), until the plan lets every thread go;
- * then the deadline counts without the plan's time, once.  A plan that
+ * then the deadline counts without the plan's time, once a thread (a
+ * signal of the condition meanwhile ends the wait as a wake-up).  A plan that
  * waits for this very thread meanwhile stalls, and the run is judged
  * infeasible: the recorded run's wait may have been woken by a thread
  * the plan's counts hold at the wrong place (a loop that read a flag
@@ -364,8 +365,12 @@ static int cb_cond_wait_on(OrigFn fn, void *cv, void *m, UWord nargs, UWord cloc
       struct timespec later = cb_deadline_plus(ts, cb_ns_since(&m0) + 20000000LL);
       r = cb_cond_call(fn, cv, m, nargs, clock, &later);
    }
+   /* Once per thread: a thread that polls with short timeouts would
+    * otherwise wait the plan's time again at every poll after it. */
+   static __thread int given_back;
    long long plan = __atomic_load_n(&cb_plan_ns, __ATOMIC_RELAXED);
-   if (cb_timed_out(r) && cb_free_running() && plan > 1000000LL) {
+   if (cb_timed_out(r) && cb_free_running() && plan > 1000000LL && !given_back) {
+      given_back = 1;
       if (__atomic_load_n(seq, __ATOMIC_ACQUIRE) != seq0)
          return 0;
       struct timespec later = cb_deadline_plus(ts, plan);
