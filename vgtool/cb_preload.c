@@ -370,9 +370,9 @@ static int cb_cond_wait_on(OrigFn fn, void *cv, void *m, UWord nargs, UWord cloc
    static __thread int given_back;
    long long plan = __atomic_load_n(&cb_plan_ns, __ATOMIC_RELAXED);
    if (cb_timed_out(r) && cb_free_running() && plan > 1000000LL && !given_back) {
-      given_back = 1;
       if (__atomic_load_n(seq, __ATOMIC_ACQUIRE) != seq0)
-         return 0;
+         return 0; /* a wake-up, which gives back nothing yet */
+      given_back = 1;
       struct timespec later = cb_deadline_plus(ts, plan);
       r = cb_cond_call(fn, cv, m, nargs, clock, &later);
    }
