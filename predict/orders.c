@@ -407,18 +407,8 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
     * site with a recent slot, once seen, stays seen until the slot is
     * taken over, and need not be looked up again. */
    uint32_t site = e->loc < (1u << 26) && e->kind < 32 ? (e->loc << 5 | e->kind) + 1 : 0;
-   int mine = -1, oldest = 0, by[ORD_RECENT];
-   /* Nearest first: of two threads that ran a's site (two workers of one
-    * start routine), the pair's one candidate is the later, the access no
-    * other thread's run of the site separates from b (a worker nobody
-    * joined, whose write main's read after the joins meets). */
+   int mine = -1, oldest = 0, pend[ORD_RECENT], npend = 0;
    for (int k = 0; k < ORD_RECENT; k++) {
-      int j = k;
-      for (; j > 0 && rv[by[j - 1]].tidx < rv[k].tidx; j--) by[j] = by[j - 1];
-      by[j] = k;
-   }
-   for (int q = 0; q < ORD_RECENT; q++) {
-      int k = by[q];
       const access_rec *a = &rv[k];
       if (!a->used) { if (mine < 0) mine = k; continue; }
       if (a->tid == tid) { if (a->kind == e->kind) mine = k; continue; }
@@ -437,9 +427,21 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
             p->fast_var[slot] = var;
          }
          rs[k] = site;
-      } else if (conflict(p, a, tid, i, e, h, var)) {
-         rs[k] = site;
+         continue;
       }
+      /* A pair not known seen waits for conflict(), nearest first: of two
+       * threads that ran a's site (two workers of one start routine), the
+       * pair's one candidate is the later, the access no other thread's
+       * run of the site separates from b (a worker nobody joined, whose
+       * write main's read after the joins meets).  Rare: most accesses
+       * end above, and the order costs nothing there. */
+      int j = npend++;
+      for (; j > 0 && rv[pend[j - 1]].tidx < a->tidx; j--) pend[j] = pend[j - 1];
+      pend[j] = k;
+   }
+   for (int q = 0; q < npend; q++) {
+      int k = pend[q];
+      if (conflict(p, &rv[k], tid, i, e, h, var)) rs[k] = site;
    }
    if (mine < 0) mine = oldest;
    rv[mine] = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
