@@ -367,12 +367,10 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
    const cb_variable *v = find_variable(t, addr);
    const cb_symbol *s = v ? NULL : find_symbol(t, addr);
    /* Inside a variable: at an offset (at 0 a line's `items[i]` may be an
-    * element of what a pointer variable points to, not the variable), or
-    * at 0 by an access narrower than the symbol: a struct's first member
-    * (`b->refs` of a static `struct buf b`, named `b` before). */
-   unsigned bytes = n && events[0] < t->nevents ? CB_SIZE_BYTES(t->events[events[0]].size) : 0;
-   int inside = (v && v->offset) || (s && addr != s->address) ||
-                (s && s->size && bytes && bytes < s->size);
+    * element of what a pointer variable points to, not the variable; the
+    * tool records symbols without a size, so a struct's first member
+    * cannot be told from the whole variable either). */
+   int inside = (v && v->offset) || (s && addr != s->address);
    const cb_alloc_span *a = inside || v || s ? NULL : find_alloc(t, addr, index);
    if ((!inside && !a) || n > 8)
       return buf;

@@ -1418,30 +1418,37 @@ static void test_source_expr(void)
              "heap block of 16 bytes from heap.c:1, offset 8") == 0,
       "no name from a line without one (%s)", v);
    cb_trace_free(&t);
-   /* A struct's first member, at the symbol's own address: named by its
-    * source when the access is narrower than the symbol, not when it is
-    * the whole variable (a pointer read as itself). */
+   /* A member of a variable the debug information does not describe (a
+    * function's static struct: the tool records its symbol, unsized),
+    * named by the expression rooted at the variable's own name; at the
+    * symbol's own address, by its name alone (a pointer read as itself,
+    * or a struct's first member: the two cannot be told apart). */
    f = fopen(path_of("first.c"), "w");
-   fprintf(f, "b.refs++;\nptr = items;\n");
+   fprintf(f, "st.b++;\nptr = items;\nq->b++;\n");
    fclose(f);
    cb_trace u = {0};
    cb_location m1 = {0x401000, "", "get", "first.c", 1, dir};
    cb_location m2 = {0x401010, "", "get", "first.c", 2, dir};
+   cb_location m3 = {0x401020, "", "get", "first.c", 3, dir};
    cb_trace_set_location(&u, 1, &m1, &err);
    cb_trace_set_location(&u, 2, &m2, &err);
-   cb_symbol sb = {0x4b0000, 40, "b.0"}, si = {0x4c0000, 8, "items"};
+   cb_trace_set_location(&u, 3, &m3, &err);
+   cb_symbol sb = {0x4b0000, 0, "st.0"}, si = {0x4c0000, 0, "items"};
    cb_trace_add_symbol(&u, &sb, &err);
    cb_trace_add_symbol(&u, &si, &err);
    cb_event fev[] = {
-       EV(CB_EV_WRITE, 4, 1, 1, 0x4b0000, 1),
+       EV(CB_EV_WRITE, 4, 1, 1, 0x4b0004, 1),
        EV(CB_EV_READ, 8, 1, 2, 0x4c0000, 1),
+       EV(CB_EV_WRITE, 4, 1, 3, 0x4b0004, 1),
    };
    add_events(&u, fev, sizeof fev / sizeof *fev);
-   const size_t e0[1] = {0}, e1[1] = {1};
-   ok(strcmp(cb_access_name(&u, 0x4b0000, 0, e0, 1, v, sizeof v), "b.refs (b)") == 0,
-      "a struct's first member by its source (%s)", v);
+   const size_t e0[1] = {0}, e1[1] = {1}, e2[1] = {2};
+   ok(strcmp(cb_access_name(&u, 0x4b0004, 0, e0, 1, v, sizeof v), "st.b (st+4)") == 0,
+      "a static struct's member by its source (%s)", v);
+   ok(strcmp(cb_access_name(&u, 0x4b0004, 2, e2, 1, v, sizeof v), "st+4") == 0,
+      "not by a member reached through another pointer (%s)", v);
    ok(strcmp(cb_access_name(&u, 0x4c0000, 1, e1, 1, v, sizeof v), "items") == 0,
-      "a whole variable at its address by its name alone (%s)", v);
+      "a variable at its own address by its name alone (%s)", v);
    cb_trace_free(&u);
 }
 
