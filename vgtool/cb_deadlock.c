@@ -396,7 +396,7 @@ void cb_deadlock_check(void)
    cb_deadlock_end(bl, n);
 }
 
-Bool cb_exit_may_wait(CbThread *t)
+Bool cb_exit_may_wait(const CbThread *t)
 {
    if (cb_dl_off)
       return False;   /* the process already ends, or is a fork's child */
@@ -405,7 +405,6 @@ Bool cb_exit_may_wait(CbThread *t)
     * may still run: two such would each wait for the other, and the one
     * whose hold began first would end the process with its status (main's
     * 0 over a checker's 3). */
-   t->exiting = True;
    for (ThreadId i = 1; i <= cb_max_tid; i++) {
       CbThread *u = &cb_threads[i];
       if (u != t && u->live && !u->exiting && (!u->wait.kind || !cb_is_blocked(u, &b)))

@@ -286,7 +286,7 @@ void cb_deadlock_check(void);
 /* Whether t, in exit(), should let the program's other threads run on
  * first: one of them is alive and not surely blocked (cb_preload_misc.c's
  * exit wrapper asks, CB_REQ_EXIT_HOLD). */
-Bool cb_exit_may_wait(CbThread *t);
+Bool cb_exit_may_wait(const CbThread *t);
 /* --cb-parent-first=N (cb_main.c): record mode's new threads yield N times
  * before their start routine (cb_preload.c, cb_create). */
 extern Long cb_opt_parent_first;

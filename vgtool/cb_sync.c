@@ -568,6 +568,7 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       cb_req_libc_mem(tid, t, args, ret);
       break;
    case CB_REQ_EXIT_HOLD: /* args[1]: 1 at _exit, only while a plan runs */
+      t->exiting = True;   /* from now on the others do not wait for it */
       *ret = (!args[1] || (cb_replaying && !cb_replay_released())) && cb_exit_may_wait(t);
       break;
    case CB_REQ_PARENT_FIRST:
