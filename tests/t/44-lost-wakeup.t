@@ -124,21 +124,13 @@ for p in stopper flusher; do
       { echo "Bail out! cannot build $p.c"; exit 1; }
 done
 
-# pipeline NAME [RECORD-OPTION]: record, predict, force all; OUT, RC.
-pipeline() {
-   d=$TMP/$1.d
-   rm -rf "$d"; mkdir -p "$d"
-   cbtrace record $2 -o "$d/trace.pb" -- "$TMP/$1" >"$d/record.out" 2>&1
-   cbpredict -o "$d/s" "$d/trace.pb" >"$d/predict.out" 2>&1
-   OUT=$(cbreplay --all "$d/s" --timeout 20 -- "$TMP/$1" 2>&1)
-   RC=$?
-}
+. "$(dirname "$0")/../lib/pipeline.sh"
 
 # ---- stopper: the waiter cut between its check and its wait --------------
 # The worker must be waiting when main sets stop: a loaded machine may
 # start it late; up to three recordings.
 for try in 1 2 3; do
-   pipeline stopper
+   cb_pipeline stopper
    [ "$RC" = 1 ] && break
    diag "stopper: not found from recording $try (exit $RC)"
 done
@@ -148,12 +140,12 @@ like "$OUT" "^s[0-9]+ +ORD +wake .* deadlock " \
 like "$OUT" "waits for condition wake at .*with no signal on its way" \
    "stopper: the report says the worker waits for a signal already sent"
 [ "$RC" = 1 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -20
-pipeline stopper_fixed
+cb_pipeline stopper_fixed
 is "$RC" 0 "stopper_fixed: every forced run passes (no false positive)"
 unlike "$OUT" " deadlock " "stopper_fixed: no forced run deadlocks"
 
 # ---- flusher: f's thread stopped just after its check ---------------------
-pipeline flusher --parent-first
+cb_pipeline flusher --parent-first
 is "$RC" 1 "flusher: cbreplay --all reports the bug (exit 1)"
 like "$OUT" "^s[0-9]+ +ORD +lq.quit .* deadlock " \
    "flusher: the order violation on quit deadlocks"
@@ -164,7 +156,7 @@ for f in "$TMP/flusher.d/s"/s*.pb; do
    cbtrace dump "$f" | grep -q "no further, its locks held" && held=$((held + 1))
 done
 ok "flusher: a schedule has that tail variant ($held)" [ "$held" -ge 1 ]
-pipeline flusher_fixed --parent-first
+cb_pipeline flusher_fixed --parent-first
 is "$RC" 0 "flusher_fixed: every forced run passes (no false positive)"
 held=0
 for f in "$TMP/flusher_fixed.d/s"/s*.pb; do

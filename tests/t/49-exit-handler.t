@@ -73,25 +73,17 @@ cc -O2 -g -pthread -o "$TMP/sink" "$TMP/sink.c" &&
 cc -O2 -g -pthread -DFIXED -o "$TMP/sink_fixed" "$TMP/sink.c" ||
    { echo "Bail out! cannot build sink.c"; exit 1; }
 
-# pipeline NAME: record, predict, force all; OUT, RC, TABLE.
-pipeline() {
-   d=$TMP/$1.d
-   rm -rf "$d"; mkdir -p "$d"
-   cbtrace record -o "$d/trace.pb" -- "$TMP/$1" >"$d/record.out" 2>&1
-   TABLE=$(cbpredict -o "$d/s" "$d/trace.pb" 2>&1)
-   OUT=$(cbreplay --all "$d/s" --timeout 20 -- "$TMP/$1" 2>&1)
-   RC=$?
-}
+. "$(dirname "$0")/../lib/pipeline.sh"
 
 close_line=$(grep -n 'sink.open = 0;' "$TMP/sink.c" | cut -d: -f1)
-pipeline sink
+cb_pipeline sink
 like "$TABLE" "^s[0-9]+ +ORD +sink\.open +sink\.c:[0-9]+ +sink\.c:$close_line " \
    "sink: the handler's close (sink.c:$close_line) forced before the sampler's check"
 is "$RC" 1 "sink: cbreplay --all reports the bug (exit 1)"
 like "$OUT" "^s[0-9]+ +ORD +sink\.open .*failed \(exit 3\)" \
    "sink: that forced run fails with the sampler's status 3"
 [ "$RC" = 1 ] || printf '%s\n' "$OUT" | grep -E '^s[0-9]+ ' | sed 's/^/#   /'
-pipeline sink_fixed
+cb_pipeline sink_fixed
 is "$RC" 0 "sink_fixed: every forced run passes (no false positive)"
 
 done_testing
