@@ -480,7 +480,7 @@ static int write_schedules(const cb_trace *t, cbp_analysis *a, const cli *c, con
       char *p;
       if (asprintf(&p, "%s/s%u.pb", dir, cd->id) < 0) { rc = 1; break; }
       cb_error err;
-      int bad = cbp_schedule_write(t, &a->x, cd, p, &err);
+      int bad = cbp_schedule_write(t, a, cd, p, &err);
       free(p);
       if (bad) {
          fprintf(stderr, "cbpredict: cannot write s%u.pb in %s: %s\n", cd->id, dir, err.msg);

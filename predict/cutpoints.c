@@ -178,6 +178,7 @@ void cbp_result_permute(cbp_result *r, const size_t *at, size_t stride) {
 
 void cbp_result_free(cbp_result *r) {
    cbp_rf_free(r->rf);
+   cbp_porder_free(r->porder);
    free(r->wait_locs);
    for (size_t i = 0; i < r->n; i++) {
       free(r->c[i].prefix); free(r->c[i].tail); free(r->c[i].more);

@@ -254,7 +254,7 @@ static int try_chain(explorer *X, const point *ch, unsigned d, cb_error *err) {
    c.id = X->next_id;
    char path[4096];
    snprintf(path, sizeof path, "%s/s%u.pb", X->dir, c.id);
-   if (cbp_schedule_write(X->t, &a->x, &c, path, err)) return -1;
+   if (cbp_schedule_write(X->t, a, &c, path, err)) return -1;
    digest_add(X, dg);
    keep_row(X, c.id, ch, d);
    X->next_id++;

@@ -362,6 +362,9 @@ typedef struct {
    struct cbp_rf *rf;
    /* cbp_wait_checks, made when synthesis first needs it. */
    uint32_t *wait_locs; size_t nwait_locs; int wait_locs_made;
+   /* The prefix order (prefix_order.c), made when the first schedule is
+    * written. */
+   struct cbp_porder *porder;
 } cbp_result;
 
 /* ---- Other writers an order violation holds back (site_writers.c) ------ */
@@ -467,6 +470,20 @@ void cbp_rf_free(cbp_rf *rf);
 /* Thread j's counted events: their trace indices, x->counted[j] of them. */
 const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j);
 
+/* ---- The recorded order a prefix keeps (prefix_order.c) -------------------
+ * Waits "thread w runs its counted event i only once thread u has run c"
+ * from the recorded run's cross-thread orderings (reads after writes,
+ * writes after reads and writes, locks after unlocks). */
+typedef struct cbp_porder cbp_porder;
+#define CBP_PORDER_MAX 256u
+cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x);
+void cbp_porder_free(cbp_porder *po);
+/* The waits inside prefix (nthreads counts), at most CBP_PORDER_MAX,
+ * nearest the cut: 4 words each (w, i, u, c), sorted by w then i, in
+ * *out (malloc'd, NULL when none); returns the number of words. */
+size_t cbp_porder_for(const cbp_porder *po, const uint64_t *prefix,
+                      uint32_t nthreads, uint64_t **out);
+
 /* ---- Region III (region3.c) ----------------------------------------------
  * Interleaves T1 (from c->x1 to count t1_to) and T2 (from2, c->x2 or an
  * earlier lock-free cut, to count c->cf) by the acquisition histories'
@@ -566,7 +583,8 @@ uint64_t cbp_candidate_digest(const cbp_escape *x, const cbp_candidate *c);
  * the debug information has no name for it (cb_access_name). */
 const char *cbp_candidate_name(const cb_trace *t, const cbp_candidate *c,
                                char *buf, size_t len);
-int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
+/* Writes c's schedule to path; a's prefix order is made at the first. */
+int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
                        const cbp_candidate *c, const char *path,
                        cb_error *err);
 typedef struct {

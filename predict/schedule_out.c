@@ -181,8 +181,9 @@ static void free_steps(cb_sched_step **sp, size_t n) {
    free(sp);
 }
 
-int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
+int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
                        const cbp_candidate *c, const char *path, cb_error *err) {
+   const cbp_escape *x = &a->x;
    cb_schedule s = {0};
    s.has_id = 1; s.id = c->id;
    s.has_trace_id = 1; s.trace_id = t->header.trace_id;
@@ -191,6 +192,8 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
    s.has_counted_mask = 1; s.counted_mask = CB_COUNTED_MASK;
    s.n_prefix = x->nthreads;
    s.prefix = c->prefix;
+   if (!a->r.porder) a->r.porder = cbp_porder_new(t, x);
+   s.n_prefix_order = cbp_porder_for(a->r.porder, c->prefix, x->nthreads, &s.prefix_order);
    s.n_tail = c->ntail; s.tail = tail_steps(c->tail, c->ntail);
    size_t nsteps = c->ntail;
    for (int k = 0; k < CBP_NALT; k++) nsteps += c->nalt[k];
@@ -253,7 +256,7 @@ int cbp_schedule_write(const cb_trace *t, const cbp_escape *x,
       s.recorded_exit = cb_trace_exit_status(t);
    }
    int rc = cb_schedule_write(path, &s, err);
-   free(par); free(idx);
+   free(par); free(idx); free(s.prefix_order);
    free(ex.pe); free(ex.loc); free(ex.var);
    free_steps(s.tail, s.n_tail);
    for (size_t k = 0; k < nv; k++) free_steps(var[k].tail, var[k].n_tail);

@@ -259,9 +259,16 @@ enum cb_wait_kind {
  *   then nexpect and nexpect records of 5 words (tid, index, kind | flags
  *     << 8, code address, data address): when thread tid runs its counted
  *     event index, it must be of that kind, at that code address
- *     (CB_EXPECT_CODE) and on that data address (CB_EXPECT_ADDR).
+ *     (CB_EXPECT_CODE) and on that data address (CB_EXPECT_ADDR),
+ *   then nwaits and nwaits records of 4 words (tid, index, target, count),
+ *     sorted by tid, then index: in the prefix, thread tid runs its counted
+ *     event index only once thread target has run count counted events
+ *     (the recorded order, vgtool/cb_porder.c).  A plan that ends before
+ *     nwaits has none.
  * The tool reports on --cb-status-fd, one text line per fact:
  *   "prefix-done", "step <k> <ntail>" (tail step k, 1-based, starts),
+ *   "prefix-order-dropped [<tid> <index> <target> <count>]" (the prefix's
+ *   waits were given up, the wait that held a thread then),
  *   "run-out-blocked <tid>" (a run-out step ended without its thread's exit),
  *   "tail-done", "released", "infeasible <reason>", "pattern <0|1>",
  *   "diverged <tid> <index>", "unexpected <tid> <index> <kind> <code>

@@ -5,7 +5,9 @@
  * (tid, n) * ntail, (tid, index) for e1, f, e2, stall limit in ms, then
  * the thread paths (npaths, (parent, index) * npaths) and the expected
  * events (nexpect, (tid, index, kind | flags << 8, code address, data
- * address) * nexpect): each counted step's last event and e1, f, e2.
+ * address) * nexpect): each counted step's last event and e1, f, e2,
+ * and last the prefix's waits (nwaits, (tid, index, target, count) *
+ * nwaits), as the schedule holds them.
  * The tail is the chosen variant's (trace.proto, Schedule.variants).  A
  * run-out step is written with n = CB_STEP_RUN_OUT, and so is every later
  * step of the same thread: after running out, its counts no longer match
@@ -190,6 +192,9 @@ int cbr_write_plan(const char *path, const cb_schedule *s,
    bad |= put(&v, stall_ms);
    bad |= put_paths(&v, s);
    bad |= put_expects(&v, s, tail, ntail);
+   bad |= put(&v, s->n_prefix_order / 4);
+   for (size_t i = 0; i < s->n_prefix_order / 4 * 4; i++)
+      bad |= put(&v, s->prefix_order[i]);
    if (bad) {
       free(v.w);
       return cb_fail(err, "out of memory for the plan");

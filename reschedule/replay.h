@@ -138,6 +138,10 @@ typedef struct {
    int unexp_forcing;     /* the plan still held threads */
    char unexp_where[128]; /* file:line of the event found, or "?" */
    char divergence[512];  /* in words (cbr_describe_divergence) */
+   /* "prefix-order-dropped [T I U C]": the prefix's waits were given up,
+    * T's counted event I waiting for U to run C events (0s: not said) */
+   int order_dropped;
+   unsigned long long order_wait[4];
    unsigned step, nsteps; /* last "step K N": tail step K of N started */
    unsigned run_outs;     /* run-out steps that ended (exit or blocked) */
    int end;               /* the tool's last line: 0 none (it died),

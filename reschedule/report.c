@@ -320,6 +320,16 @@ static void print_notes(FILE *out, const cbr_report *rep)
                                      : "");
       if (r->status.unexpected && r->verdict != CBR_INFEASIBLE)
          fprintf(out, "  %s %s\n", rep->cs[i].name, r->status.divergence);
+      if (r->status.order_dropped && r->status.order_wait[0])
+         fprintf(out, "  %s note: the prefix left the recorded order (T%llu's "
+                      "event %llu waited for T%llu to run %llu events, which "
+                      "did not happen) and ran free from there\n",
+                 rep->cs[i].name, r->status.order_wait[0],
+                 r->status.order_wait[1], r->status.order_wait[2],
+                 r->status.order_wait[3]);
+      else if (r->status.order_dropped)
+         fprintf(out, "  %s note: the prefix left the recorded order and ran "
+                      "free from there\n", rep->cs[i].name);
       if (r->status.diverged)
          fprintf(out, "  %s note: T%u ran its counted event %llu out of turn "
                       "(the tool went on with the plan)\n", rep->cs[i].name,

@@ -156,6 +156,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
               : cbr_violation_happened(r) == 0 ? "false" : "null");
       fprintf(out, ", \"released\": %s, \"seconds\": %.3f",
               r->status.released ? "true" : "false", r->seconds);
+      if (r->status.order_dropped)
+         fputs(", \"prefix_order_dropped\": true", out);
       if (r->status.diverged)
          fprintf(out, ", \"diverged\": {\"tid\": %u, \"index\": %llu}",
                  r->status.diverged_tid, r->status.diverged_index);

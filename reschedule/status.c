@@ -184,6 +184,11 @@ int cbr_status_line(cbr_status *st, const char *line)
       if (!st->reason[0])
          snprintf(st->reason, sizeof st->reason, "%s",
                   *rest ? rest : "no reason given");
+   } else if (word_is(line, "prefix-order-dropped", &rest)) {
+      unsigned long long *w = st->order_wait;
+      st->order_dropped = st->progress = 1;
+      if (sscanf(rest, "%llu %llu %llu %llu", &w[0], &w[1], &w[2], &w[3]) != 4)
+         memset(st->order_wait, 0, sizeof st->order_wait);
    } else if (word_is(line, "step", &rest)) {
       unsigned k, n;
       if (sscanf(rest, "%u %u", &k, &n) != 2)

@@ -8,7 +8,9 @@
  *   - program_digest differs from the program's file digest;
  *   - with --trace, trace_id differs from the trace's;
  *   - thread ids that cannot exist (0, or beyond CB_PLAN_MAX_THREADS), in
- *     any tail variant, or a step count the plan cannot carry.
+ *     any tail variant, or a step count the plan cannot carry;
+ *   - a prefix order that is not four numbers a wait, names a thread
+ *     outside the prefix, or is out of order.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -65,6 +67,32 @@ static int bad_tail(const cb_schedule *s, const char *nm,
    return 0;
 }
 
+/* The prefix's waits (trace.proto, Schedule.prefix_order): four numbers
+ * each, two threads of the prefix, sorted by waiting thread and event. */
+static int bad_prefix_order(const cb_schedule *s, const char *nm,
+                            const char *path, cb_error *err)
+{
+   const uint64_t *o = s->prefix_order;
+   size_t n = s->n_prefix_order;
+   if (n % 4 != 0)
+      return cb_fail(err, "schedule %s is malformed: its prefix order has "
+                          "%zu numbers, not four a wait (%s)", nm, n,
+                     path) != 0;
+   for (size_t k = 0; k < n; k += 4) {
+      uint64_t w = o[k], u = o[k + 2];
+      int sorted = k == 0 || w > o[k - 4] || (w == o[k - 4] && o[k + 1] >= o[k - 3]);
+      if (w == 0 || w > s->n_prefix || u == 0 || u > s->n_prefix || u == w ||
+          !sorted)
+         return cb_fail(err, "schedule %s is malformed: wait %zu of its "
+                             "prefix order (T%llu for T%llu) %s (%s)", nm,
+                        k / 4 + 1, (unsigned long long)w,
+                        (unsigned long long)u,
+                        sorted ? "names a thread outside the prefix"
+                               : "is out of order", path) != 0;
+   }
+   return 0;
+}
+
 int cbr_load_schedule(const char *path, uint64_t program_digest,
                       int trace_id_known, uint64_t trace_id,
                       cbr_schedule *out, cb_error *err)
@@ -112,7 +140,7 @@ int cbr_load_schedule(const char *path, uint64_t program_digest,
               s->n_prefix, path);
       goto refuse;
    }
-   if (bad_tail(s, nm, path, err))
+   if (bad_tail(s, nm, path, err) || bad_prefix_order(s, nm, path, err))
       goto refuse;
    out->s = s;
    return 0;

@@ -436,6 +436,8 @@ typedef struct {
    uint32_t counted_mask;
    size_t n_prefix;
    uint64_t *prefix;      /* counted events of thread k+1 before the tail */
+   size_t n_prefix_order; /* 4 words a wait: (w, i, u, c), trace.proto */
+   uint64_t *prefix_order;
    size_t n_tail;
    cb_sched_step **tail;
    char *pattern;         /* "RWR", ..., "WWW", "DLK", ... */

@@ -205,6 +205,8 @@ static void schedule_in(cb_sched_allocs *a, const Cbtools__Schedule *p,
    s->instrument = p->instrument;
    s->n_prefix = p->n_prefix;
    s->prefix = p->prefix;
+   s->n_prefix_order = p->n_prefix_order;
+   s->prefix_order = p->prefix_order;
    s->n_thread_parent = p->n_thread_parent;
    s->thread_parent = p->thread_parent;
    s->n_thread_index = p->n_thread_index;
@@ -347,6 +349,8 @@ static void schedule_out(cb_sched_allocs *a, const cb_schedule *s,
    p->instrument = s->instrument;
    p->n_prefix = s->n_prefix;
    p->prefix = s->prefix;
+   p->n_prefix_order = s->n_prefix_order;
+   p->prefix_order = s->prefix_order;
    p->n_thread_parent = s->n_thread_parent;
    p->thread_parent = s->thread_parent;
    p->n_thread_index = s->n_thread_index;

@@ -326,6 +326,16 @@ void cb_replay_deadlocked(void);         /* the run ends: a deadlock */
 void cb_replay_end(void);                /* the last status line */
 void cb_replay_forked_child(void);
 
+/* ---- replay: the recorded order in the prefix (cb_porder.c) ---- */
+/* Reads the plan's waits from w[*at] (none when the plan ends before). */
+Bool cb_porder_load(const ULong *w, ULong nw, ULong *at, ULong nthreads);
+/* Whether thread wid's next counted event (done[wid]) must wait. */
+Bool cb_porder_holds(ULong wid, const ULong *done, const Bool *exited);
+/* Counted events wid may run before its next wait (~0: no wait left). */
+ULong cb_porder_room(ULong wid, const ULong *done, const Bool *exited);
+Bool cb_porder_active(void);
+void cb_porder_drop(const ULong *done, const Bool *exited);
+
 /* ---- replay: thread paths and expected events (cb_ident.c) ---- */
 /* Reads the plan's paths and expectations from w[*at]; False: malformed. */
 Bool cb_ident_load(const ULong *w, ULong nw, ULong *at, ULong nthreads);

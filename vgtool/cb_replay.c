@@ -1,7 +1,8 @@
 /* cb_replay.c: replay mode, forcing a plan (cb_wire.h, "The replay plan").
  *
  * Counted events are numbered per thread exactly as in record mode.  In the
- * prefix each thread runs freely up to its prefix count, then waits; in the
+ * prefix each thread runs up to its prefix count, then waits, keeping the
+ * recorded order where the plan says so (cb_porder.c); in the
  * tail only the thread of the current step runs its next n events (or, in
  * a run-out step, runs until it exits or blocks); after the last step
  * everyone is released.  Waiting happens in the instruction gate
@@ -281,6 +282,8 @@ Bool cb_replay_init(void)
       cb_stall_ms = 1;
    if (!cb_ident_load(w, nw, &i, cb_nthreads))
       return cb_plan_bad("bad thread paths or expected events");
+   if (!cb_porder_load(w, nw, &i, cb_nthreads))
+      return cb_plan_bad("bad prefix order");
 #undef NEED
    cb_note_progress_time();
    cb_phase = CB_PH_PREFIX;
@@ -295,7 +298,8 @@ Bool cb_replay_released(void)
    return cb_phase == CB_PH_RELEASED;
 }
 
-static Bool cb_allowed(CbThread *t)
+/* Whether the plan's counts let t run: its prefix, or its tail turn. */
+static Bool cb_turn_allows(const CbThread *t)
 {
    switch (cb_phase) {
    case CB_PH_PREFIX:
@@ -307,11 +311,25 @@ static Bool cb_allowed(CbThread *t)
    }
 }
 
+/* The counts, and in the prefix the recorded order (cb_porder.c). */
+static Bool cb_allowed(CbThread *t)
+{
+   if (!cb_turn_allows(t))
+      return False;
+   return cb_phase != CB_PH_PREFIX ||
+          !cb_porder_holds(t->wid, cb_done, cb_exited);
+}
+
 ULong cb_replay_allowance(CbThread *t)
 {
    switch (cb_phase) {
-   case CB_PH_PREFIX:
-      return cb_allowed(t) ? cb_prefix[t->wid] - cb_done[t->wid] : 0;
+   case CB_PH_PREFIX: {
+      if (!cb_allowed(t))
+         return 0;
+      ULong left = cb_prefix[t->wid] - cb_done[t->wid];
+      ULong room = cb_porder_room(t->wid, cb_done, cb_exited);
+      return room < left ? room : left;
+   }
    case CB_PH_TAIL:
       if (!cb_allowed(t))
          return 0;
@@ -415,7 +433,8 @@ static Bool cb_plan_stuck(UInt idle)
       return False;
    if (cb_phase == CB_PH_PREFIX) {
       for (ULong w = 1; w <= cb_nthreads; w++)
-         if (cb_done[w] < cb_prefix[w] && !cb_exited[w])
+         if (cb_done[w] < cb_prefix[w] && !cb_exited[w] &&
+             !cb_porder_holds(w, cb_done, cb_exited))
             expected++;
    } else if (cb_phase == CB_PH_TAIL) {
       expected = 1;
@@ -449,6 +468,12 @@ Bool cb_replay_may_run(CbThread *t)
       return cb_allowed(t);
    }
    if (idle > cb_stall_ms || cb_plan_stuck(idle)) {
+      if (cb_phase == CB_PH_PREFIX && cb_porder_active()) {
+         /* Another path than the recorded one: the prefix runs free. */
+         cb_porder_drop(cb_done, cb_exited);
+         cb_note_progress_time();
+         return cb_allowed(t);
+      }
       cb_stalled();
       return True;
    }
@@ -483,9 +508,11 @@ void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
          cb_report_pattern();
       return;
    }
-   if (!cb_allowed(t)) {
+   if (!cb_turn_allows(t)) {
       /* An event nobody gated: the rest of an instruction whose first event
-       * ended a turn, or an unexpected path. */
+       * ended a turn, or an unexpected path.  (A wait of the prefix order
+       * that an ungated event passes is no divergence: a lock taken back
+       * inside a condition wait.) */
       if (!cb_diverged_reported) {
          HChar buf[64];
          VG_(snprintf)(buf, sizeof buf, "diverged %llu %llu", wid, index);

@@ -147,7 +147,8 @@ static void rebuild(cb_sched_step ***tail, size_t *ntail, cb_sched_step ***room,
    *room += *ntail;
 }
 
-/* Puts the steps before every variant's tail; prefix becomes all 0. */
+/* Puts the steps before every variant's tail; prefix becomes all 0, and
+ * its waits (Schedule.prefix_order) go with it. */
 static void apply(cb_schedule *c, const cb_order_step *st, size_t nst,
                   const uint64_t *ran, uint64_t *early, cbt_composed *own)
 {
@@ -170,6 +171,7 @@ static void apply(cb_schedule *c, const cb_order_step *st, size_t nst,
          rebuild(&c->tail, &c->n_tail, &room, own, nst, early, n);
    }
    memset(c->prefix, 0, n * sizeof *c->prefix);
+   c->n_prefix_order = 0; /* the steps are the order now */
 }
 
 int cbt_compose(cb_schedule *c, const cb_trace *tr, size_t max_steps,

@@ -88,6 +88,27 @@ out=$(cbreplay --schedule "$TMP/scheds/s4.pb" -- "$TMP/a" 2>&1)
 is $? 2 "schedule counted with another mask: exit 2"
 like "$out" "another version of cbtools" "other mask: clear message"
 
+# A prefix order (Schedule.prefix_order) that cannot be meant: numbers
+# not four a wait, a thread outside the prefix, waits out of order.
+"$MK" -o "$TMP/scheds/s5.pb" --id 5 --program "$TMP/a" --prefix 3,3 \
+   --tail 1:1 --order 2:1:1:2,2:2
+out=$(cbreplay --schedule "$TMP/scheds/s5.pb" -- "$TMP/a" 2>&1)
+is $? 2 "prefix order of six numbers: exit 2"
+like "$out" "schedule s5 is malformed: its prefix order has 6 numbers" \
+     "prefix order of six numbers: clear message"
+"$MK" -o "$TMP/scheds/s6.pb" --id 6 --program "$TMP/a" --prefix 3,3 \
+   --tail 1:1 --order 2:1:3:1
+out=$(cbreplay --schedule "$TMP/scheds/s6.pb" -- "$TMP/a" 2>&1)
+is $? 2 "a wait for a thread outside the prefix: exit 2"
+like "$out" "wait 1 of its prefix order \(T2 for T3\) names a thread outside" \
+     "a wait for a thread outside the prefix: clear message"
+"$MK" -o "$TMP/scheds/s7.pb" --id 7 --program "$TMP/a" --prefix 3,3 \
+   --tail 1:1 --order 2:2:1:1,2:1:1:2
+out=$(cbreplay --schedule "$TMP/scheds/s7.pb" -- "$TMP/a" 2>&1)
+is $? 2 "waits out of order: exit 2"
+like "$out" "wait 2 of its prefix order \(T2 for T1\) is out of order" \
+     "waits out of order: clear message"
+
 printf 'CBSCHED\001garbage that is no frame' > "$TMP/corrupt.pb"
 out=$(cbreplay --schedule "$TMP/corrupt.pb" -- "$TMP/a" 2>&1)
 is $? 2 "corrupt schedule: exit 2"

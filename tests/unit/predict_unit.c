@@ -158,7 +158,7 @@ static void test_schedule_simple(void) {
    int fd = mkstemp(path);
    if (fd >= 0) close(fd);
    c->id = 1;
-   ok(fd >= 0 && cbp_schedule_write(&T, &A.x, c, path, &err) == 0, "schedule written");
+   ok(fd >= 0 && cbp_schedule_write(&T, &A, c, path, &err) == 0, "schedule written");
    remove(path);
 }
 
@@ -649,7 +649,59 @@ static void test_orders(void) {
       }
 }
 
+/* The recorded order a prefix keeps (prefix_order.c): reads after the
+ * other thread's last write, writes after its last read, locks after its
+ * last unlock, one wait a pair of threads unless the count grows, and a
+ * wait on an instruction's second access moved to its first. */
+static void test_prefix_order(void) {
+   run("T1 start T1\nT1 create T2\nT2 start T1\n"
+       "T1 write q @p.c:1\n"                       /* T1#1 */
+       "T2 read q @p.c:2\n"                        /* T2#0: after T1#1 */
+       "T1 lock m @p.c:3\nT1 write q @p.c:4\n"     /* T1#3: after T2#0 */
+       "T1 unlock m @p.c:5\n"                      /* T1#4 */
+       "T2 lock m @p.c:6\n"                        /* T2#1: after T1#4 */
+       "T2 read q @p.c:7\n"                        /* T2#2: adds nothing */
+       "T2 unlock m @p.c:8\nT1 write z @p.c:9\n"   /* T1#5 */
+       "T2 read y @p.c:10\nT2 write z @p.c:10 same-insn\n"); /* T2#4,#5 */
+   cbp_porder *po = cbp_porder_new(&T, &A.x);
+   uint64_t all[2] = {6, 6}, *o = NULL;
+   size_t n = cbp_porder_for(po, all, 2, &o);
+   static const uint64_t want[] = {1, 3, 2, 1, 2, 0, 1, 2, 2, 1, 1, 5, 2, 4, 1, 6};
+   ok(n == 16 && o && !memcmp(o, want, sizeof want),
+      "waits (T1#3 after T2 1), (T2#0 after T1 2), (T2#1 after T1 5), "
+      "(T2#4 after T1 6): the write moved to its instruction's read");
+   free(o);
+   /* T1 stopped after its unlock: T2's counts are cut to 5, and only the
+    * first wait past T1's prefix is kept; T2's prefix of 2 leaves out the
+    * waits of its later events. */
+   uint64_t cut[2] = {5, 2};
+   n = cbp_porder_for(po, cut, 2, &o);
+   static const uint64_t want2[] = {1, 3, 2, 1, 2, 0, 1, 2, 2, 1, 1, 5};
+   ok(n == 12 && o && !memcmp(o, want2, sizeof want2),
+      "a prefix keeps only its own waits, counts cut to the other's prefix");
+   free(o);
+   uint64_t none[2] = {6, 0};
+   n = cbp_porder_for(po, none, 2, &o);
+   ok(n == 0 && !o, "no wait for a thread with no prefix");
+   cbp_porder_free(po);
+
+   /* Two threads poll a flag; the write that ends their loops waits for
+    * each one's last read, not only for the last reader's. */
+   run("T1 start T1\nT1 create T2\nT1 create T3\nT2 start T1\nT3 start T1\n"
+       "T2 read f @w.c:1\nT2 read f @w.c:1\nT3 read f @w.c:1\n"
+       "T1 write f @w.c:2\nT2 read f @w.c:1\nT3 read f @w.c:1\n");
+   po = cbp_porder_new(&T, &A.x);
+   uint64_t three[3] = {3, 3, 2};
+   n = cbp_porder_for(po, three, 3, &o);
+   static const uint64_t want3[] = {1, 2, 2, 2, 1, 2, 3, 1, 2, 2, 1, 3, 3, 1, 1, 3};
+   ok(n == 16 && o && !memcmp(o, want3, sizeof want3),
+      "the flag's write waits for both pollers' reads, their next reads for it");
+   free(o);
+   cbp_porder_free(po);
+}
+
 int main(void) {
+   test_prefix_order();
    test_orders();
    test_section_3_2();
    test_patterns();

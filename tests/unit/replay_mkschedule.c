@@ -8,7 +8,7 @@
  *       [--variant T:N,T:N,... [--variant-name NAME]]...
  *       [--pattern RWW] [--variable NAME] [--address HEX]
  *       [--e1 T:INDEX:KIND[:FILE:LINE[:FUNCTION[:VALUE]]]] [--f ...] [--e2 ...]
- *       [--paths P:I,P:I,...]
+ *       [--paths P:I,P:I,...] [--order W:I:U:C,...]
  *
  * --prefix gives the counted events of threads 1, 2, ... before the tail;
  * --tail the steps (thread, count), repeated K times with --tail-repeat.
@@ -20,6 +20,8 @@
  * --paths gives each thread's stable path, threads 1, 2, ...: its
  * creator and the creator's count of creates (0:0 for main).  With
  * --address, e1, f and e2 are accesses of that address, named --variable.
+ * --order gives the prefix's waits (Schedule.prefix_order): thread W's
+ * counted event I waits until thread U has run C counted events.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -157,6 +159,7 @@ int main(int argc, char **argv)
       {"f", 1, NULL, 'f'},         {"e2", 1, NULL, '2'},
       {"tail-name", 1, NULL, 'N'}, {"variant", 1, NULL, 'V'},
       {"variant-name", 1, NULL, 'W'}, {"paths", 1, NULL, 'H'},
+      {"order", 1, NULL, 'O'},
       {NULL, 0, NULL, 0}};
    cb_schedule s = {0};
    const char *out = NULL, *tail = NULL;
@@ -208,6 +211,12 @@ int main(int argc, char **argv)
             s.thread_parent[s.n_thread_parent++] = (uint32_t)num(p, 10);
             s.thread_index[s.n_thread_index++] = (uint32_t)num(colon + 1, 10);
          }
+         break;
+      }
+      case 'O': {
+         s.prefix_order = calloc(2 * strlen(optarg) + 4, sizeof *s.prefix_order);
+         for (char *p = strtok(optarg, ",:"); p; p = strtok(NULL, ",:"))
+            s.prefix_order[s.n_prefix_order++] = num(p, 10);
          break;
       }
       case 'V': add_variant(&s, optarg); break;

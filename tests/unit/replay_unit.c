@@ -186,7 +186,7 @@ static void test_variants(const char *dir)
    static const uint64_t want[] = {
       CB_PLAN_MAGIC, CB_WIRE_VERSION, CB_COUNTED_MASK, 2, 5, 0,
       3, 2, CB_STEP_RUN_OUT, 1, 4, 2, CB_STEP_RUN_OUT,
-      1, 6, 2, 2, 0, 0, 100, 0, 0};
+      1, 6, 2, 2, 0, 0, 100, 0, 0, 0};
    ok(n == (int)(sizeof want / sizeof *want) &&
          memcmp(w, want, sizeof want) == 0,
       "plan: run-out steps as ~0, and a thread's steps after its run-out too");
@@ -231,7 +231,7 @@ static void test_plan(const char *dir)
       2, 2, 3, 1, 4,      /* ntail, (2,3), (1,4) */
       1, 6, 2, 2, 0, 0,   /* e1, f, e2 (absent: 0 0) */
       1500,
-      0, 0};              /* no thread paths, no expected events */
+      0, 0, 0};           /* no thread paths, expected events, waits */
    ok(n == sizeof want / sizeof *want, "plan has the right number of words");
    ok(n == sizeof want / sizeof *want && memcmp(w, want, sizeof want) == 0,
       "plan words: magic, version, mask, prefix, tail, pattern, stall");
@@ -261,11 +261,27 @@ static void test_plan(const char *dir)
       2, 0, 0, 1, 1,      /* npaths, (0,0) main, (1,1) T2 */
       2,                  /* nexpect */
       2, 2, CB_EV_WRITE | (CB_EXPECT_ADDR | CB_EXPECT_CODE) << 8, 0x401234, 0x601040,
-      1, 6, CB_EV_READ, 0, 0};
+      1, 6, CB_EV_READ, 0, 0,
+      0};                 /* no waits */
    size_t at = 18;
    ok(n == at + sizeof want2 / sizeof *want2 &&
          memcmp(w + at, want2, sizeof want2) == 0,
       "plan: thread paths, then the expected events (step end, then e1)");
+
+   /* The prefix's waits come last, as the schedule holds them. */
+   static uint64_t order[8] = {1, 4, 2, 1, 2, 0, 1, 3};
+   s->prefix_order = order;
+   s->n_prefix_order = 8;
+   ok(cbr_write_plan(path, s, 0, 1500, &err) == 0, "plan with waits written");
+   f = fopen(path, "rb");
+   n = f ? fread(w, 8, 64, f) : 0;
+   if (f)
+      fclose(f);
+   at += sizeof want2 / sizeof *want2 - 1;
+   ok(n == at + 9 && w[at] == 2 && memcmp(w + at + 1, order, sizeof order) == 0,
+      "plan: the prefix's waits last (count, then (tid, index, target, count))");
+   s->prefix_order = NULL;
+   s->n_prefix_order = 0;
    s->tail[0]->expect = NULL;
    s->e1->has_kind = 0;
    s->n_thread_parent = s->n_thread_index = 0;

@@ -67,10 +67,22 @@ void cbt_print_schedule(const cb_schedule *s)
    print_event("e1", s->e1);
    print_event("f", s->f);
    print_event("e2", s->e2);
-   printf("prefix: every thread runs freely up to its count, then waits:\n");
+   size_t nw = s->n_prefix_order / 4;
+   if (nw)
+      printf("prefix: every thread runs up to its count, then waits; "
+             "%zu wait%s keep%s the recorded order:\n", nw, nw == 1 ? "" : "s",
+             nw == 1 ? "s" : "");
+   else
+      printf("prefix: every thread runs freely up to its count, then waits:\n");
    for (size_t t = 0; t < s->n_prefix; t++)
       printf("  T%zu: %" PRIu64 " event%s\n", t + 1, s->prefix[t],
              s->prefix[t] == 1 ? "" : "s");
+   for (size_t k = 0; k < nw; k++) {
+      const uint64_t *w = &s->prefix_order[4 * k];
+      printf("  T%" PRIu64 "'s event %" PRIu64 " waits until T%" PRIu64
+             " has run %" PRIu64 " event%s\n", w[0], w[1], w[2], w[3],
+             w[3] == 1 ? "" : "s");
+   }
    size_t nv = cb_schedule_nvariants(s);
    for (size_t v = 0; v < nv; v++) {
       cb_sched_step *const *tail;
