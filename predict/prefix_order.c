@@ -193,29 +193,52 @@ static int by_thread_then_index(const void *a, const void *b) {
    return 0;
 }
 
+/* The threads with waits left, as a max-heap on the trace index of each
+ * one's latest wait not yet taken. */
+typedef struct { const cbp_porder *po; const size_t *left; uint32_t *h; uint32_t n; } po_heap;
+
+static uint64_t heap_key(const po_heap *q, uint32_t w) {
+   return q->po->w[w][q->left[w] - 1].at;
+}
+
+static void heap_down(po_heap *q, uint32_t i) {
+   for (;;) {
+      uint32_t l = 2 * i + 1, r = l + 1, m = i;
+      if (l < q->n && heap_key(q, q->h[l]) > heap_key(q, q->h[m])) m = l;
+      if (r < q->n && heap_key(q, q->h[r]) > heap_key(q, q->h[m])) m = r;
+      if (m == i) return;
+      uint32_t x = q->h[i]; q->h[i] = q->h[m]; q->h[m] = x;
+      i = m;
+   }
+}
+
 size_t cbp_porder_for(const cbp_porder *po, const uint64_t *prefix,
                       uint32_t nthreads, uint64_t **out) {
    *out = NULL;
    if (!po || nthreads != po->n) return 0;
    size_t *left = cbp_xcalloc((size_t)po->n + 1, sizeof *left);
-   for (uint32_t w = 1; w <= po->n; w++) left[w] = waits_inside(po, w, prefix[w - 1]);
+   po_heap q = {po, left, cbp_xcalloc((size_t)po->n + 1, sizeof(uint32_t)), 0};
+   for (uint32_t w = 1; w <= po->n; w++)
+      if ((left[w] = waits_inside(po, w, prefix[w - 1]))) q.h[q.n++] = w;
+   for (uint32_t i = q.n / 2; i-- > 0;) heap_down(&q, i);
    uint64_t *o = cbp_xcalloc(4 * CBP_PORDER_MAX, sizeof *o);
    size_t n = 0;
-   while (n < CBP_PORDER_MAX) {
-      /* The latest waiting event among the threads' next ones. */
-      uint32_t best = 0;
-      for (uint32_t w = 1; w <= po->n; w++)
-         if (left[w] && (!best || po->w[w][left[w] - 1].at > po->w[best][left[best] - 1].at))
-            best = w;
-      if (!best) break;
-      const po_wait *x = &po->w[best][--left[best]];
+   /* Waits past u's prefix that add nothing are passed over; looking at
+    * no more than this many keeps a schedule's cost bounded (fewer waits
+    * are a weaker order, never a wrong one). */
+   size_t budget = 64 * (size_t)CBP_PORDER_MAX;
+   while (n < CBP_PORDER_MAX && q.n && budget--) {
+      uint32_t w = q.h[0];
+      const po_wait *x = &po->w[w][--left[w]];
+      if (!left[w]) q.h[0] = q.h[--q.n];
+      heap_down(&q, 0);
       uint64_t pre = prefix[x->u - 1];
       /* Past u's prefix: only the first such wait of w's for u is kept. */
       if (pre == 0 || (x->c >= pre && x->prev_c >= pre)) continue;
       uint64_t *r = &o[4 * n++];
-      r[0] = best; r[1] = x->i; r[2] = x->u; r[3] = x->c < pre ? x->c : pre;
+      r[0] = w; r[1] = x->i; r[2] = x->u; r[3] = x->c < pre ? x->c : pre;
    }
-   free(left);
+   free(left); free(q.h);
    if (!n) { free(o); return 0; }
    qsort(o, n, 4 * sizeof *o, by_thread_then_index);
    *out = o;

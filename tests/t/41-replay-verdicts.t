@@ -268,9 +268,9 @@ like "$args" "--cb-mode=replay --cb-plan=[^ ]+ --cb-status-fd=[0-9]+ --cb-instru
 like "$args" "--vgdb=no" "Valgrind runs without gdbserver (no vgdb-pipe files)"
 words=$(od -An -t u8 -v "$TMP/plan" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
 # ... stall, no thread paths (0), three expected events: e1, f, e2 as
-# (tid, index, kind, code address, data address).
-is "$words" "5638872116037353473 2 7867390 2 1 0 2 2 1 1 1 1 2 2 0 1 3 750 0 3 1 2 1 0 0 2 0 2 0 0 1 3 2 0 0" \
-   "plan words: magic version mask prefix tail e1 f e2 stall paths expectations"
+# (tid, index, kind, code address, data address), no waits in the prefix.
+is "$words" "5638872116037353473 2 7867390 2 1 0 2 2 1 1 1 1 2 2 0 1 3 750 0 3 1 2 1 0 0 2 0 2 0 0 1 3 2 0 0 0" \
+   "plan words: magic version mask prefix tail e1 f e2 stall paths expectations waits"
 is "$(cat "$TMP/events")" "raw events" "--events-out receives the tool's event stream"
 
 # ---- --json
