@@ -473,10 +473,12 @@ const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j);
 /* ---- The recorded order a prefix keeps (prefix_order.c) -------------------
  * Waits "thread w runs its counted event i only once thread u has run c"
  * from the recorded run's cross-thread orderings (reads after writes,
- * writes after reads and writes, locks after unlocks). */
+ * writes after reads and writes, locks after unlocks) that v's clocks do
+ * not already make. */
 typedef struct cbp_porder cbp_porder;
-#define CBP_PORDER_MAX 256u
-cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x);
+#define CBP_PORDER_MAX 48u
+cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x,
+                           const cbp_vclock *v);
 void cbp_porder_free(cbp_porder *po);
 /* The waits inside prefix (nthreads counts), at most CBP_PORDER_MAX,
  * nearest the cut: 4 words each (w, i, u, c), sorted by w then i, in

@@ -16,12 +16,15 @@
  *     behind would read the write too early);
  *   - w's is a lock, u's the last unlock of that lock by another thread.
  * One pass over the trace finds them; a wait whose count for u is no
- * higher than an earlier wait of w's for u adds nothing and is not kept.
+ * higher than an earlier wait of w's for u adds nothing and is not kept,
+ * nor one the program's own synchronisation makes (the clocks of
+ * vclock.c: a thread's first events after its create, a join).
  * A wait on the second event of one machine instruction is moved to the
  * first: replay gates instructions, not their parts.
  *
  * For one schedule, the waits of events inside the prefix are taken,
- * nearest the cut first, at most CBP_PORDER_MAX of them; a count past u's
+ * nearest the cut first, at most CBP_PORDER_MAX of them (48: a schedule
+ * file stays under 1 KB); a count past u's
  * prefix is cut to the prefix (u's prefix events all came before w's in
  * the trace, so that still follows the recorded order).  Every wait is an
  * edge of the trace's own total order, so no set of them waits in a
@@ -61,6 +64,7 @@ typedef struct { po_last r; uint32_t next; } po_reader;
 typedef struct {
    const cb_trace *t;
    const cbp_escape *x;
+   const cbp_vclock *v;
    cbp_porder *po;
    uint64_t *cnt;        /* per thread: counted events so far */
    uint64_t *insn;       /* per thread: counted index its instruction began */
@@ -80,6 +84,9 @@ static void add_wait(po_pass *p, uint32_t w, uint64_t at, po_last from) {
    uint64_t *hi = &p->pair[(size_t)w * (p->po->n + 1) + from.tid];
    if (from.c <= *hi) return;
    cbp_porder *po = p->po;
+   /* The program orders them itself (a create, a join, a signal ...). */
+   uint32_t seg = cbp_vc_seg_at(p->v, w, p->insn[w]);
+   if (cbp_vc_get(p->v, seg, from.tid) >= from.c) { *hi = from.c; return; }
    po->w[w] = cbp_grow(po->w[w], &po->cap[w], po->nw[w], sizeof *po->w[w]);
    po->w[w][po->nw[w]++] = (po_wait){at, p->insn[w], from.c, *hi, from.tid};
    *hi = from.c;
@@ -139,7 +146,8 @@ static void one_event(po_pass *p, size_t at, uint32_t w, uint64_t k) {
    }
 }
 
-cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x) {
+cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x,
+                           const cbp_vclock *v) {
    cbp_porder *po = cbp_xcalloc(1, sizeof *po);
    uint32_t n = x->nthreads;
    po->n = n;
@@ -147,7 +155,7 @@ cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x) {
    po->nw = cbp_xcalloc((size_t)n + 1, sizeof *po->nw);
    po->cap = cbp_xcalloc((size_t)n + 1, sizeof *po->cap);
    if (n > PORDER_MAX_THREADS) return po;
-   po_pass p = {t, x, po, cbp_xcalloc((size_t)n + 1, sizeof(uint64_t)),
+   po_pass p = {t, x, v, po, cbp_xcalloc((size_t)n + 1, sizeof(uint64_t)),
                 cbp_xcalloc((size_t)n + 1, sizeof(uint64_t)),
                 cbp_xcalloc(((size_t)n + 1) * (n + 1), sizeof(uint64_t)),
                 cbp_xcalloc((size_t)x->nvars + 1, sizeof(po_last)),

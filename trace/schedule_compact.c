@@ -7,7 +7,9 @@
  * (steps that expect the same event share one PatternEvent, as cbpredict
  * writes them) and refers to them by number; reading fills every reference
  * back in, so that no reader of schedules sees the difference, and older
- * files (no lists) read as before.
+ * files (no lists) read as before.  The prefix's waits are written counted
+ * from the prefix's ends (Schedule.prefix_waits), one or two bytes a
+ * number near the cut, and read back as prefix_order.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -170,11 +172,51 @@ static int build_compact(compact *c, const Cbtools__Schedule *s,
    return 0;
 }
 
+/* Whether wait w (4 numbers) lies inside the prefix: its thread's event
+ * before the thread's count, a count of the other thread at most its. */
+static int wait_inside(const uint64_t *prefix, size_t n, const uint64_t *w)
+{
+   return w[0] >= 1 && w[0] <= n && w[2] >= 1 && w[2] <= n &&
+          w[1] < prefix[w[0] - 1] && w[3] >= 1 && w[3] <= prefix[w[2] - 1];
+}
+
+/* The prefix's waits counted from the prefix's ends (Schedule.
+ * prefix_waits: the two threads as one number, (w - 1) * n + u - 1, then
+ * the two counts) into *rel, when every one lies inside the prefix; else
+ * they stay as they are.  -1: out of memory. */
+static int relative_waits(const Cbtools__Schedule *s, Cbtools__Schedule *out,
+                          uint64_t **rel)
+{
+   size_t n = s->n_prefix_order;
+   *rel = NULL;
+   if (n == 0 || n % 4 != 0)
+      return 0;
+   for (size_t k = 0; k < n; k += 4)
+      if (!wait_inside(s->prefix, s->n_prefix, &s->prefix_order[k]))
+         return 0;
+   if (!(*rel = malloc(n * sizeof **rel)))
+      return -1;
+   uint64_t nt = s->n_prefix;
+   for (size_t k = 0, j = 0; k < n; k += 4, j += 3) {
+      const uint64_t *w = &s->prefix_order[k];
+      uint64_t *r = &(*rel)[j];
+      r[0] = (w[0] - 1) * nt + (w[2] - 1);
+      r[1] = s->prefix[w[0] - 1] - 1 - w[1];
+      r[2] = s->prefix[w[2] - 1] - w[3];
+   }
+   out->n_prefix_waits = n / 4 * 3;
+   out->prefix_waits = *rel;
+   out->n_prefix_order = 0;
+   out->prefix_order = NULL;
+   return 0;
+}
+
 int cb_schedule_pack(const Cbtools__Schedule *s, uint8_t **buf, size_t *len,
                      cb_error *err)
 {
    compact c;
    Cbtools__Schedule out;
+   uint64_t *rel = NULL;
    memset(&c, 0, sizeof c);
    *buf = NULL;
    if (s->n_locations || s->n_events) {
@@ -183,11 +225,16 @@ int cb_schedule_pack(const Cbtools__Schedule *s, uint8_t **buf, size_t *len,
       compact_free(&c);
       return cb_fail(err, "out of memory");
    }
+   if (relative_waits(s, &out, &rel) < 0) {
+      compact_free(&c);
+      return cb_fail(err, "out of memory");
+   }
    *len = protobuf_c_message_get_packed_size(&out.base);
    *buf = malloc(*len ? *len : 1);
    if (*buf)
       protobuf_c_message_pack(&out.base, *buf);
    compact_free(&c);
+   free(rel);
    return *buf ? 0 : cb_fail(err, "out of memory");
 }
 
@@ -286,8 +333,47 @@ static int fill_steps(filler *f, Cbtools__TailStep *const *tail, size_t n,
    return 0;
 }
 
+/* The waits as written (prefix_waits) back as prefix_order, in place. */
+static int absolute_waits(Cbtools__Schedule *s, cb_error *err)
+{
+   size_t n = s->n_prefix_waits;
+   uint64_t nt = s->n_prefix;
+   if (n == 0)
+      return 0;
+   if (n % 3 != 0 || s->n_prefix_order || nt == 0)
+      return cb_fail(err, "damaged schedule: its prefix waits are not three "
+                          "numbers each");
+   uint64_t *abs = calloc(n / 3 * 4, sizeof *abs);
+   if (!abs)
+      return cb_fail(err, "out of memory");
+   for (size_t k = 0; k < n / 3; k++) {
+      const uint64_t *r = &s->prefix_waits[3 * k];
+      uint64_t w = r[0] / nt + 1, u = r[0] % nt + 1;
+      if (w > nt || r[1] >= s->prefix[w - 1] || r[2] >= s->prefix[u - 1]) {
+         free(abs);
+         return cb_fail(err, "damaged schedule: wait %zu of its prefix lies "
+                             "outside the prefix", k + 1);
+      }
+      uint64_t *a = &abs[4 * k];
+      a[0] = w;
+      a[1] = s->prefix[w - 1] - 1 - r[1];
+      a[2] = u;
+      a[3] = s->prefix[u - 1] - r[2];
+   }
+   /* The message's own array, so that freeing the message frees it
+    * (protobuf-c's default allocator is malloc). */
+   free(s->prefix_waits);
+   s->prefix_waits = NULL;
+   s->n_prefix_waits = 0;
+   s->prefix_order = abs;
+   s->n_prefix_order = n / 3 * 4;
+   return 0;
+}
+
 int cb_schedule_expand(Cbtools__Schedule *s, size_t file_len, cb_error *err)
 {
+   if (absolute_waits(s, err) < 0)
+      return -1;
    if (!s->n_locations && !s->n_events)
       return 0; /* an older schedule: every event in full */
    filler f = {s, 64 * file_len + (1u << 20)};

@@ -39,6 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
    }
    for (size_t i = 0; i < s->n_prefix; i++)
       sum += s->prefix[i];
+   for (size_t i = 0; i < s->n_prefix_order; i++) /* the waits, read back */
+      sum += s->prefix_order[i];
    fuzz_sink = sum;
    cb_schedule_free(s);
    return 0;

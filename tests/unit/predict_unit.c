@@ -663,7 +663,7 @@ static void test_prefix_order(void) {
        "T2 read q @p.c:7\n"                        /* T2#2: adds nothing */
        "T2 unlock m @p.c:8\nT1 write z @p.c:9\n"   /* T1#5 */
        "T2 read y @p.c:10\nT2 write z @p.c:10 same-insn\n"); /* T2#4,#5 */
-   cbp_porder *po = cbp_porder_new(&T, &A.x);
+   cbp_porder *po = cbp_porder_new(&T, &A.x, &A.v);
    uint64_t all[2] = {6, 6}, *o = NULL;
    size_t n = cbp_porder_for(po, all, 2, &o);
    static const uint64_t want[] = {1, 3, 2, 1, 2, 0, 1, 2, 2, 1, 1, 5, 2, 4, 1, 6};
@@ -690,12 +690,24 @@ static void test_prefix_order(void) {
    run("T1 start T1\nT1 create T2\nT1 create T3\nT2 start T1\nT3 start T1\n"
        "T2 read f @w.c:1\nT2 read f @w.c:1\nT3 read f @w.c:1\n"
        "T1 write f @w.c:2\nT2 read f @w.c:1\nT3 read f @w.c:1\n");
-   po = cbp_porder_new(&T, &A.x);
+   po = cbp_porder_new(&T, &A.x, &A.v);
    uint64_t three[3] = {3, 3, 2};
    n = cbp_porder_for(po, three, 3, &o);
    static const uint64_t want3[] = {1, 2, 2, 2, 1, 2, 3, 1, 2, 2, 1, 3, 3, 1, 1, 3};
    ok(n == 16 && o && !memcmp(o, want3, sizeof want3),
       "the flag's write waits for both pollers' reads, their next reads for it");
+   free(o);
+   cbp_porder_free(po);
+
+   /* What the program orders itself needs no wait: a write before the
+    * create, read by the new thread; a write after the join. */
+   run("T1 start T1\nT1 write x @h.c:1\nT1 create T2\nT2 start T1\n"
+       "T2 read x @h.c:2\nT2 write x @h.c:3\nT2 exit\nT1 join T2\n"
+       "T1 write x @h.c:4\n");
+   po = cbp_porder_new(&T, &A.x, &A.v);
+   uint64_t both[2] = {4, 2};
+   n = cbp_porder_for(po, both, 2, &o);
+   ok(n == 0 && !o, "no wait where create and join order the threads");
    free(o);
    cbp_porder_free(po);
 }

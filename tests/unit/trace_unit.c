@@ -572,6 +572,42 @@ static void test_schedule(void)
       "it was recorded");
    if (r)
       cb_schedule_free(r);
+
+   /* The prefix's waits: written counted from the prefix's ends when all
+    * lie inside it (Schedule.prefix_waits), as they are when one does
+    * not; read back the same either way. */
+   uint64_t waits[8] = {1, 3, 3, (1ull << 40) - 2, 3, (1ull << 40) - 3, 1, 4};
+   s.prefix_order = waits;
+   s.n_prefix_order = 8;
+   const char *pw = path_of("swaits.pb");
+   rc = cb_schedule_write(pw, &s, &err) == 0 ? cb_schedule_read(pw, &r, &err) : -1;
+   ok(rc == 0 && r->n_prefix_order == 8 &&
+          !memcmp(r->prefix_order, waits, sizeof waits),
+      "prefix waits round trip (relative in the file)");
+   long rel_size = rc == 0 ? (long)r->n_prefix_order : 0;
+   if (rc == 0)
+      cb_schedule_free(r);
+   size_t wlen;
+   uint8_t *wb = slurp(pw, &wlen);
+   free(wb);
+   uint64_t outside[12] = {1, 3, 3, (1ull << 40) - 2, 3, (1ull << 40) - 3, 1, 4,
+                          2, 0, 1, 1};
+   s.prefix_order = outside;
+   s.n_prefix_order = 12;
+   rc = cb_schedule_write(pw, &s, &err) == 0 ? cb_schedule_read(pw, &r, &err) : -1;
+   ok(rc == 0 && r->n_prefix_order == 12 &&
+          !memcmp(r->prefix_order, outside, sizeof outside),
+      "a wait outside the prefix: all kept as they are");
+   if (rc == 0)
+      cb_schedule_free(r);
+   size_t alen;
+   uint8_t *ab = slurp(pw, &alen);
+   free(ab);
+   ok(rel_size == 8 && wlen + 8 < alen,
+      "counted from the prefix's ends the waits are smaller (%zu bytes "
+      "against %zu with one more wait)", wlen, alen);
+   s.prefix_order = NULL;
+   s.n_prefix_order = 0;
    cb_trace t;
    rc = cb_trace_read(p, &t, &err);
    ok(rc == -1 && strstr(err.msg, "schedule"),
