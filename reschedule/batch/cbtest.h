@@ -206,6 +206,8 @@ typedef struct {
    int missed;        /* its run failed, but the violation its schedule
                          aimed at did not happen there (cbt_run.violation
                          0): the failure's cause is elsewhere */
+   int crash_away;    /* its run crashed (a signal) in a function none of
+                         its accesses is in (cbtest_crash.c) */
    int rank;          /* 1 = most tied to failures (cbt_rank_bugs) */
    double score;      /* its access pattern's suite-wide Falcon score */
    double test_score; /* the same over its test's forced runs only */
@@ -215,6 +217,26 @@ typedef struct {
     * report.sarif's URIs (cbt_quote_sources) */
    char src_path[3][PATH_MAX];
 } cbt_bug;
+
+/* Where a forced run that crashed died in the program's own code
+ * (cbtest_crash.c): its signal, and the first frame of Valgrind's stack
+ * in a source file of its pattern. */
+/* Schedules forced after a first bug that crashed away from its pattern. */
+#define CBT_CRASH_RUNS 2
+typedef struct {
+   char signal[16];      /* "SIGSEGV" */
+   char function[128];
+   char file[128];       /* base name */
+   unsigned line;
+} cbt_crash;
+/* r's crash site from its stderr; 0 when it did not crash (or no frame
+ * is in its program's files). */
+int cbt_crash_site(const cbt_run *r, cbt_crash *c);
+/* How many lines from the crashing line r's nearest access in the
+ * crashing function is, -1 when it has none there. */
+int cbt_crash_distance(const cbt_run *r, const cbt_crash *c);
+/* "the program died of SIGSEGV in log_msg() at log.c:20" */
+void cbt_crash_words(const cbt_crash *c, char *buf, size_t len);
 
 /* Whether r's schedule reproduces its bug: 1 when every forced-again run
  * failed too, 0 when one passed, -1 when it was not forced again. */
@@ -277,10 +299,18 @@ typedef struct {
    size_t runs_done;
    size_t not_forced;     /* schedules left unforced: --max-runs, or the
                              test's first bug (without --all-bugs) */
+   int crash_looked;      /* its first bug crashed away from its pattern:
+                             the schedules near the crash were forced */
    double started, seconds;
    struct cbt_explore *explore; /* --explore: the test's exploration, once
                                    started (cbtest_explore.c) */
 } cbt_test;
+
+/* Moves up to max of t's runs from `from` on with an access in the
+ * function a crash happened in (cbtest_crash.c) to from, from + 1, ...
+ * (nearest the crashing line first); returns how many. */
+size_t cbt_crash_runs_first(cbt_test *t, size_t from, const cbt_crash *c,
+                            size_t max);
 
 /* A test that failed in a recorded run and passed when recorded again
  * (then predicted from the run that passed): its outcome is still "failed

@@ -9,7 +9,7 @@ CBTEST_SRCS := reschedule/batch/cbtest_options.c reschedule/batch/cbtest_suite.c
                reschedule/batch/cbtest_state.c reschedule/batch/cbtest_wrap.c \
                reschedule/batch/cbtest_merge.c reschedule/batch/cbtest_bugs.c \
                reschedule/batch/cbtest_flow.c reschedule/batch/cbtest_html.c \
-               reschedule/batch/cbtest_runs.c \
+               reschedule/batch/cbtest_runs.c reschedule/batch/cbtest_crash.c \
                reschedule/batch/cbtest_explore.c \
                reschedule/batch/cbtest_compose.c \
                reschedule/batch/cbtest_clean.c

@@ -195,7 +195,9 @@ static double test_score(const cbt_test *t, size_t key)
  * not come back when forced again: the user's first bug is one they can
  * see again.  Then higher score first; on equal scores, a bug whose
  * violation happened in its run before one whose failure came from
- * elsewhere (its title would send the user to the wrong place); ties keep
+ * elsewhere (its title would send the user to the wrong place), and one
+ * whose run crashed in a function of its own accesses before one whose
+ * crashed elsewhere (cbtest_crash.c); ties keep
  * the order they were found in (tests in order, schedules in cbpredict's
  * order of likelihood). */
 static int cmp_bug(const void *a, const void *b)
@@ -207,6 +209,8 @@ static int cmp_bug(const void *a, const void *b)
       return x->score < y->score ? 1 : -1;
    if (x->missed != y->missed)
       return x->missed ? 1 : -1;
+   if (x->crash_away != y->crash_away)
+      return x->crash_away ? 1 : -1;
    if (x->test_score != y->test_score)
       return x->test_score < y->test_score ? 1 : -1;
    if (x->test != y->test)
@@ -296,6 +300,8 @@ void cbt_collect_bugs(cbt_suite *s)
          bug->verdict = r->verdict;
          bug->reproduced = cbt_reproduced(r);
          bug->missed = r->violation == 0;
+         cbt_crash c;
+         bug->crash_away = cbt_crash_site(r, &c) && cbt_crash_distance(r, &c) < 0;
          if (r->key != (size_t)-1) {
             bug->score = s->patterns[r->key].score;
             bug->test_score = test_score(t, r->key);

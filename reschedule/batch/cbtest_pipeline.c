@@ -453,8 +453,16 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
     * runs in flight finish, the rest are counted as not forced.  A failure
     * that did not come back when forced again does not (cbtest_bugs.c). */
    if (cbt_stops_forcing(r) && !s->o->all_bugs && t->next_run < t->nruns) {
-      t->not_forced += t->nruns - t->next_run;
-      t->nruns = t->next_run;
+      /* A crash away from the pattern's own accesses: first the schedules
+       * with an access where the program died (cbtest_crash.c). */
+      cbt_crash c;
+      size_t keep = 0;
+      if (!t->crash_looked && cbt_crash_site(r, &c) && cbt_crash_distance(r, &c) < 0) {
+         t->crash_looked = 1;
+         keep = cbt_crash_runs_first(t, t->next_run, &c, CBT_CRASH_RUNS);
+      }
+      t->not_forced += t->nruns - t->next_run - keep;
+      t->nruns = t->next_run + keep;
    }
    if (++t->runs_done == t->nruns)
       test_finished(s, ti);

@@ -138,6 +138,25 @@ static void json_reproduced(cbt_json *j, const cbt_run *r)
    else
       cbt_json_bool(j, "violation_happened", r->violation);
 }
+/* "crash": where a forced run that crashed died (cbtest_crash.c), and
+ * whether that is away from every access of the bug's pattern; null
+ * when it did not crash. */
+static void json_crash(cbt_json *j, const cbt_run *r, const cbt_bug *b)
+{
+   cbt_crash c;
+   if (!cbt_crash_site(r, &c)) {
+      cbt_json_string(j, "crash", NULL);
+      return;
+   }
+   cbt_json_object(j, "crash");
+   cbt_json_string(j, "signal", c.signal);
+   cbt_json_string(j, "function", c.function);
+   cbt_json_string(j, "file", c.file);
+   cbt_json_int(j, "line", (long long)c.line);
+   cbt_json_bool(j, "away_from_pattern", b->crash_away);
+   cbt_json_end(j);
+}
+
 static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
 {
    const cbt_test *t = &s->tests[b->test];
@@ -151,6 +170,7 @@ static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    cbt_json_string(j, "variable", r->variable);
    cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
    json_deadlock(j, r);
+   json_crash(j, r, b);
    json_event(j, "e1", &r->e1);
    json_event(j, "f", &r->f);
    json_event(j, "e2", &r->e2);
@@ -442,12 +462,19 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
                              nw ? "; " : ": ", (int)n, p);
       p += n + (p[n] == '\n');
    }
-   char msg[4 * PATH_MAX + 10000 + sizeof waits];
+   char crash[512] = "";
+   cbt_crash c;
+   if (cbt_crash_site(r, &c)) {
+      crash[0] = ':';
+      crash[1] = ' ';
+      cbt_crash_words(&c, crash + 2, sizeof crash - 2);
+   }
+   char msg[4 * PATH_MAX + 10000 + sizeof waits + sizeof crash];
    snprintf(msg, sizeof msg,
             "%s %s on %s, confirmed: the forced run %s "
-            "(test %s, schedule %s)%s. %s; %s; %s. %s: %s",
+            "(test %s, schedule %s)%s%s. %s; %s; %s. %s: %s",
             r->pattern, cbt_shape_name(r->pattern), r->variable,
-            cbt_verdict_words(b->verdict), t->id, r->name, waits, w1, wf, w2,
+            cbt_verdict_words(b->verdict), t->id, r->name, waits, crash, w1, wf, w2,
             cbt_reproduced(r) == 0 ? "Not reproduced when forced again; run "
                                      "again"
                                    : "Reproduce",

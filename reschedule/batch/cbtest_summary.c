@@ -126,6 +126,13 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
       print_event(out, "e2", r->pattern, &r->e2);
    }
    print_deadlock(out, r);
+   cbt_crash c;
+   if (cbt_crash_site(r, &c)) {
+      char words[512];
+      cbt_crash_words(&c, words, sizeof words);
+      fprintf(out, "      crash:     %s%s\n", words,
+              bug->crash_away ? ", where none of these accesses is" : "");
+   }
    fprintf(out, "      details:   %s\n", r->out_path);
    if (cbt_reproduced(r) == 0)
       fprintf(out, "      not reproduced: forced again %u time%s, it failed "

@@ -1,0 +1,105 @@
+#!/bin/sh
+# A crash is shown where it happened, and the bug whose accesses are there
+# comes first (reschedule/batch/cbtest_crash.c).  A detached prefetch
+# thread works on a scratch value both threads write (`scratch`, a
+# harmless race), then logs through `g_log`, which main frees and clears
+# when its own work is done, without waiting for the thread.  At -O2, the
+# work in the start routine.  The first schedule cbpredict writes is an
+# order violation on `scratch`; forcing it lets the thread log after the
+# teardown, and the run dies of SIGSEGV in log_line().  On the build
+# before, that scratch race was the test's only bug and the report said
+# nothing of the crash.  Now cbtest forces the schedules with an access in
+# the crashing function too: the order violation on g_log comes first,
+# with the crash's function and line.  The twin joins the thread before
+# the teardown: clean.
+. "$(dirname "$0")/../tap.sh"
+
+if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$TOP/bin/cbtest" ]; then
+   echo "Bail out! the tool or cbtest is not built (make check builds everything: this is a regression, not a reason to skip)"; exit 1
+fi
+
+cat > "$TMP/prefetch.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+struct log { pthread_mutex_t mu; char *buf; size_t used, cap; };
+static struct log *g_log;
+static volatile unsigned long scratch;
+static void log_line(const char *msg)
+{
+   struct log *l = g_log;
+   pthread_mutex_lock(&l->mu);
+   size_t n = strlen(msg);
+   if (l->used + n < l->cap) {
+      memcpy(l->buf + l->used, msg, n);
+      l->used += n;
+   }
+   pthread_mutex_unlock(&l->mu);
+}
+static unsigned long churn(unsigned long x, int rounds)
+{
+   for (int i = 0; i < rounds; i++)
+      x = x * 6364136223846793005UL + 1442695040888963407UL;
+   return x;
+}
+static void *prefetch(void *arg)
+{
+   (void)arg;
+   scratch = churn(1, 2000);
+   log_line("prefetch done\n");
+   return NULL;
+}
+int main(void)
+{
+   pthread_t t;
+   pthread_attr_t a;
+   g_log = calloc(1, sizeof *g_log);
+   pthread_mutex_init(&g_log->mu, NULL);
+   g_log->cap = 4096;
+   g_log->buf = malloc(g_log->cap);
+   pthread_attr_init(&a);
+#ifndef FIXED
+   pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+#endif
+   pthread_create(&t, &a, prefetch, NULL);
+   scratch = churn(2, 2000000);
+   log_line("main done\n");
+#ifdef FIXED
+   pthread_join(t, NULL);
+#endif
+   struct log *l = g_log;
+   g_log = NULL;
+   free(l->buf);
+   pthread_mutex_destroy(&l->mu);
+   free(l);
+   printf("main: %lx\n", (unsigned long)scratch);
+   return 0;
+}
+EOF
+cc -O2 -g -pthread -o "$TMP/prefetch" "$TMP/prefetch.c" &&
+cc -O2 -g -pthread -DFIXED -o "$TMP/prefetch_fixed" "$TMP/prefetch.c" ||
+   { echo "Bail out! cannot build prefetch.c"; exit 1; }
+
+for v in prefetch prefetch_fixed; do
+   mkdir -p "$TMP/$v.d"
+   (cd "$TMP/$v.d" && "$TOP/bin/cbtest" -j 1 --timeout 20 -o rep -- "$TMP/$v" \
+      >stdout 2>stderr); eval "rc_$v=\$?"
+done
+OUT=$(cat "$TMP/prefetch.d/stdout")
+S1=$(sed -n 's/^\(s1\) *ORD *scratch .*/\1/p' "$TMP/prefetch.d/rep/tests/001-prefetch/predict.out")
+is "$S1" s1 "the first schedule is the order violation on scratch (the case this test is for)"
+is "$rc_prefetch" 1 "prefetch: a bug is confirmed (exit 1)"
+top=$(printf '%s\n' "$OUT" | grep -m1 '^   BUG ')
+like "$top" "^   BUG ORD on g_log: " "the first bug is the order violation on g_log, where it crashed"
+call=$(grep -n 'struct log \*l = g_log;' "$TMP/prefetch.c" | head -n 1 | cut -d: -f1)
+crash=$((call + 1))
+like "$OUT" "crash: +the program died of SIGSEGV in log_line\(\) at prefetch\.c:$crash" \
+   "its entry says where the program died (prefetch.c:$crash)"
+. "$TOP/tests/lib/json.sh"
+J=$TMP/prefetch.d/rep/report.json
+is "$(jget "$J" '"$d->{bugs}[0]{variable} $d->{bugs}[0]{crash}{signal} $d->{bugs}[0]{crash}{function}:$d->{bugs}[0]{crash}{line}"')" \
+   "g_log SIGSEGV log_line:$crash" "report.json: the first bug, and where its run crashed"
+is "$rc_prefetch_fixed" 0 "prefetch_fixed: clean (exit 0)"
+
+done_testing
