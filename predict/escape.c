@@ -105,6 +105,65 @@ static void blocks_free(blocks *b) {
    cbp_map_free(&b->byaddr); free(b->big);
 }
 
+/* The variables met so far: address -> current id (the map's keys are
+ * the addresses of the variable each slot names); per id its address,
+ * heap block, first thread and whether another thread touched it. */
+typedef struct {
+   cbp_map map;
+   size_t cap, n;          /* id 0 unused */
+   uint64_t *addr;
+   uint32_t *block, *owner;
+   uint8_t *shared;
+   uint32_t nshared;
+} vars;
+
+static void vars_grow(vars *V) {
+   V->cap *= 2;
+   V->addr = cbp_xrealloc(V->addr, V->cap * sizeof *V->addr);
+   V->block = cbp_xrealloc(V->block, V->cap * sizeof *V->block);
+   V->owner = cbp_xrealloc(V->owner, V->cap * sizeof *V->owner);
+   V->shared = cbp_xrealloc(V->shared, V->cap * sizeof *V->shared);
+}
+
+/* The id of the variable thread tid accesses at a: the current one, or a
+ * new one when there is none or its block was freed (reborn). */
+static uint32_t var_at(vars *V, blocks *b, uint64_t a, uint32_t tid) {
+   keyctx kc = {V->addr};
+   uint32_t *s = cbp_map_probe(&V->map, cbp_mix(a), eq_key, &kc, &a);
+   uint32_t v = *s ? *s - 1 : 0;
+   if (v && V->block[v] && b->dead[V->block[v] - 1]) v = 0; /* freed: reborn */
+   if (v) {
+      if (!V->shared[v] && V->owner[v] != tid) {
+         V->shared[v] = 1;
+         V->nshared++;
+      }
+      return v;
+   }
+   if (V->n >= V->cap) {
+      vars_grow(V);
+      kc.keys = V->addr;
+   }
+   v = (uint32_t)V->n++;
+   V->addr[v] = a; V->block[v] = block_find(b, a); V->owner[v] = tid;
+   V->shared[v] = 0;
+   int fresh = *s == 0;
+   *s = v + 1;
+   if (fresh) cbp_map_added(&V->map, hash_key, &kc);
+   return v;
+}
+
+/* Event i, a counted one of its thread: a glued access forbids a cut
+ * before it (after the thread's previous event). */
+static void note_counted(cbp_escape *x, const cb_event *e, size_t i, uint64_t *last) {
+   uint32_t tid = e->tid;
+   if (cbp_glued(e) && last[tid]) {
+      size_t p = last[tid] - 1;
+      x->cut_ok[p >> 3] &= (uint8_t)~(1u << (p & 7));
+   }
+   last[tid] = i + 1;
+   x->counted[tid]++;
+}
+
 void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
    memset(x, 0, sizeof *x);
    uint32_t nthreads = t->nthreads;
@@ -118,18 +177,14 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
    memset(x->cut_ok, 0xff, t->nevents / 8 + 1);
    uint64_t *last = cbp_xcalloc(nthreads + 1, sizeof *last); /* index + 1 */
    uint8_t *seen = cbp_xcalloc(nthreads + 1, 1);
-
-   /* Variables: address -> current id; per id: address, block, owner. */
-   cbp_map vmap; cbp_map_init(&vmap, 1024);
-   size_t capv = 1024, nv = 1; /* id 0 unused */
-   uint64_t *vaddr = cbp_xcalloc(capv, sizeof *vaddr);
-   uint32_t *vblock = cbp_xcalloc(capv, sizeof *vblock);
-   uint32_t *vowner = cbp_xcalloc(capv, sizeof *vowner);
-   uint8_t *vshared = cbp_xcalloc(capv, sizeof *vshared);
+   vars V = {.cap = 1024, .n = 1};
+   cbp_map_init(&V.map, 1024);
+   V.addr = cbp_xcalloc(V.cap, sizeof *V.addr);
+   V.block = cbp_xcalloc(V.cap, sizeof *V.block);
+   V.owner = cbp_xcalloc(V.cap, sizeof *V.owner);
+   V.shared = cbp_xcalloc(V.cap, sizeof *V.shared);
    blocks b; memset(&b, 0, sizeof b);
    cbp_map_init(&b.pages, 64); cbp_map_init(&b.byaddr, 64);
-   /* The map's keys are the addresses of the variable each slot names. */
-   uint32_t nshared = 0;
 
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
@@ -145,50 +200,19 @@ void cbp_escape_run(const cb_trace *t, cbp_escape *x) {
          continue;
       }
       if (e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind)) continue;
-      if (cbp_glued(e) && last[tid]) {
-         size_t p = last[tid] - 1;
-         x->cut_ok[p >> 3] &= (uint8_t)~(1u << (p & 7));
-      }
-      last[tid] = i + 1;
-      x->counted[tid]++;
+      note_counted(x, e, i, last);
       if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) continue;
       if (e->flags & CB_EVF_LOCK_WORD) continue; /* a lock, not data */
-      /* Map keys live in vaddr, indexed by variable id. */
-      keyctx kc = {vaddr};
-      uint64_t a = e->addr;
-      uint32_t *s = cbp_map_probe(&vmap, cbp_mix(a), eq_key, &kc, &a);
-      uint32_t v = *s ? *s - 1 : 0;
-      if (v && vblock[v] && b.dead[vblock[v] - 1]) v = 0; /* freed: reborn */
-      if (!v) {
-         if (nv >= capv) {
-            capv *= 2;
-            vaddr = cbp_xrealloc(vaddr, capv * sizeof *vaddr);
-            vblock = cbp_xrealloc(vblock, capv * sizeof *vblock);
-            vowner = cbp_xrealloc(vowner, capv * sizeof *vowner);
-            vshared = cbp_xrealloc(vshared, capv * sizeof *vshared);
-            if (!vaddr || !vblock || !vowner || !vshared) abort();
-            kc.keys = vaddr;
-         }
-         v = (uint32_t)nv++;
-         vaddr[v] = a; vblock[v] = block_find(&b, a); vowner[v] = (uint32_t)tid;
-         vshared[v] = 0;
-         int fresh = *s == 0;
-         *s = v + 1;
-         if (fresh) cbp_map_added(&vmap, hash_key, &kc);
-      } else if (!vshared[v] && vowner[v] != tid) {
-         vshared[v] = 1;
-         nshared++;
-      }
-      x->var_of[i] = v;
+      x->var_of[i] = var_at(&V, &b, e->addr, tid);
    }
-   x->nvars = (uint32_t)nv - 1;
-   x->var_addr = vaddr;
-   x->var_shared = vshared;
-   x->var_block = vblock;
+   x->nvars = (uint32_t)V.n - 1;
+   x->var_addr = V.addr;
+   x->var_shared = V.shared;
+   x->var_block = V.block;
    x->nblocks = (uint32_t)b.n;
-   x->nshared = nshared;
-   free(vowner); free(last); free(seen);
-   cbp_map_free(&vmap);
+   x->nshared = V.nshared;
+   free(V.owner); free(last); free(seen);
+   cbp_map_free(&V.map);
    blocks_free(&b);
 }
 

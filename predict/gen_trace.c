@@ -31,74 +31,58 @@ static void ev(uint8_t kind, uint8_t size, uint32_t tid, uint32_t loc, uint64_t 
    written++;
 }
 
-int main(int argc, char **argv) {
-   uint64_t n = 1000000, threads = 8, vars = 300, locks = 100;
-   const char *out = NULL;
-   int c;
-   if (argc == 5 && !strcmp(argv[1], "--from-text") && !strcmp(argv[3], "-o")) {
-      FILE *in = fopen(argv[2], "r");
-      if (!in) { perror(argv[2]); return 2; }
-      /* The whole file, however large (a text trace of 70,000 threads). */
-      size_t len = 0, cap = 1 << 20, got;
-      char *text = malloc(cap);
-      while (text && (got = fread(text + len, 1, cap - len - 1, in)) > 0) {
-         len += got;
-         if (cap - len - 1 == 0) text = realloc(text, cap *= 2);
-      }
-      fclose(in);
-      if (!text) { fputs("cb-gen-trace: out of memory\n", stderr); return 2; }
-      text[len] = 0;
-      cb_trace t;
-      memset(&t, 0, sizeof t);
-      int bad = cb_trace_from_text(text, &t, &err) || cb_trace_write(argv[4], &t, &err);
-      free(text);
-      if (bad) {
-         fprintf(stderr, "cb-gen-trace: %s: %s\n", argv[2], err.msg);
-         return 2;
-      }
-      cb_trace_free(&t);
-      return 0;
+enum { NFUN = 16, NLINE = 8 };
+
+/* --from-text IN -o OUT: a text-form trace (trace/text_form.c) written as
+ * a trace file. */
+static int from_text(const char *in_path, const char *out) {
+   FILE *in = fopen(in_path, "r");
+   if (!in) { perror(in_path); return 2; }
+   /* The whole file, however large (a text trace of 70,000 threads). */
+   size_t len = 0, cap = 1 << 20, got;
+   char *text = malloc(cap);
+   while (text && (got = fread(text + len, 1, cap - len - 1, in)) > 0) {
+      len += got;
+      if (cap - len - 1 == 0) text = realloc(text, cap *= 2);
    }
-   while ((c = getopt(argc, argv, "n:t:v:k:s:o:h")) != -1) {
-      switch (c) {
-      case 'n': n = strtoull(optarg, NULL, 0); break;
-      case 't': threads = strtoull(optarg, NULL, 0); break;
-      case 'v': vars = strtoull(optarg, NULL, 0); break;
-      case 'k': locks = strtoull(optarg, NULL, 0); break;
-      case 's': rng = strtoull(optarg, NULL, 0) | 1; break;
-      case 'o': out = optarg; break;
-      case 'h':
-         puts("usage: cb-gen-trace [-n EVENTS] [-t THREADS] [-v VARS] [-k LOCKS] "
-              "[-s SEED] -o TRACE");
-         return 0;
-      default: return 2;
-      }
-   }
-   if (!out || threads < 2 || threads > 1000000 || !vars || !locks) {
-      fputs("cb-gen-trace: usage: cb-gen-trace [-n N] [-t 2..1000] [-v V] [-k K] -o TRACE\n", stderr);
+   fclose(in);
+   if (!text) { fputs("cb-gen-trace: out of memory\n", stderr); return 2; }
+   text[len] = 0;
+   cb_trace t;
+   memset(&t, 0, sizeof t);
+   int bad = cb_trace_from_text(text, &t, &err) || cb_trace_write(out, &t, &err);
+   free(text);
+   if (bad) {
+      fprintf(stderr, "cb-gen-trace: %s: %s\n", in_path, err.msg);
       return 2;
    }
-   cb_header h;
-   memset(&h, 0, sizeof h);
-   h.format_version = 1; h.program = "synthetic"; h.tool_version = "cb-gen-trace";
-   h.instrumented = "synthetic"; h.trace_id = rng;
-   w = cb_writer_open(out, &h, &err);
-   if (!w) { fprintf(stderr, "cb-gen-trace: cannot create %s: %s\n", out, err.msg); return 1; }
-   /* 16 functions x 8 lines: locations 1..128; 129 is main. */
-   enum { NFUN = 16, NLINE = 8 };
+   cb_trace_free(&t);
+   return 0;
+}
+
+/* The code locations (16 functions x 8 lines: 1..128; 129 is main) and
+ * the variables' names; non-zero on a write error. */
+static int write_definitions(uint64_t vars) {
    char fn[32];
    for (uint32_t id = 1; id <= NFUN * NLINE + 1; id++) {
       snprintf(fn, sizeof fn, id > NFUN * NLINE ? "main" : "work%u", (id - 1) / NLINE);
       cb_location l = {0x401000 + id * 8, "synthetic", fn, "synthetic.c", 100 + id, ""};
       if (cb_writer_location(w, id, &l, &err)) { fprintf(stderr, "cb-gen-trace: %s\n", err.msg); return 1; }
    }
-   const uint64_t var0 = 0x600000, lock0 = 0x700000, fn0 = 0x401000;
+   const uint64_t var0 = 0x600000;
    for (uint64_t v = 0; v < vars; v++) {
       char name[32];
       snprintf(name, sizeof name, "g%llu", (unsigned long long)v);
       cb_symbol s = {var0 + 8 * v, 8, name};
       cb_writer_symbol(w, &s, &err);
    }
+   return 0;
+}
+
+/* The events: threads 2.. created by main, then transactions of random
+ * threads on their functions' variables until n events, then the joins. */
+static void write_events(uint64_t n, uint64_t threads, uint64_t vars, uint64_t locks) {
+   const uint64_t var0 = 0x600000, lock0 = 0x700000, fn0 = 0x401000;
    uint32_t mainloc = NFUN * NLINE + 1;
    ev(CB_EV_THREAD_START, 0, 1, 0, 0, 0);
    ev(CB_EV_BLOCK_BEGIN, 0, 1, mainloc, fn0, 0);
@@ -146,8 +130,43 @@ int main(int argc, char **argv) {
    }
    ev(CB_EV_BLOCK_END, 0, 1, 0, fn0, 0);
    ev(CB_EV_THREAD_EXIT, 0, 1, 0, 0, 0);
+   free(val);
+}
+
+int main(int argc, char **argv) {
+   uint64_t n = 1000000, threads = 8, vars = 300, locks = 100;
+   const char *out = NULL;
+   int c;
+   if (argc == 5 && !strcmp(argv[1], "--from-text") && !strcmp(argv[3], "-o"))
+      return from_text(argv[2], argv[4]);
+   while ((c = getopt(argc, argv, "n:t:v:k:s:o:h")) != -1) {
+      switch (c) {
+      case 'n': n = strtoull(optarg, NULL, 0); break;
+      case 't': threads = strtoull(optarg, NULL, 0); break;
+      case 'v': vars = strtoull(optarg, NULL, 0); break;
+      case 'k': locks = strtoull(optarg, NULL, 0); break;
+      case 's': rng = strtoull(optarg, NULL, 0) | 1; break;
+      case 'o': out = optarg; break;
+      case 'h':
+         puts("usage: cb-gen-trace [-n EVENTS] [-t THREADS] [-v VARS] [-k LOCKS] "
+              "[-s SEED] -o TRACE");
+         return 0;
+      default: return 2;
+      }
+   }
+   if (!out || threads < 2 || threads > 1000000 || !vars || !locks) {
+      fputs("cb-gen-trace: usage: cb-gen-trace [-n N] [-t 2..1000] [-v V] [-k K] -o TRACE\n", stderr);
+      return 2;
+   }
+   cb_header h;
+   memset(&h, 0, sizeof h);
+   h.format_version = 1; h.program = "synthetic"; h.tool_version = "cb-gen-trace";
+   h.instrumented = "synthetic"; h.trace_id = rng;
+   w = cb_writer_open(out, &h, &err);
+   if (!w) { fprintf(stderr, "cb-gen-trace: cannot create %s: %s\n", out, err.msg); return 1; }
+   if (write_definitions(vars)) return 1;
+   write_events(n, threads, vars, locks);
    cb_footer ft = {.present = 1, .event_count = written, .tool_ended = 1};
    if (cb_writer_close(w, &ft, &err)) { fprintf(stderr, "cb-gen-trace: %s\n", err.msg); return 1; }
-   free(val);
    return 0;
 }

@@ -181,6 +181,22 @@ static void free_steps(cb_sched_step **sp, size_t n) {
    free(sp);
 }
 
+/* Each thread's stable path (Schedule.thread_parent, thread_index), in
+ * *par and *idx (the caller frees them), when the trace knows them. */
+static void thread_paths(const cb_trace *t, const cbp_escape *x, cb_schedule *s,
+                         uint32_t **par, uint32_t **idx) {
+   const cb_thread_origin *o = origins_of(t);
+   if (!o || x->nthreads > t->nthreads) return;
+   *par = cbp_xcalloc(x->nthreads + 1, sizeof **par);
+   *idx = cbp_xcalloc(x->nthreads + 1, sizeof **idx);
+   for (uint32_t i = 1; i <= x->nthreads; i++) {
+      (*par)[i - 1] = o[i].parent;
+      (*idx)[i - 1] = o[i].index;
+   }
+   s->n_thread_parent = s->n_thread_index = x->nthreads;
+   s->thread_parent = *par; s->thread_index = *idx;
+}
+
 int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
                        const cbp_candidate *c, const char *path, cb_error *err) {
    const cbp_escape *x = &a->x;
@@ -200,15 +216,8 @@ int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
    expects ex = {cbp_xcalloc(nsteps + 1, sizeof *ex.pe), cbp_xcalloc(nsteps + 1, sizeof *ex.loc),
                  cbp_xcalloc(nsteps + 1, sizeof *ex.var), 0};
    expect_steps(t, c, s.tail, c->tail, c->ntail, x->nthreads, &ex);
-   const cb_thread_origin *o = origins_of(t);
    uint32_t *par = NULL, *idx = NULL;
-   if (o && x->nthreads <= t->nthreads) {
-      par = cbp_xcalloc(x->nthreads + 1, sizeof *par);
-      idx = cbp_xcalloc(x->nthreads + 1, sizeof *idx);
-      for (uint32_t i = 1; i <= x->nthreads; i++) { par[i - 1] = o[i].parent; idx[i - 1] = o[i].index; }
-      s.n_thread_parent = s.n_thread_index = x->nthreads;
-      s.thread_parent = par; s.thread_index = idx;
-   }
+   thread_paths(t, x, &s, &par, &idx);
    /* The alternates (synthesis.c): replay forces them in order when the
     * runs before them pass. */
    cb_sched_variant var[CBP_NALT], *vp[CBP_NALT];

@@ -307,6 +307,40 @@ static void init_result(const cbr_schedule *cs, unsigned variant,
       r->nsteps = (unsigned)ntail;
 }
 
+/* After the run: the check command, the divergence and the names in
+ * words, the verdict, and the recorded trace (--record).  ks: how the
+ * keeper process ended. */
+static void judge_run(const cbr_options *o, const cbr_schedule *cs,
+                      unsigned variant, const run_files *f, const watch *w,
+                      cbr_ending *e, int ks, cbr_result *r)
+{
+   if (!e->killed && !w->got_wait) {
+      snprintf(r->error, sizeof r->error, "lost track of the run (the "
+               "process that waits for Valgrind ended with status %d)",
+               cb_wait_status_code(ks));
+      return;
+   }
+   e->wstatus = w->wstatus;
+   if (!e->killed && o->check && cbr_exit_normal(e, &r->status)) {
+      int to = o->json || o->all ? 2 : 1;
+      r->check_code = cbr_run_check(o->check, f->outp, to, o->timeout_s);
+      if (r->check_code < 0) {
+         snprintf(r->error, sizeof r->error, "cannot run --check '%s'",
+                  o->check);
+         return;
+      }
+   }
+   if (r->status.unexpected) {
+      cbr_describe_divergence(cs->s, variant, &r->status);
+      cbr_divergence_spoils_pattern(cs->s, &r->status);
+   }
+   cbr_plan_values_by_role(cs->s, &r->status);
+   cbr_name_blocked(cs->s, &r->status);
+   cbr_judge(o, e, r);
+   if (o->record)
+      record(o, f->events[0] ? f->events : o->events_out, r);
+}
+
 int cbr_run_one(const cbr_options *o, const cbr_io *io,
                 const cbr_schedule *cs, unsigned variant, cbr_result *r)
 {
@@ -355,33 +389,8 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
    r->seconds = cb_now() - start;
    finish_tail(&w, r->stderr_tail, sizeof r->stderr_tail);
 
-   if (w.spawn_failed)
-      goto out;
-   if (!e.killed && !w.got_wait) {
-      snprintf(r->error, sizeof r->error, "lost track of the run (the "
-               "process that waits for Valgrind ended with status %d)",
-               cb_wait_status_code(ks));
-      goto out;
-   }
-   e.wstatus = w.wstatus;
-   if (!e.killed && o->check && cbr_exit_normal(&e, &r->status)) {
-      int to = o->json || o->all ? 2 : 1;
-      r->check_code = cbr_run_check(o->check, f.outp, to, o->timeout_s);
-      if (r->check_code < 0) {
-         snprintf(r->error, sizeof r->error, "cannot run --check '%s'",
-                  o->check);
-         goto out;
-      }
-   }
-   if (r->status.unexpected) {
-      cbr_describe_divergence(cs->s, variant, &r->status);
-      cbr_divergence_spoils_pattern(cs->s, &r->status);
-   }
-   cbr_plan_values_by_role(cs->s, &r->status);
-   cbr_name_blocked(cs->s, &r->status);
-   cbr_judge(o, &e, r);
-   if (o->record)
-      record(o, f.events[0] ? f.events : o->events_out, r);
+   if (!w.spawn_failed)
+      judge_run(o, cs, variant, &f, &w, &e, ks, r);
 
 out:
    close_files(&f);

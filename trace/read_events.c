@@ -364,6 +364,18 @@ static int decode_head(const cb_trace *t, const raw_events *re, scratch *s,
    return 0;
 }
 
+/* An event's address from its delta: to the last address of its code
+ * location (by_loc), or to the previous event's (*addr). */
+static inline uint64_t event_addr(loc_state *ls, int by_loc, int64_t loc,
+                                  uint64_t *addr, uint64_t delta)
+{
+   if (!by_loc)
+      return *addr += delta;
+   uint64_t prev = ls->gen[loc] == ls->cur ? ls->addr[loc] : 0;
+   ls->gen[loc] = ls->cur;
+   return ls->addr[loc] = prev + delta;
+}
+
 long cb_decode_events(cb_trace *t, const raw_events *re, size_t nlocs,
                       loc_state *ls, scratch *s, uint32_t *max_tid,
                       cb_error *why)
@@ -420,15 +432,7 @@ long cb_decode_events(cb_trace *t, const raw_events *re, size_t nlocs,
       e->flags = e->was = 0; /* in memory only (cbtrace.h) */
       e->tid = (uint32_t)tid;
       e->loc = (uint32_t)loc;
-      if (by_loc) {
-         uint64_t prev = ls->gen[loc] == ls->cur ? ls->addr[loc] : 0;
-         addr = prev + delta;
-         ls->gen[loc] = ls->cur;
-         ls->addr[loc] = addr;
-      } else {
-         addr += delta;
-      }
-      e->addr = addr;
+      e->addr = event_addr(ls, by_loc, loc, &addr, delta);
       e->value = 0;
       if (cb_event_has_value(kind, size)) {
          if (__builtin_expect(vi >= n_val, 0))

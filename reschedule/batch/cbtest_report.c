@@ -441,18 +441,12 @@ static void event_words(const char *role, const cbt_event *e,
             e->function[0] ? " in " : "", e->function);
 }
 
-static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
+/* The result's message: the bug in one sentence, a deadlock's threads, a
+ * crash's place, e1, f and e2, and how to see it again. */
+static void sarif_message(const cbt_test *t, const cbt_run *r,
+                          const cbt_bug *b, const char *const w[3], char *msg,
+                          size_t len)
 {
-   const cbt_test *t = &s->tests[b->test];
-   const cbt_run *r = &t->runs[b->run];
-   int rule = -1;
-   for (int i = 0; i < NPATTERNS; i++)
-      if (!strcmp(patterns[i], r->pattern))
-         rule = i;
-   char w1[PATH_MAX + 256], wf[PATH_MAX + 256], w2[PATH_MAX + 256];
-   event_words("e1", &r->e1, r->variable, w1, sizeof w1);
-   event_words("f", &r->f, r->variable, wf, sizeof wf);
-   event_words("e2", &r->e2, r->variable, w2, sizeof w2);
    /* A deadlock names its threads, what each waited for and who held it. */
    char waits[2 * sizeof r->deadlock] = "";
    size_t nw = 0;
@@ -469,16 +463,63 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
       crash[1] = ' ';
       cbt_crash_words(&c, crash + 2, sizeof crash - 2);
    }
-   char msg[4 * PATH_MAX + 10000 + sizeof waits + sizeof crash];
-   snprintf(msg, sizeof msg,
+   snprintf(msg, len,
             "%s %s on %s, confirmed: the forced run %s "
             "(test %s, schedule %s)%s%s. %s; %s; %s. %s: %s",
             r->pattern, cbt_shape_name(r->pattern), r->variable,
-            cbt_verdict_words(b->verdict), t->id, r->name, waits, crash, w1, wf, w2,
+            cbt_verdict_words(b->verdict), t->id, r->name, waits, crash,
+            w[0], w[1], w[2],
             cbt_reproduced(r) == 0 ? "Not reproduced when forced again; run "
                                      "again"
                                    : "Reproduce",
             b->reproduce);
+}
+
+/* e2 as the result's location, e1 and f as related ones. */
+static void sarif_locations(cbt_json *j, const cbt_run *r, const cbt_bug *b,
+                            const char *const w[3])
+{
+   cbt_json_array(j, "locations");
+   if (has_place(&r->e2)) {
+      cbt_json_object(j, NULL);
+      sarif_physical_path(j, &r->e2, b->src_path[2]);
+      cbt_json_object(j, "message");
+      cbt_json_string(j, "text", w[2]);
+      cbt_json_end(j);
+      cbt_json_end(j);
+   }
+   cbt_json_end(j);
+   cbt_json_array(j, "relatedLocations");
+   const cbt_event *rel[2] = {&r->e1, &r->f};
+   for (int i = 0; i < 2; i++) {
+      if (!has_place(rel[i]))
+         continue;
+      cbt_json_object(j, NULL);
+      cbt_json_int(j, "id", i + 1);
+      sarif_physical_path(j, rel[i], b->src_path[i]);
+      cbt_json_object(j, "message");
+      cbt_json_string(j, "text", w[i]);
+      cbt_json_end(j);
+      cbt_json_end(j);
+   }
+   cbt_json_end(j);
+}
+
+static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
+{
+   const cbt_test *t = &s->tests[b->test];
+   const cbt_run *r = &t->runs[b->run];
+   int rule = -1;
+   for (int i = 0; i < NPATTERNS; i++)
+      if (!strcmp(patterns[i], r->pattern))
+         rule = i;
+   char w1[PATH_MAX + 256], wf[PATH_MAX + 256], w2[PATH_MAX + 256];
+   event_words("e1", &r->e1, r->variable, w1, sizeof w1);
+   event_words("f", &r->f, r->variable, wf, sizeof wf);
+   event_words("e2", &r->e2, r->variable, w2, sizeof w2);
+   const char *const w[3] = {w1, wf, w2};
+   char msg[4 * PATH_MAX + 10000 + 2 * sizeof r->deadlock + 512];
+   sarif_message(t, r, b, w, msg, sizeof msg);
 
    cbt_json_object(j, NULL);
    cbt_json_string(j, "ruleId", r->pattern);
@@ -490,31 +531,7 @@ static void sarif_result(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    cbt_json_object(j, "message");
    cbt_json_string(j, "text", msg);
    cbt_json_end(j);
-   cbt_json_array(j, "locations");
-   if (has_place(&r->e2)) {
-      cbt_json_object(j, NULL);
-      sarif_physical_path(j, &r->e2, b->src_path[2]);
-      cbt_json_object(j, "message");
-      cbt_json_string(j, "text", w2);
-      cbt_json_end(j);
-      cbt_json_end(j);
-   }
-   cbt_json_end(j);
-   cbt_json_array(j, "relatedLocations");
-   const cbt_event *rel[2] = {&r->e1, &r->f};
-   const char *words[2] = {w1, wf};
-   for (int i = 0; i < 2; i++) {
-      if (!has_place(rel[i]))
-         continue;
-      cbt_json_object(j, NULL);
-      cbt_json_int(j, "id", i + 1);
-      sarif_physical_path(j, rel[i], b->src_path[i]);
-      cbt_json_object(j, "message");
-      cbt_json_string(j, "text", words[i]);
-      cbt_json_end(j);
-      cbt_json_end(j);
-   }
-   cbt_json_end(j);
+   sarif_locations(j, r, b, w);
    sarif_code_flows(j, t, r);
    cbt_json_object(j, "properties");
    cbt_json_int(j, "rank", b->rank);
