@@ -310,6 +310,8 @@ Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
 Bool cb_plan_file_read(const HChar *path, ULong **words, ULong *nwords);
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
 Bool cb_replay_released(void);           /* every thread runs free for good */
+/* t's timed wait is past its deadline: may it time out? (cb_replay.c) */
+Bool cb_replay_timeout_may_fire(CbThread *t);
 /* Counted events t may run before the plan's next turn change (~0: any). */
 ULong cb_replay_allowance(CbThread *t);
 /* Before t->counted++: the event's kind, location, address and value. */
@@ -325,6 +327,16 @@ void cb_replay_exec_called(void);        /* execve: the tool's end may not come 
 void cb_replay_deadlocked(void);         /* the run ends: a deadlock */
 void cb_replay_end(void);                /* the last status line */
 void cb_replay_forked_child(void);
+
+/* ---- replay: did e1, f, e2 run in order? (cb_pattern.c) ---- */
+void cb_pattern_load(const ULong *w);    /* 6 words: (tid, index) x 3 */
+/* wid's counted event index ran (kind, value): one of the three? */
+void cb_pattern_event(ULong wid, ULong index, UChar kind, ULong value);
+Bool cb_pattern_all_ran(void);           /* all three, not yet reported */
+/* Says "pattern 1" or "pattern 0", once; ending: the process ends, and
+ * an order begun and cut short counts (left_by_itself: whether a thread
+ * ended by itself rather than being torn down). */
+void cb_pattern_report(Bool ending, Bool (*left_by_itself)(ULong tid));
 
 /* ---- replay: the recorded order in the prefix (cb_porder.c) ---- */
 /* Reads the plan's waits from w[*at] (none when the plan ends before). */

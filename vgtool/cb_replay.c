@@ -59,10 +59,7 @@ static UInt    cb_run_out_began;    /* when it began (ms) */
 static UInt    cb_run_out_events;   /* counted events run in it */
 static Bool    cb_ending;           /* shut-down: threads are torn down */
 static ULong   cb_step_said;        /* last step number written, 0 = none */
-static ULong   cb_pat[3][2];        /* e1, f, e2: (tid, index) */
-static ULong   cb_pat_seq[3];       /* when each ran, 0 = not yet */
-static ULong   cb_seq;
-static Bool    cb_pat_reported, cb_diverged_reported;
+static Bool    cb_diverged_reported;
 static Bool    cb_deadlocked;       /* the tool ends the run (cb_deadlock.c) */
 static ULong   cb_stall_ms;
 static UInt    cb_last_progress;
@@ -77,43 +74,11 @@ void cb_replay_status(const HChar *line)
       cb_status_fd = -1;
 }
 
-/* Whether the process ended with the order begun and cut short: the
- * events that ran are the first of the three, in order, and the thread of
- * the next one was still alive, stopped by the end (a crash, another
- * thread's exit) before it got there.  Enough when the two that order
- * the variable ran (e1 then f), or, for an order violation (f, e1, e1:
- * the last two are one event), when f ran and e1 never did.  A thread
- * that ended by itself (its exit, or the process's exit_group) without
- * the event took another path: no.  One torn down by a fatal signal or
- * by another thread's exit_group was cut short. */
-static Bool cb_pattern_cut_short(void)
+/* Whether thread tid ended by itself (its exit, or the process's
+ * exit_group), not torn down: cb_pattern.c asks at the end. */
+static Bool cb_left_by_itself(ULong tid)
 {
-   const ULong *q = cb_pat_seq;
-   Bool ord = cb_pat[1][0] == cb_pat[2][0] && cb_pat[1][1] == cb_pat[2][1];
-   UInt ran = !q[0] ? 0 : !q[1] ? 1 : !q[2] ? 2 : 3;
-   if (ran == 3 || ran == 0 || (ran == 1 && !ord) || (ran == 2 && q[0] > q[1]))
-      return False;
-   ULong next = cb_pat[ran][0];
-   return next >= 1 && next <= cb_nthreads && !cb_left[next];
-}
-
-/* "pattern 1" when e1, f and e2 ran in that order (cb_pattern_cut_short
- * too, once the process ends: ending). */
-static void cb_report_pattern_at(Bool ending)
-{
-   if (cb_pat_reported)
-      return;
-   cb_pat_reported = True;
-   Bool ok = cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2] &&
-             cb_pat_seq[0] < cb_pat_seq[1] && cb_pat_seq[1] < cb_pat_seq[2];
-   if (!ok && ending)
-      ok = cb_pattern_cut_short();
-   cb_replay_status(ok ? "pattern 1" : "pattern 0");
-}
-
-static void cb_report_pattern(void)
-{
-   cb_report_pattern_at(False);
+   return tid < 1 || tid > cb_nthreads || cb_left[tid];
 }
 
 static void cb_say_step_reached(void);
@@ -125,8 +90,8 @@ static void cb_release(void)
    cb_say_step_reached();
    cb_phase = CB_PH_RELEASED;
    cb_replay_status("released");
-   if (cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2])
-      cb_report_pattern();
+   if (cb_pattern_all_ran())
+      cb_pattern_report(False, NULL);
 }
 
 static void cb_infeasible(const HChar *why)
@@ -273,10 +238,8 @@ Bool cb_replay_init(void)
    cb_tail = &w[i];
    i += 2 * cb_ntail;
    NEED(7);
-   for (Int k = 0; k < 3; k++) {
-      cb_pat[k][0] = w[i++];
-      cb_pat[k][1] = w[i++];
-   }
+   cb_pattern_load(&w[i]);
+   i += 6;
    cb_stall_ms = w[i++];
    if (cb_stall_ms == 0)
       cb_stall_ms = 1;
@@ -480,16 +443,27 @@ Bool cb_replay_may_run(CbThread *t)
    return False;
 }
 
-/* "value K V": what pattern event K (0 e1, 1 f, 2 e2) read or wrote in
- * this run, so that a bug report shows the forced run's values, not the
- * recorded run's. */
-static void cb_say_value(Int k, UChar kind, ULong value)
+/* Thread t waits in a timed condition wait whose deadline has passed
+ * (vgtool/cb_preload.c, cb_cond_wait_on): may the timeout fire?  Once the
+ * plan let every thread go, yes.  A run-out step of t's ends here: t has
+ * blocked (its deadline then counts again after the release).  Else the
+ * plan goes on, and this is where a plan that only t could move on
+ * stalls: no other thread may be asking (the others exited, or wait in
+ * the program), and without this check the run would go on until the
+ * time ran out. */
+Bool cb_replay_timeout_may_fire(CbThread *t)
 {
-   if (kind != CB_EV_READ && kind != CB_EV_WRITE)
-      return;
-   HChar buf[64];
-   VG_(snprintf)(buf, sizeof buf, "value %d %llu", k, value);
-   cb_replay_status(buf);
+   if (cb_phase == CB_PH_TAIL && cb_run_out && t->wid == cb_tail[2 * cb_step])
+      cb_run_out_ends("run-out-blocked");
+   if (cb_phase == CB_PH_RELEASED)
+      return True;
+   if (cb_progress != cb_progress_sampled) {
+      cb_note_progress_time();
+      return False;
+   }
+   if (VG_(read_millisecond_timer)() - cb_last_progress > cb_stall_ms)
+      cb_stalled();
+   return cb_phase == CB_PH_RELEASED;
 }
 
 void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
@@ -498,14 +472,10 @@ void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
    ULong index = t->counted;
    ULong wid = t->wid;
    cb_ident_check(t, kind, loc, addr, cb_phase != CB_PH_RELEASED);
-   for (Int k = 0; k < 3; k++)
-      if (cb_pat[k][0] == wid && cb_pat[k][1] == index && !cb_pat_seq[k]) {
-         cb_pat_seq[k] = ++cb_seq;
-         cb_say_value(k, kind, value);
-      }
+   cb_pattern_event(wid, index, kind, value);
    if (cb_phase == CB_PH_RELEASED) {
-      if (!cb_pat_reported && cb_pat_seq[0] && cb_pat_seq[1] && cb_pat_seq[2])
-         cb_report_pattern();
+      if (cb_pattern_all_ran())
+         cb_pattern_report(False, NULL);
       return;
    }
    if (!cb_turn_allows(t)) {
@@ -576,7 +546,7 @@ void cb_replay_ending(void)
 {
    cb_ending = True;
    /* Before the threads are torn down: which were still alive. */
-   cb_report_pattern_at(True);
+   cb_pattern_report(True, cb_left_by_itself);
    if (cb_phase != CB_PH_TAIL || !cb_run_out || cb_deadlocked)
       return;
    HChar buf[64];
@@ -599,7 +569,7 @@ void cb_replay_fini(void)
       cb_infeasible(cb_deadlocked ? "the program deadlocked before the plan "
                                     "ended"
                                   : "program ended before the plan did");
-   cb_report_pattern();
+   cb_pattern_report(False, NULL);
 }
 
 /* The "blocked" lines are said (cb_deadlock.c); the tool ends the run. */

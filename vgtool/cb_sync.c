@@ -525,7 +525,7 @@ Bool cb_handle_client_request(ThreadId tid, UWord *args, UWord *ret)
       *ret = cb_answer(cb_may_i(t, args[1]));
       break;
    case CB_REQ_TIMEOUT_MAY_FIRE: /* only once the plan let every thread go */
-      *ret = cb_answer(!cb_replaying || cb_replay_released());
+      *ret = cb_answer(!cb_replaying || cb_replay_timeout_may_fire(t));
       break;
    case CB_REQ_MAY_I_WAIT:
    case CB_REQ_WAIT:
