@@ -208,6 +208,8 @@ typedef struct {
                          0): the failure's cause is elsewhere */
    int crash_away;    /* its run crashed (a signal) in a function none of
                          its accesses is in (cbtest_crash.c) */
+   int left_path;     /* its run failed after it left the schedule's path:
+                         whether the violation led there is not known */
    int rank;          /* 1 = most tied to failures (cbt_rank_bugs) */
    double score;      /* its access pattern's suite-wide Falcon score */
    double test_score; /* the same over its test's forced runs only */
@@ -221,8 +223,10 @@ typedef struct {
 /* Where a forced run that crashed died in the program's own code
  * (cbtest_crash.c): its signal, and the first frame of Valgrind's stack
  * in a source file of its pattern. */
-/* Schedules forced after a first bug that crashed away from its pattern. */
+/* Schedules forced after a first bug that crashed away from its pattern,
+ * and after one that failed once its run had left the schedule's path. */
 #define CBT_CRASH_RUNS 2
+#define CBT_LEFT_PATH_RUNS 3
 typedef struct {
    char signal[16];      /* "SIGSEGV" */
    char function[128];
@@ -299,8 +303,9 @@ typedef struct {
    size_t runs_done;
    size_t not_forced;     /* schedules left unforced: --max-runs, or the
                              test's first bug (without --all-bugs) */
-   int crash_looked;      /* its first bug crashed away from its pattern:
-                             the schedules near the crash were forced */
+   int crash_looked;      /* its first bug crashed away from its pattern
+                             (the schedules near the crash were forced),
+                             or left its schedule's path (a few more were) */
    double started, seconds;
    struct cbt_explore *explore; /* --explore: the test's exploration, once
                                    started (cbtest_explore.c) */

@@ -197,7 +197,8 @@ static double test_score(const cbt_test *t, size_t key)
  * violation happened in its run before one whose failure came from
  * elsewhere (its title would send the user to the wrong place), and one
  * whose run crashed in a function of its own accesses before one whose
- * crashed elsewhere (cbtest_crash.c); ties keep
+ * crashed elsewhere (cbtest_crash.c), and one whose violation was seen
+ * to happen before one whose run left the schedule's path; ties keep
  * the order they were found in (tests in order, schedules in cbpredict's
  * order of likelihood). */
 static int cmp_bug(const void *a, const void *b)
@@ -211,6 +212,8 @@ static int cmp_bug(const void *a, const void *b)
       return x->missed ? 1 : -1;
    if (x->crash_away != y->crash_away)
       return x->crash_away ? 1 : -1;
+   if (x->left_path != y->left_path)
+      return x->left_path ? 1 : -1;
    if (x->test_score != y->test_score)
       return x->test_score < y->test_score ? 1 : -1;
    if (x->test != y->test)
@@ -300,6 +303,7 @@ void cbt_collect_bugs(cbt_suite *s)
          bug->verdict = r->verdict;
          bug->reproduced = cbt_reproduced(r);
          bug->missed = r->violation == 0;
+         bug->left_path = r->violation == CBT_LEFT_PATH;
          cbt_crash c;
          bug->crash_away = cbt_crash_site(r, &c) && cbt_crash_distance(r, &c) < 0;
          if (r->key != (size_t)-1) {

@@ -454,12 +454,19 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
     * that did not come back when forced again does not (cbtest_bugs.c). */
    if (cbt_stops_forcing(r) && !s->o->all_bugs && t->next_run < t->nruns) {
       /* A crash away from the pattern's own accesses: first the schedules
-       * with an access where the program died (cbtest_crash.c). */
+       * with an access where the program died (cbtest_crash.c).  A failure
+       * after the run left the schedule's path: a few more schedules, for
+       * one whose violation is seen to happen (cbt_collect_bugs ranks it
+       * first). */
       cbt_crash c;
       size_t keep = 0;
       if (!t->crash_looked && cbt_crash_site(r, &c) && cbt_crash_distance(r, &c) < 0) {
          t->crash_looked = 1;
          keep = cbt_crash_runs_first(t, t->next_run, &c, CBT_CRASH_RUNS);
+      } else if (!t->crash_looked && r->violation == CBT_LEFT_PATH) {
+         t->crash_looked = 1;
+         keep = t->nruns - t->next_run < CBT_LEFT_PATH_RUNS
+                   ? t->nruns - t->next_run : CBT_LEFT_PATH_RUNS;
       }
       t->not_forced += t->nruns - t->next_run - keep;
       t->nruns = t->next_run + keep;
