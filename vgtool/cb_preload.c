@@ -343,8 +343,9 @@ void cb_note_free(int forced)
  * up, and main waited for it to start).  So a timed wait whose deadline
  * passed (r) while the plan runs goes on, a step at a time (a spurious
  * wake-up to the caller, at worst), until the plan lets every thread go;
- * then the deadline counts without the plan's time, once a thread (a
- * signal of the condition meanwhile ends the wait as a wake-up).  A plan that
+ * then the wait counts its whole length again from there, and the plan's
+ * time, once a thread (a signal of the condition meanwhile ends the wait
+ * as a wake-up).  A plan that
  * waits for this very thread meanwhile stalls, and the run is judged
  * infeasible: the recorded run's wait may have been woken by a thread
  * the plan's counts hold at the wrong place (a loop that read a flag
@@ -353,7 +354,8 @@ void cb_note_free(int forced)
  * it did.  The condition's clock (REALTIME, or whatever it was made
  * with) moves on as CLOCK_MONOTONIC does. */
 static int cb_cond_wait_on(OrigFn fn, void *cv, void *m, UWord nargs, UWord clock,
-                           const struct timespec *ts, unsigned seq0, int r)
+                           const struct timespec *ts, unsigned seq0,
+                           const struct timespec *began, int r)
 {
    struct timespec m0;
    clock_gettime(CLOCK_MONOTONIC, &m0);
@@ -373,7 +375,11 @@ static int cb_cond_wait_on(OrigFn fn, void *cv, void *m, UWord nargs, UWord cloc
       if (__atomic_load_n(seq, __ATOMIC_ACQUIRE) != seq0)
          return 0; /* a wake-up, which gives back nothing yet */
       given_back = 1;
-      struct timespec later = cb_deadline_plus(ts, plan);
+      /* Its whole length again from here, and the plan's time: under
+       * Valgrind on a loaded machine the thread that would wake it may
+       * take a while to run after the release (either alone left a
+       * correct program's 200 ms wait short in make check). */
+      struct timespec later = cb_deadline_plus(ts, cb_ns_since(began) + plan);
       r = cb_cond_call(fn, cv, m, nargs, clock, &later);
    }
    return r;
@@ -384,9 +390,12 @@ int cb_cond_wait_any(OrigFn fn, UWord c, void *cv, void *m, UWord nargs,
 {
    cb_cond_wait_enter(c, cv, m, nargs == 2);
    unsigned seq0 = __atomic_load_n(cb_sig_bucket(cv), __ATOMIC_ACQUIRE);
+   struct timespec began = {0, 0};
+   if (nargs != 2)
+      clock_gettime(CLOCK_MONOTONIC, &began);
    int r = cb_cond_call(fn, cv, m, nargs, clock, ts);
    if (nargs != 2 && cb_timed_out(r))
-      r = cb_cond_wait_on(fn, cv, m, nargs, clock, ts, seq0, r);
+      r = cb_cond_wait_on(fn, cv, m, nargs, clock, ts, seq0, &began, r);
    cb_cond_wait_leave(c, cv, m, r == 0, cb_pthread_release,
                       cb_pthread_retake);
    return r;

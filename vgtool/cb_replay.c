@@ -407,6 +407,18 @@ static Bool cb_plan_stuck(UInt idle)
           (level == CB_PLAN_WAITING && idle > CB_WAITING_MS);
 }
 
+/* A stalled prefix that keeps the recorded order took another path than
+ * the recorded one: the waits go (cb_porder.c) and it runs free, before
+ * the plan itself is given up.  True when there were waits to give up. */
+static Bool cb_give_up_order(void)
+{
+   if (cb_phase != CB_PH_PREFIX || !cb_porder_active())
+      return False;
+   cb_porder_drop(cb_done, cb_exited);
+   cb_note_progress_time();
+   return True;
+}
+
 Bool cb_replay_may_run(CbThread *t)
 {
    if (cb_allowed(t))
@@ -431,12 +443,8 @@ Bool cb_replay_may_run(CbThread *t)
       return cb_allowed(t);
    }
    if (idle > cb_stall_ms || cb_plan_stuck(idle)) {
-      if (cb_phase == CB_PH_PREFIX && cb_porder_active()) {
-         /* Another path than the recorded one: the prefix runs free. */
-         cb_porder_drop(cb_done, cb_exited);
-         cb_note_progress_time();
+      if (cb_give_up_order())
          return cb_allowed(t);
-      }
       cb_stalled();
       return True;
    }
@@ -461,7 +469,9 @@ Bool cb_replay_timeout_may_fire(CbThread *t)
       cb_note_progress_time();
       return False;
    }
-   if (VG_(read_millisecond_timer)() - cb_last_progress > cb_stall_ms)
+   if (VG_(read_millisecond_timer)() - cb_last_progress <= cb_stall_ms)
+      return False;
+   if (!cb_give_up_order())
       cb_stalled();
    return cb_phase == CB_PH_RELEASED;
 }
