@@ -480,11 +480,11 @@ typedef struct cbp_porder cbp_porder;
 cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x,
                            const cbp_vclock *v);
 void cbp_porder_free(cbp_porder *po);
-/* The waits inside prefix (nthreads counts), at most CBP_PORDER_MAX,
- * nearest the cut: 4 words each (w, i, u, c), sorted by w then i, in
+/* The waits inside prefix (a count for each of po's threads), at most
+ * CBP_PORDER_MAX, nearest the cut: 4 words each (w, i, u, c), sorted by w then i, in
  * *out (malloc'd, NULL when none); returns the number of words. */
 size_t cbp_porder_for(const cbp_porder *po, const uint64_t *prefix,
-                      uint32_t nthreads, uint64_t **out);
+                      uint64_t **out);
 
 /* ---- Region III (region3.c) ----------------------------------------------
  * Interleaves T1 (from c->x1 to count t1_to) and T2 (from2, c->x2 or an

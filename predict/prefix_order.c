@@ -56,6 +56,8 @@ struct cbp_porder {
 /* An access's last one: thread and counted index + 1 (0: none). */
 typedef struct { uint32_t tid; uint64_t c; } po_last;
 
+typedef struct { uint64_t addr; po_last last; } po_lock;
+
 /* A variable's readers since its last write: one entry a thread, linked
  * from the variable (0 ends a list; entry 0 is never used).  A write
  * empties its variable's list; the entries it leaves are not reused. */
@@ -74,8 +76,7 @@ typedef struct {
    po_reader *rp;        /* the lists' entries */
    size_t nrp, caprp;
    cbp_map locks;        /* lock address -> index into lk */
-   uint64_t *lk_addr;
-   po_last *lk;          /* per lock: last unlock */
+   po_lock *lk;          /* per lock: its address and last unlock */
    size_t nlk, caplk;
 } po_pass;
 
@@ -93,24 +94,21 @@ static void add_wait(po_pass *p, uint32_t w, uint64_t at, po_last from) {
 }
 
 static int lk_eq(const void *ctx, uint32_t idx, const void *key) {
-   return ((const po_pass *)ctx)->lk_addr[idx] == *(const uint64_t *)key;
+   return ((const po_pass *)ctx)->lk[idx].addr == *(const uint64_t *)key;
 }
 static uint64_t lk_hash(const void *ctx, uint32_t idx) {
-   return cbp_mix(((const po_pass *)ctx)->lk_addr[idx]);
+   return cbp_mix(((const po_pass *)ctx)->lk[idx].addr);
 }
 
 /* The last unlock of the lock at addr (made empty when new). */
 static po_last *lock_last(po_pass *p, uint64_t addr) {
    uint32_t *s = cbp_map_probe(&p->locks, cbp_mix(addr), lk_eq, p, &addr);
-   if (*s) return &p->lk[*s - 1];
-   size_t cap = p->caplk;
-   p->lk_addr = cbp_grow(p->lk_addr, &cap, p->nlk, sizeof *p->lk_addr);
+   if (*s) return &p->lk[*s - 1].last;
    p->lk = cbp_grow(p->lk, &p->caplk, p->nlk, sizeof *p->lk);
-   p->lk_addr[p->nlk] = addr;
-   p->lk[p->nlk] = (po_last){0, 0};
+   p->lk[p->nlk] = (po_lock){addr, {0, 0}};
    *s = (uint32_t)++p->nlk;
    cbp_map_added(&p->locks, lk_hash, p);
-   return &p->lk[p->nlk - 1];
+   return &p->lk[p->nlk - 1].last;
 }
 
 /* Thread me.tid read variable v: its entry in v's readers moves on. */
@@ -160,7 +158,7 @@ cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x,
                 cbp_xcalloc(((size_t)n + 1) * (n + 1), sizeof(uint64_t)),
                 cbp_xcalloc((size_t)x->nvars + 1, sizeof(po_last)),
                 cbp_xcalloc((size_t)x->nvars + 1, sizeof(uint32_t)),
-                NULL, 0, 0, {0}, NULL, NULL, 0, 0};
+                NULL, 0, 0, {0}, NULL, 0, 0};
    cbp_map_init(&p.locks, 64);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
@@ -173,7 +171,7 @@ cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x,
    }
    cbp_map_free(&p.locks);
    free(p.cnt); free(p.insn); free(p.pair); free(p.lw); free(p.rd); free(p.rp);
-   free(p.lk_addr); free(p.lk);
+   free(p.lk);
    return po;
 }
 
@@ -221,9 +219,9 @@ static void heap_down(po_heap *q, uint32_t i) {
 }
 
 size_t cbp_porder_for(const cbp_porder *po, const uint64_t *prefix,
-                      uint32_t nthreads, uint64_t **out) {
+                      uint64_t **out) {
    *out = NULL;
-   if (!po || nthreads != po->n) return 0;
+   if (!po) return 0;
    size_t *left = cbp_xcalloc((size_t)po->n + 1, sizeof *left);
    po_heap q = {po, left, cbp_xcalloc((size_t)po->n + 1, sizeof(uint32_t)), 0};
    for (uint32_t w = 1; w <= po->n; w++)

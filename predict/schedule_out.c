@@ -209,7 +209,7 @@ int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
    s.n_prefix = x->nthreads;
    s.prefix = c->prefix;
    if (!a->r.porder) a->r.porder = cbp_porder_new(t, x, &a->v);
-   s.n_prefix_order = cbp_porder_for(a->r.porder, c->prefix, x->nthreads, &s.prefix_order);
+   s.n_prefix_order = cbp_porder_for(a->r.porder, c->prefix, &s.prefix_order);
    s.n_tail = c->ntail; s.tail = tail_steps(c->tail, c->ntail);
    size_t nsteps = c->ntail;
    for (int k = 0; k < CBP_NALT; k++) nsteps += c->nalt[k];

@@ -303,9 +303,8 @@ typedef struct {
    size_t runs_done;
    size_t not_forced;     /* schedules left unforced: --max-runs, or the
                              test's first bug (without --all-bugs) */
-   int crash_looked;      /* its first bug crashed away from its pattern
-                             (the schedules near the crash were forced),
-                             or left its schedule's path (a few more were) */
+   int looked_again;      /* its first bug decided whether more schedules
+                             were forced (cbtest_pipeline.c, runs_to_keep) */
    double started, seconds;
    struct cbt_explore *explore; /* --explore: the test's exploration, once
                                    started (cbtest_explore.c) */

@@ -443,6 +443,26 @@ void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
    }
 }
 
+/* How many of t's schedules still to force after its first confirmed
+ * bug r (once a test; they are moved next in line): after a crash away
+ * from the pattern's own accesses, those with an access where the program
+ * died (cbtest_crash.c); after a failure once the run had left the
+ * schedule's path, the next few, for one whose violation is seen to
+ * happen (cbt_collect_bugs ranks it first); else none. */
+static size_t runs_to_keep(cbt_test *t, const cbt_run *r)
+{
+   size_t left = t->nruns - t->next_run;
+   cbt_crash c;
+   if (t->looked_again)
+      return 0;
+   t->looked_again = 1;
+   if (cbt_crash_site(r, &c) && cbt_crash_distance(r, &c) < 0)
+      return cbt_crash_runs_first(t, t->next_run, &c, CBT_CRASH_RUNS);
+   if (r->violation == CBT_LEFT_PATH)
+      return left < CBT_LEFT_PATH_RUNS ? left : CBT_LEFT_PATH_RUNS;
+   return 0;
+}
+
 static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
                          const cb_job_end *e)
 {
@@ -453,21 +473,7 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
     * runs in flight finish, the rest are counted as not forced.  A failure
     * that did not come back when forced again does not (cbtest_bugs.c). */
    if (cbt_stops_forcing(r) && !s->o->all_bugs && t->next_run < t->nruns) {
-      /* A crash away from the pattern's own accesses: first the schedules
-       * with an access where the program died (cbtest_crash.c).  A failure
-       * after the run left the schedule's path: a few more schedules, for
-       * one whose violation is seen to happen (cbt_collect_bugs ranks it
-       * first). */
-      cbt_crash c;
-      size_t keep = 0;
-      if (!t->crash_looked && cbt_crash_site(r, &c) && cbt_crash_distance(r, &c) < 0) {
-         t->crash_looked = 1;
-         keep = cbt_crash_runs_first(t, t->next_run, &c, CBT_CRASH_RUNS);
-      } else if (!t->crash_looked && r->violation == CBT_LEFT_PATH) {
-         t->crash_looked = 1;
-         keep = t->nruns - t->next_run < CBT_LEFT_PATH_RUNS
-                   ? t->nruns - t->next_run : CBT_LEFT_PATH_RUNS;
-      }
+      size_t keep = runs_to_keep(t, r);
       t->not_forced += t->nruns - t->next_run - keep;
       t->nruns = t->next_run + keep;
    }

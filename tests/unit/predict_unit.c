@@ -665,7 +665,7 @@ static void test_prefix_order(void) {
        "T2 read y @p.c:10\nT2 write z @p.c:10 same-insn\n"); /* T2#4,#5 */
    cbp_porder *po = cbp_porder_new(&T, &A.x, &A.v);
    uint64_t all[2] = {6, 6}, *o = NULL;
-   size_t n = cbp_porder_for(po, all, 2, &o);
+   size_t n = cbp_porder_for(po, all, &o);
    static const uint64_t want[] = {1, 3, 2, 1, 2, 0, 1, 2, 2, 1, 1, 5, 2, 4, 1, 6};
    ok(n == 16 && o && !memcmp(o, want, sizeof want),
       "waits (T1#3 after T2 1), (T2#0 after T1 2), (T2#1 after T1 5), "
@@ -675,13 +675,13 @@ static void test_prefix_order(void) {
     * first wait past T1's prefix is kept; T2's prefix of 2 leaves out the
     * waits of its later events. */
    uint64_t cut[2] = {5, 2};
-   n = cbp_porder_for(po, cut, 2, &o);
+   n = cbp_porder_for(po, cut, &o);
    static const uint64_t want2[] = {1, 3, 2, 1, 2, 0, 1, 2, 2, 1, 1, 5};
    ok(n == 12 && o && !memcmp(o, want2, sizeof want2),
       "a prefix keeps only its own waits, counts cut to the other's prefix");
    free(o);
    uint64_t none[2] = {6, 0};
-   n = cbp_porder_for(po, none, 2, &o);
+   n = cbp_porder_for(po, none, &o);
    ok(n == 0 && !o, "no wait for a thread with no prefix");
    cbp_porder_free(po);
 
@@ -692,7 +692,7 @@ static void test_prefix_order(void) {
        "T1 write f @w.c:2\nT2 read f @w.c:1\nT3 read f @w.c:1\n");
    po = cbp_porder_new(&T, &A.x, &A.v);
    uint64_t three[3] = {3, 3, 2};
-   n = cbp_porder_for(po, three, 3, &o);
+   n = cbp_porder_for(po, three, &o);
    static const uint64_t want3[] = {1, 2, 2, 2, 1, 2, 3, 1, 2, 2, 1, 3, 3, 1, 1, 3};
    ok(n == 16 && o && !memcmp(o, want3, sizeof want3),
       "the flag's write waits for both pollers' reads, their next reads for it");
@@ -706,7 +706,7 @@ static void test_prefix_order(void) {
        "T1 write x @h.c:4\n");
    po = cbp_porder_new(&T, &A.x, &A.v);
    uint64_t both[2] = {4, 2};
-   n = cbp_porder_for(po, both, 2, &o);
+   n = cbp_porder_for(po, both, &o);
    ok(n == 0 && !o, "no wait where create and join order the threads");
    free(o);
    cbp_porder_free(po);
