@@ -241,6 +241,10 @@ int cbt_crash_site(const cbt_run *r, cbt_crash *c);
 int cbt_crash_distance(const cbt_run *r, const cbt_crash *c);
 /* "the program died of SIGSEGV in log_msg() at log.c:20" */
 void cbt_crash_words(const cbt_crash *c, char *buf, size_t len);
+/* What a failed forced run's program said last: its last line on stderr
+ * (not Valgrind's nor cbreplay's), else, when it exited non-zero, its last
+ * line on stdout; into buf, 0 when nothing (or r did not fail). */
+int cbt_said(const cbt_run *r, char *buf, size_t len);
 
 /* Whether r's schedule reproduces its bug: 1 when every forced-again run
  * failed too, 0 when one passed, -1 when it was not forced again. */

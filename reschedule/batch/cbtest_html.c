@@ -190,6 +190,12 @@ static void write_html(FILE *f, const void *arg)
          esc(f, r->deadlock);
          fputs("</pre>\n", f);
       }
+      char said[512];
+      if (cbt_said(r, said, sizeof said)) {
+         fputs("<p>The program said:</p><pre>", f);
+         esc(f, said);
+         fputs("</pre>\n", f);
+      }
       flow_lanes(f, s, t, r);
       fputs(cbt_reproduced(r) == 0
                ? "<p>Not reproduced: when forced again, the run did not fail "

@@ -171,6 +171,8 @@ static void json_bug(cbt_json *j, const cbt_suite *s, const cbt_bug *b)
    cbt_json_string(j, "verdict", cbt_verdict_name(r->verdict));
    json_deadlock(j, r);
    json_crash(j, r, b);
+   char said[512];
+   cbt_json_string(j, "said", cbt_said(r, said, sizeof said) ? said : NULL);
    json_event(j, "e1", &r->e1);
    json_event(j, "f", &r->f);
    json_event(j, "e2", &r->e2);
@@ -463,11 +465,14 @@ static void sarif_message(const cbt_test *t, const cbt_run *r,
       crash[1] = ' ';
       cbt_crash_words(&c, crash + 2, sizeof crash - 2);
    }
+   char line[512], said[sizeof line + 16] = "";
+   if (cbt_said(r, line, sizeof line))
+      snprintf(said, sizeof said, "; it said \"%s\"", line);
    snprintf(msg, len,
             "%s %s on %s, confirmed: the forced run %s "
-            "(test %s, schedule %s)%s%s. %s; %s; %s. %s: %s",
+            "(test %s, schedule %s)%s%s%s. %s; %s; %s. %s: %s",
             r->pattern, cbt_shape_name(r->pattern), r->variable,
-            cbt_verdict_words(b->verdict), t->id, r->name, waits, crash,
+            cbt_verdict_words(b->verdict), t->id, r->name, waits, crash, said,
             w[0], w[1], w[2],
             cbt_reproduced(r) == 0 ? "Not reproduced when forced again; run "
                                      "again"

@@ -133,6 +133,9 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
       fprintf(out, "      crash:     %s%s\n", words,
               bug->crash_away ? ", where none of these accesses is" : "");
    }
+   char said[512];
+   if (cbt_said(r, said, sizeof said))
+      fprintf(out, "      said:      %s\n", said);
    fprintf(out, "      details:   %s\n", r->out_path);
    if (cbt_reproduced(r) == 0)
       fprintf(out, "      not reproduced: forced again %u time%s, it failed "

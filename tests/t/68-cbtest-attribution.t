@@ -20,6 +20,13 @@
 # known"); cbtest stopped there.  Now it forces a few more schedules
 # (cbtest_pipeline.c), and the order violation on the condition, whose
 # lost wake-up is seen to happen, comes first.
+# 3. What the failing program said (cbt_said): a table's block and its
+# count read in two critical sections (tests/data/blockgrow.c, -O2, the
+# reads in the start routine): its assertion's line, from stderr, in the
+# summary, report.json, SARIF and HTML; the variant that says it on
+# stdout and exits 1, that line; the crash above said nothing (null), not
+# its progress.  On the build before, no report had any of them.  The
+# twin reads both in one critical section: clean.
 . "$(dirname "$0")/../tap.sh"
 
 if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$TOP/bin/cbtest" ]; then
@@ -122,5 +129,39 @@ like "$top" "^   BUG ORD on (cv \(a lost wake-up\)|ready): the forced run failed
    "waiter: the first bug is an order violation seen to happen ($top)"
 like "$OUT" "BUG RWR on ready: .*left the schedule's path" \
    "waiter: the failure after the run left its path is listed after it"
+
+J=$TMP/waiter.d/rep/report.json
+like "$(jget "$J" '$d->{bugs}[0]{said}')" "^waiter: (the wake-up was lost|woke without the payload)" \
+   "waiter: report.json says what the program said last on stderr"
+J=$TMP/prefetch.d/rep/report.json
+is "$(jget "$J" '!exists $d->{bugs}[0]{said} ? "absent" : defined $d->{bugs}[0]{said} ? "said" : "null"')" null \
+   "prefetch: a crash whose program wrote nothing on stderr said nothing (not its progress)"
+
+for v in blockgrow blockgrow_stdout blockgrow_fixed; do
+   case $v in
+   blockgrow) f= ;;
+   blockgrow_stdout) f=-DSAY_ON_STDOUT ;;
+   *) f=-DFIXED ;;
+   esac
+   cc -O2 -g -pthread $f -o "$TMP/$v" "$TOP/tests/data/blockgrow.c" || { echo "Bail out! cannot build $v"; exit 1; }
+   mkdir -p "$TMP/$v.d"
+   (cd "$TMP/$v.d" && "$TOP/bin/cbtest" -j 1 --timeout 20 -o rep -- "$TMP/$v" >stdout 2>stderr)
+   eval "rc_$v=\$?"
+done
+OUT=$(cat "$TMP/blockgrow.d/stdout")
+is "$rc_blockgrow" 1 "blockgrow: a bug is confirmed (exit 1)"
+like "$OUT" "^      said: +blockgrow: .*blockgrow\.c:[0-9]+: reader: Assertion .used <= b->n. failed\.$" \
+   "blockgrow: the summary quotes the program's assertion"
+J=$TMP/blockgrow.d/rep/report.json
+like "$(jget "$J" '$d->{bugs}[0]{said}')" "Assertion .used <= b->n. failed" \
+   "blockgrow: report.json too"
+like "$(jget "$TMP/blockgrow.d/rep/report.sarif" '$d->{runs}[0]{results}[0]{message}{text}')" \
+   "it said \"blockgrow: .*Assertion .used <= b->n. failed\.\"" "blockgrow: and the SARIF message"
+like "$(cat "$TMP/blockgrow.d/rep/report.html")" "The program said:</p><pre>blockgrow: .*Assertion .used &lt;= b-&gt;n. failed" \
+   "blockgrow: and the HTML report"
+is "$rc_blockgrow_stdout" 1 "blockgrow_stdout: a bug is confirmed (exit 1)"
+like "$(cat "$TMP/blockgrow_stdout.d/stdout")" "^      said: +blockgrow: [0-9]+ values in a block of [0-9]+$" \
+   "blockgrow_stdout: the summary quotes the line the program printed before exit 1"
+is "$rc_blockgrow_fixed" 0 "blockgrow_fixed: clean (exit 0)"
 
 done_testing
