@@ -58,6 +58,8 @@ static VG_REGPARM(2) UWord cb_gate(Addr a, UWord multi)
       return 0;
    if (UNLIKELY(!cb_cur) || cb_cur->unwatched)
       return 0;
+   if (UNLIKELY(cb_spin_yield_now) && cb_spin_give_way())
+      return 1; /* it spun: another thread's turn */
    return cb_replay_may_run(cb_cur) ? 0 : 1;
 }
 

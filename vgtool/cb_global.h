@@ -318,6 +318,19 @@ ULong cb_replay_allowance(CbThread *t);
 void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
                        ULong value);
 void cb_replay_status(const HChar *line);   /* one status line */
+/* sched_yield(2), the big lock held: the kernel runs another thread
+ * first, which may then queue for the lock. */
+void cb_kernel_yield(void);
+
+/* ---- a spinning thread gives way (cb_spin.c) ---- */
+/* Every counted event of a forced run, in the order they run; whether it
+ * is a read that its thread made again (the same address and value as
+ * one of its last few, with no other event between): a spin. */
+Bool cb_spin_event(UInt wid, UChar kind, Addr a, ULong value);
+/* The running thread spun: its next gate asks cb_spin_give_way, and
+ * makes it yield when that says so (cb_emit.c). */
+extern Bool cb_spin_yield_now;
+Bool cb_spin_give_way(void);
 void cb_replay_thread_exit(CbThread *t);
 void cb_replay_ending(void);             /* shut-down starts */
 void cb_replay_fini(void);

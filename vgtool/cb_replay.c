@@ -316,10 +316,15 @@ ULong cb_replay_allowance(CbThread *t)
  * denial is rare, and the yield returns at once if nothing else waits. */
 static ULong cb_progress_at_denial = ~0ULL;
 
+void cb_kernel_yield(void)
+{
+   (void)VG_(do_syscall)(__NR_sched_yield, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
 static void cb_yield_if_nothing_ran(void)
 {
    if (cb_progress == cb_progress_at_denial)
-      (void)VG_(do_syscall)(__NR_sched_yield, 0, 0, 0, 0, 0, 0, 0, 0);
+      cb_kernel_yield();
    cb_progress_at_denial = cb_progress;
 }
 
@@ -481,6 +486,7 @@ void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
 {
    ULong index = t->counted;
    ULong wid = t->wid;
+   Bool spun = cb_spin_event(t->wid, kind, addr, value);
    cb_ident_check(t, kind, loc, addr, cb_phase != CB_PH_RELEASED);
    cb_pattern_event(wid, index, kind, value);
    if (cb_phase == CB_PH_RELEASED) {
@@ -503,7 +509,10 @@ void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
          cb_done[wid]++;
       return;
    }
-   cb_progress++;
+   /* A spinning thread's reads are no progress: a run-out thread that
+    * polls for what a held thread must do is blocked, not busy. */
+   if (!spun)
+      cb_progress++;
    if (cb_phase == CB_PH_PREFIX) {
       if (++cb_done[wid] == cb_prefix[wid] && --cb_prefix_pending == 0)
          cb_start_tail();
