@@ -19,7 +19,9 @@
  *                the old value and then waits for a signal already sent:
  *                the lost wake-up of a flag set and signalled without
  *                the mutex (the main tail runs T2 into its wait first,
- *                and the signal wakes it).
+ *                and the signal wakes it).  Also one whose f is a write
+ *                in a critical section that T1 reaches without its lock:
+ *                T1 sees the section half done (held_check.c).
  * F_ON is the second preemption that a home-made lock needs: T1 read the
  * flag free, T2 took it (f) and went on into its critical section (the
  * write), and only then T1 takes it too (e2) and walks in.

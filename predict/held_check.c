@@ -1,5 +1,7 @@
-/* held_check.c: whether an order violation is a lost wake-up that the
- * alternate tail F_HELD (alternates.c) can force: its f is a waiter's read
+/* held_check.c: whether an order violation is one that the alternate
+ * tail F_HELD (alternates.c) can force: a write of a critical section
+ * that another thread reads half done without the lock (cbp_held_ok), or
+ * a lost wake-up: its f is a waiter's read
  * of its predicate, made holding the wait's lock, and T1 writes the
  * variable without that lock and then signals (or f's line is a predicate
  * check elsewhere in the trace).  Then stopping the waiter just after f,
@@ -107,15 +109,24 @@ static int signals_after(const cbp_rf *rf, const cb_trace *t, const cbp_candidat
 }
 
 /* Whether c is worth forcing with f's thread stopped at f, its locks held
- * (alternates.c, F_HELD): an order violation whose f is a read under a
- * lock that T1 does not take on its way to e1, and either reads the
- * predicate of a condition wait somewhere in the trace, or is of a
- * variable T1 then signals a condition about.  That is a lost wake-up:
- * the waiter checked, the other thread changes the predicate and signals
- * before the waiter's wait has begun. */
+ * (alternates.c, F_HELD): an order violation whose f is under a lock that
+ * T1 does not take on its way to e1, and either
+ *  - a write: T1's unlocked access sees the critical section half done,
+ *    the flag published before the value it guards (a waiter's lock-free
+ *    fast path that reads `set` and then `value` while the setter, in its
+ *    critical section, has stored the one and not yet the other); the
+ *    main tail runs the writer to its unlock, the whole section done; or
+ *  - a read that is the predicate of a condition wait somewhere in the
+ *    trace, or of a variable T1 then signals a condition about.  That is
+ *    a lost wake-up: the waiter checked, the other thread changes the
+ *    predicate and signals before the waiter's wait has begun. */
 int cbp_held_ok(const cb_trace *t, cbp_locks *L, const cbp_rf *rf, cbp_result *r,
                 const cbp_candidate *c) {
-   if (c->pattern != CBP_ORD || !c->f_rel || t->events[c->f].kind != CB_EV_READ) return 0;
+   if (c->pattern != CBP_ORD || !c->f_rel) return 0;
+   /* A write in a critical section that T1 reads or writes without the
+    * lock: T1 sees the section half done. */
+   if (t->events[c->f].kind == CB_EV_WRITE) return f_lock_free(rf, t, L, c);
+   if (t->events[c->f].kind != CB_EV_READ) return 0;
    if (t->events[c->e1].kind == CB_EV_WRITE && signals_after(rf, t, c))
       return f_lock_free(rf, t, L, c);
    if (!r->wait_locs_made) {

@@ -411,7 +411,14 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
    for (int k = 0; k < ORD_RECENT; k++) {
       const access_rec *a = &rv[k];
       if (!a->used) { if (mine < 0) mine = k; continue; }
-      if (a->tid == tid) { if (a->kind == e->kind) mine = k; continue; }
+      /* A thread's own slot is per kind and per locked or not: its
+       * unlocked fast-path check of a flag stays beside the locked check
+       * after it, whose order with a locked writer only moves whole
+       * critical sections. */
+      if (a->tid == tid) {
+         if (a->kind == e->kind && !a->ls == !h->ls) mine = k;
+         continue;
+      }
       if (rv[k].tidx < rv[oldest].tidx) oldest = k;
       if ((a->kind != CB_EV_WRITE && e->kind != CB_EV_WRITE) || (site && rs[k] == site))
          continue;
