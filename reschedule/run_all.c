@@ -50,6 +50,7 @@ static int start_worker(cb_pool *pool, worker *w, cbr_result *r)
    job.arg = w;
    job.result_size = sizeof *r;
    job.tag = w;
+   job.pin = 1; /* -j N forced runs on N CPUs (trace/launch.c) */
    cb_job_end e;
    if (cb_pool_start(pool, &job, &e) == 0)
       return 0;

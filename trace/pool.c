@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ typedef struct {
    int fd;               /* the result's pipe, -1: none or closed */
    unsigned char *result;
    size_t size, got;
+   int cpu;              /* 1 + the CPU a pinned job runs on, 0: any */
 } slot;
 
 struct cb_pool {
@@ -36,6 +38,7 @@ struct cb_pool {
    struct pollfd *pfd; /* the wake pipe, then each slot's result pipe */
    int n;
    double grace;
+   cpu_set_t cpus;       /* where the pool's pinned jobs may go */
 };
 
 static int g_wake[2] = {-1, -1};
@@ -76,6 +79,8 @@ cb_pool *cb_pool_new(int slots, double grace_s)
    }
    p->n = slots;
    p->grace = grace_s;
+   if (sched_getaffinity(0, sizeof p->cpus, &p->cpus) != 0)
+      CPU_ZERO(&p->cpus); /* then no job is pinned */
    for (int i = 0; i < slots; i++)
       p->slots[i].fd = -1;
    if (g_wake[0] < 0) {
@@ -185,11 +190,33 @@ static int open_stdio(const cb_job *job, cb_spawn_spec *spec, int fds[3])
    return 0;
 }
 
-/* Starts the job's process; its pid, or -1 with end->error set.  *fd: the
- * read end of a function job's result pipe. */
-static pid_t start(cb_pool *p, const cb_job *job, int *fd, cb_job_end *end)
+/* 1 + the CPU for a pinned job: of those the pool may use, the one with
+ * the fewest of its pinned jobs running (the lowest on a tie); 0: none. */
+static int pick_cpu(const cb_pool *p)
+{
+   int best = 0, best_n = 0;
+   for (int c = 0; c < CPU_SETSIZE; c++) {
+      if (!CPU_ISSET(c, &p->cpus))
+         continue;
+      int n = 0;
+      for (int i = 0; i < p->n; i++)
+         n += p->slots[i].pid != 0 && p->slots[i].cpu == c + 1;
+      if (!best || n < best_n) {
+         best = c + 1;
+         best_n = n;
+      }
+   }
+   return best;
+}
+
+/* Starts the job's process, on CPU cpu - 1 when cpu is not 0; its pid,
+ * or -1 with end->error set.  *fd: the read end of a function job's
+ * result pipe. */
+static pid_t start(cb_pool *p, const cb_job *job, int cpu, int *fd,
+                   cb_job_end *end)
 {
    cb_spawn_spec spec = job->spawn;
+   spec.pin_cpu = cpu;
    int fds[3] = {-1, -1, -1}, rp[2] = {-1, -1};
    fn_child c = {p, job, -1};
    cb_error err;
@@ -244,7 +271,8 @@ int cb_pool_start(cb_pool *p, const cb_job *job, cb_job_end *end)
       return -1;
    }
    int fd = -1;
-   pid_t pid = start(p, job, &fd, end);
+   int cpu = job->pin ? pick_cpu(p) : 0;
+   pid_t pid = start(p, job, cpu, &fd, end);
    if (pid < 0) {
       free(result);
       return -1;
@@ -253,7 +281,8 @@ int cb_pool_start(cb_pool *p, const cb_job *job, cb_job_end *end)
    *s = (slot){.pid = pid, .tag = job->tag, .group = job->spawn.new_group,
                .started = now,
                .deadline = job->limit_s > 0 ? now + job->limit_s : 0,
-               .fd = fd, .result = result, .size = job->result_size};
+               .fd = fd, .result = result, .size = job->result_size,
+               .cpu = cpu};
    return 0;
 }
 

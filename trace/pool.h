@@ -39,6 +39,8 @@ typedef struct {
    void *arg;
    size_t result_size;
    double limit_s;        /* > 0: stopped (SIGTERM) after this long */
+   int pin;               /* run on one CPU, the one with the fewest of the
+                             pool's pinned jobs (a forced run: launch.c) */
    void *tag;             /* handed back when it ends */
 } cb_job;
 

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,13 @@ static void child(const cb_spawn_spec *s, const sigset_t *old, int report)
 {
    if (s->new_group)
       setpgid(0, 0);
+   if (s->pin_cpu > 0 && s->pin_cpu <= CPU_SETSIZE) {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(s->pin_cpu - 1, &one);
+      (void)sched_setaffinity(0, sizeof one, &one); /* a cpuset may refuse:
+                                                       then it runs anywhere */
+   }
    child_signals(s, old);
    if (move_fd(s->fd_in, 0) < 0 || move_fd(s->fd_out, 1) < 0 ||
        move_fd(s->fd_err, 2) < 0)
@@ -170,4 +178,10 @@ double cb_now(void)
    struct timespec ts;
    clock_gettime(CLOCK_MONOTONIC, &ts);
    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int cb_this_cpu(void)
+{
+   int cpu = sched_getcpu();
+   return cpu < 0 ? 0 : cpu + 1;
 }

@@ -39,6 +39,8 @@ typedef struct {
    const char *env_value;
    int new_group;            /* the child leads a process group of its own */
    int default_signals;      /* every signal default, none blocked */
+   int pin_cpu;              /* 1 + the one CPU the child may run on (its
+                                threads and children inherit it); 0: any */
 } cb_spawn_spec;
 
 /* A spec with no descriptors redirected (fd_in, fd_out, fd_err = -1). */
@@ -49,6 +51,10 @@ typedef struct {
  * executed ("cannot run PROG: why"; the child has been reaped).  stdio is
  * flushed first, so that nothing buffered is written twice. */
 pid_t cb_spawn(const cb_spawn_spec *s, cb_error *err);
+
+/* 1 + the CPU the caller runs on now (sched_getcpu), 0 when unknown: a
+ * cb_spawn_spec.pin_cpu.  A caller pinned to one CPU gets that one. */
+int cb_this_cpu(void);
 
 /* waitpid(pid, wstatus, flags) again while a signal interrupts it. */
 pid_t cb_wait(pid_t pid, int *wstatus, int flags);

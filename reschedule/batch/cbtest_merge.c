@@ -109,6 +109,7 @@ static int force_one(const cbt_suite *s, cbt_test *t, cbt_run *r)
    cbt_program_job(&job, argv, r->out_path, r->err_path,
                    CBT_DEFAULT_RECORD_TIMEOUT_S + 4 * t->timeout_s + 60.0,
                    NULL);
+   job.pin = 1; /* a forced run: on one CPU (trace/launch.c) */
    cb_job_end e;
    if (cb_pool_start(pool, &job, &e) == 0)
       while (!cb_pool_wait(pool, 0.5, &e))

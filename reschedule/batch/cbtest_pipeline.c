@@ -574,6 +574,7 @@ int cbt_run_suite(cbt_suite *s)
          cb_job jb;
          cbt_program_job(&jb, j->heap_argv ? j->heap_argv : j->argv, j->out,
                          j->err, job_limit(s, j->kind), j);
+         jb.pin = j->kind == JOB_REPLAY; /* -j N forced runs on N CPUs */
          cb_job_end e;
          if (cb_pool_start(pool, &jb, &e) != 0) {
             job_ended(s, j, &e);
