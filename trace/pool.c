@@ -190,18 +190,20 @@ static int open_stdio(const cb_job *job, cb_spawn_spec *spec, int fds[3])
    return 0;
 }
 
-/* 1 + the CPU for a pinned job: of those the pool may use, the one with
- * the fewest of its pinned jobs running (the lowest on a tie); 0: none. */
+/* 1 + the CPU for a pinned job: of those the pool may use, one with the
+ * fewest of its pinned jobs running; on a tie the one this process runs
+ * on now (where the kernel found room: two cbtest -j 1 side by side then
+ * seldom share one), else the lowest; 0: none. */
 static int pick_cpu(const cb_pool *p)
 {
-   int best = 0, best_n = 0;
+   int best = 0, best_n = 0, here = cb_this_cpu();
    for (int c = 0; c < CPU_SETSIZE; c++) {
       if (!CPU_ISSET(c, &p->cpus))
          continue;
       int n = 0;
       for (int i = 0; i < p->n; i++)
          n += p->slots[i].pid != 0 && p->slots[i].cpu == c + 1;
-      if (!best || n < best_n) {
+      if (!best || n < best_n || (n == best_n && c + 1 == here)) {
          best = c + 1;
          best_n = n;
       }
