@@ -15,3 +15,21 @@ cb_pipeline() {
    OUT=$(cbreplay --all "$D/s" --timeout 20 -- "$TMP/$_n" 2>&1)
    RC=$?
 }
+
+# cb_build_data SRC NAME [CFLAG...]: builds tests/data/SRC into $TMP/NAME
+# (-O2, as ordinary code is built, and the flags); bails out when it
+# cannot.
+cb_build_data() {
+   _src=$1; _name=$2; shift 2
+   cc -O2 -g -pthread "$@" -o "$TMP/$_name" "$TOP/tests/data/$_src" ||
+      { echo "Bail out! cannot build $_name from tests/data/$_src"; exit 1; }
+}
+
+# cb_cbtest NAME [OPTION...]: `cbtest -j 1 OPTION... -o rep -- $TMP/NAME`
+# run in $TMP/NAME.d (its summary in stdout, its reports in rep/); sets RC.
+cb_cbtest() {
+   _n=$1; shift
+   mkdir -p "$TMP/$_n.d"
+   (cd "$TMP/$_n.d" && "$TOP/bin/cbtest" -j 1 "$@" -o rep -- "$TMP/$_n" >stdout 2>stderr)
+   RC=$?
+}

@@ -20,13 +20,13 @@ if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$TOP/bin/cbtest" ]
    echo "Bail out! the tool or cbtest is not built (make check builds everything: this is a regression, not a reason to skip)"; exit 1
 fi
 . "$TOP/tests/lib/json.sh"
+. "$TOP/tests/lib/pipeline.sh"
 
+cb_build_data oneshot.c oneshot
+cb_build_data oneshot.c oneshot_fixed -DFIXED
 for v in oneshot oneshot_fixed; do
-   f=; [ $v = oneshot_fixed ] && f=-DFIXED
-   cc -O2 -g -pthread $f -o "$TMP/$v" "$TOP/tests/data/oneshot.c" || { echo "Bail out! cannot build $v"; exit 1; }
-   mkdir -p "$TMP/$v.d"
-   (cd "$TMP/$v.d" && "$TOP/bin/cbtest" -j 1 --timeout 10 --max-runs 25 -o rep -- "$TMP/$v" >stdout 2>stderr)
-   eval "rc_$v=\$?"
+   cb_cbtest $v --timeout 10 --max-runs 25
+   eval "rc_$v=\$RC"
 done
 OUT=$(cat "$TMP/oneshot.d/stdout")
 J=$TMP/oneshot.d/rep/report.json

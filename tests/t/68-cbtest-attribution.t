@@ -137,16 +137,13 @@ J=$TMP/prefetch.d/rep/report.json
 is "$(jget "$J" '!exists $d->{bugs}[0]{said} ? "absent" : defined $d->{bugs}[0]{said} ? "said" : "null"')" null \
    "prefetch: a crash whose program wrote nothing on stderr said nothing (not its progress)"
 
+. "$TOP/tests/lib/pipeline.sh"
+cb_build_data blockgrow.c blockgrow
+cb_build_data blockgrow.c blockgrow_stdout -DSAY_ON_STDOUT
+cb_build_data blockgrow.c blockgrow_fixed -DFIXED
 for v in blockgrow blockgrow_stdout blockgrow_fixed; do
-   case $v in
-   blockgrow) f= ;;
-   blockgrow_stdout) f=-DSAY_ON_STDOUT ;;
-   *) f=-DFIXED ;;
-   esac
-   cc -O2 -g -pthread $f -o "$TMP/$v" "$TOP/tests/data/blockgrow.c" || { echo "Bail out! cannot build $v"; exit 1; }
-   mkdir -p "$TMP/$v.d"
-   (cd "$TMP/$v.d" && "$TOP/bin/cbtest" -j 1 --timeout 20 -o rep -- "$TMP/$v" >stdout 2>stderr)
-   eval "rc_$v=\$?"
+   cb_cbtest $v --timeout 20
+   eval "rc_$v=\$RC"
 done
 OUT=$(cat "$TMP/blockgrow.d/stdout")
 is "$rc_blockgrow" 1 "blockgrow: a bug is confirmed (exit 1)"
