@@ -58,8 +58,10 @@ static VG_REGPARM(2) UWord cb_gate(Addr a, UWord multi)
       return 0;
    if (UNLIKELY(!cb_cur) || cb_cur->unwatched)
       return 0;
-   if (UNLIKELY(cb_spin_yield_now) && cb_spin_give_way())
-      return 1; /* it spun: another thread's turn */
+   if (UNLIKELY(cb_spin_yield_now)) { /* it spun: another thread's turn */
+      cb_spin_give_way();
+      return 1;
+   }
    return cb_replay_may_run(cb_cur) ? 0 : 1;
 }
 

@@ -327,10 +327,10 @@ void cb_kernel_yield(void);
  * is a read that its thread made again (the same address and value as
  * one of its last few, with no other event between): a spin. */
 Bool cb_spin_event(UInt wid, UChar kind, Addr a, ULong value);
-/* The running thread spun: its next gate asks cb_spin_give_way, and
- * makes it yield when that says so (cb_emit.c). */
+/* The running thread spun: its next gate calls cb_spin_give_way and makes
+ * it yield (cb_emit.c). */
 extern Bool cb_spin_yield_now;
-Bool cb_spin_give_way(void);
+void cb_spin_give_way(void);
 void cb_replay_thread_exit(CbThread *t);
 void cb_replay_ending(void);             /* shut-down starts */
 void cb_replay_fini(void);

@@ -42,7 +42,10 @@ Bool cb_spin_yield_now;
 Bool cb_spin_event(UInt wid, UChar kind, Addr a, ULong value)
 {
    if (wid != cb_spin.wid || kind != CB_EV_READ) {
-      cb_spin.yielded = cb_spin.yielded && wid == cb_spin.wid;
+      if (wid != cb_spin.wid) { /* another thread runs: the spinner gave way */
+         cb_spin.yielded = False;
+         cb_spin_yield_now = False;
+      }
       cb_spin.wid = wid;
       cb_spin.repeats = 0;
       for (UInt k = 0; k < CB_SPIN_WINDOW; k++)
@@ -75,11 +78,10 @@ Bool cb_spin_event(UInt wid, UChar kind, Addr a, ULong value)
  * yield handed nothing over, the kernel is asked to run another thread
  * first, the big lock still held (as cb_replay.c does for a denied
  * thread). */
-Bool cb_spin_give_way(void)
+void cb_spin_give_way(void)
 {
    cb_spin_yield_now = False;
    if (cb_spin.yielded)
       cb_kernel_yield();
    cb_spin.yielded = True;
-   return True;
 }
