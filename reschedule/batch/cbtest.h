@@ -241,9 +241,15 @@ int cbt_crash_site(const cbt_run *r, cbt_crash *c);
 int cbt_crash_distance(const cbt_run *r, const cbt_crash *c);
 /* "the program died of SIGSEGV in log_msg() at log.c:20" */
 void cbt_crash_words(const cbt_crash *c, char *buf, size_t len);
+/* ---- cbtest_lastline.c ---- */
+/* The last line of a job's output file that is not empty nor Valgrind's,
+ * into buf; 0 when none.  CBT_LL_PROGRAM: the program's, not cbreplay's,
+ * and a detail line's unindented head (the line a list below details). */
+#define CBT_LL_PROGRAM 1u
+int cbt_last_line(const char *path, unsigned flags, char *buf, size_t len);
 /* What a failed forced run's program said last: its last line on stderr
- * (not Valgrind's nor cbreplay's), else, when it exited non-zero, its last
- * line on stdout; into buf, 0 when nothing (or r did not fail). */
+ * (CBT_LL_PROGRAM), else, when it exited non-zero, its last line on
+ * stdout; into buf, 0 when nothing (or r did not fail). */
 int cbt_said(const cbt_run *r, char *buf, size_t len);
 
 /* Whether r's schedule reproduces its bug: 1 when every forced-again run

@@ -1,5 +1,4 @@
-/* cbtest_crash.c: where a forced run crashed, which bug that points at,
- * and what a failing run's program said.
+/* cbtest_crash.c: where a forced run crashed, and which bug that points at.
  *
  * A forced run that kills the program with a signal says where in the
  * program's own code it died: Valgrind's "Process terminating with default
@@ -124,78 +123,6 @@ void cbt_crash_words(const cbt_crash *c, char *buf, size_t len)
 {
    cbt_fmt(buf, len, "the program died of %s in %s() at %s:%u", c->signal,
            c->function, c->file, c->line);
-}
-
-/* Whether line is Valgrind's or cbreplay's, not the program's:
- * "==PID== ...", "--PID-- ...", "**PID** ..." and "cbreplay: ...". */
-static int not_the_programs(const char *line)
-{
-   static const char marks[] = "=-*";
-   for (const char *m = marks; *m; m++)
-      if (line[0] == *m && line[1] == *m) {
-         size_t d = strspn(line + 2, "0123456789");
-         if (d && line[2 + d] == *m && line[3 + d] == *m)
-            return 1;
-      }
-   return !strncmp(line, "cbreplay: ", 10);
-}
-
-/* The last line of the program's own in a file, before the first line
- * that starts with stop_at (NULL: in the whole file), into buf without
- * its newline, unprintable bytes as '?'; 0 when none.  *exited, when
- * given, tells whether a line after stop_at says the run failed by
- * exiting ("failed (exit 1)"), not by a signal. */
-static int last_program_line(const char *path, const char *stop_at,
-                             char *buf, size_t len, int *exited)
-{
-   FILE *f = fopen(path, "r");
-   char line[1024];
-   int found = 0, cont = 0, past = 0;
-   while (f && fgets(line, sizeof line, f)) {
-      size_t n = strcspn(line, "\n");
-      int was_cont = cont;
-      cont = line[n] != '\n'; /* a longer line's rest is no line of its own */
-      if (stop_at && !past && !was_cont && !strncmp(line, stop_at, strlen(stop_at)))
-         past = 1;
-      if (past) {
-         if (exited && strstr(line, " failed (exit "))
-            *exited = 1;
-         continue;
-      }
-      line[n] = 0;
-      if (was_cont || !n || strspn(line, " \t") == n || not_the_programs(line))
-         continue;
-      size_t k = 0;
-      for (; k + 1 < len && line[k]; k++)
-         buf[k] = (unsigned char)line[k] < 0x20 || line[k] == 0x7f ? '?' : line[k];
-      buf[k] = 0;
-      found = 1;
-   }
-   if (f)
-      fclose(f);
-   return found;
-}
-
-int cbt_said(const cbt_run *r, char *buf, size_t len)
-{
-   if (!len)
-      return 0;
-   buf[0] = 0;
-   if (r->verdict != CBT_FAILED)
-      return 0;
-   if (r->err_path[0] && last_program_line(r->err_path, NULL, buf, len, NULL))
-      return 1;
-   /* A program that exits non-zero often says why on its stdout, which
-    * comes first in cbreplay's output, before its table.  Not one killed
-    * by a signal: its last line on stdout is its progress, not why. */
-   int exited = 0;
-   if (!r->out_path[0] ||
-       !last_program_line(r->out_path, "schedule  pattern  variable", buf, len, &exited) ||
-       !exited) {
-      buf[0] = 0;
-      return 0;
-   }
-   return 1;
 }
 
 /* The runs from `from` on whose pattern has an access in the function that

@@ -34,51 +34,6 @@ typedef struct {
    char rec[PATH_MAX];    /* cbreplay --record FILE (--explore) */
 } job_ref;
 
-/* Valgrind's own report lines ("==1234== ...") say how a crash happened,
- * not what the program said. */
-static int valgrind_line(const char *l)
-{
-   if (l[0] != '=' || l[1] != '=')
-      return 0;
-   size_t d = strspn(l + 2, "0123456789");
-   return d > 0 && l[2 + d] == '=' && l[3 + d] == '=';
-}
-
-/* The last non-empty line of a file (a job's stderr) that is not one of
- * Valgrind's, "" if none. */
-static void last_line(const char *path, char *buf, size_t len)
-{
-   buf[0] = 0;
-   FILE *f = fopen(path, "r");
-   if (!f)
-      return;
-   char tail[8192];
-   long size = 0;
-   if (fseek(f, 0, SEEK_END) == 0)
-      size = ftell(f);
-   long from = size > (long)sizeof tail - 1 ? size - (long)sizeof tail + 1 : 0;
-   fseek(f, from, SEEK_SET);
-   size_t n = fread(tail, 1, sizeof tail - 1, f);
-   fclose(f);
-   tail[n] = 0;
-   for (;;) {
-      while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r' ||
-                       tail[n - 1] == ' '))
-         tail[--n] = 0;
-      if (n == 0)
-         return;
-      char *start = strrchr(tail, '\n');
-      start = start ? start + 1 : tail;
-      if (!valgrind_line(start) || start == tail) {
-         if (!valgrind_line(start))
-            cbt_fmt(buf, len, "%s", start);
-         return;
-      }
-      n = (size_t)(start - tail);
-      tail[n] = 0;
-   }
-}
-
 /* ---- Building the command lines -------------------------------------------- */
 
 static char **argv_space(job_ref *j, size_t words)
@@ -272,7 +227,7 @@ static void record_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
       test_finished(s, ti);
       return;
    }
-   last_line(j->err, line, sizeof line);
+   cbt_last_line(j->err, 0, line, sizeof line);
    if (!t->record_failures)
       t->native_code = e->code;
    if (e->code == 0 && !e->timed_out) {
@@ -315,7 +270,7 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
    cbt_test *t = &s->tests[ti];
    char line[512];
    if (t->explore) { /* an exploration round: never the test's error */
-      last_line(j->err, line, sizeof line);
+      cbt_last_line(j->err, 0, line, sizeof line);
       if (cbt_explore_adopt(s, ti, e->code == 0 && !e->timed_out, line))
          t->state = CBT_T_REPLAYING;
       else
@@ -323,7 +278,7 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
       return;
    }
    if (e->code != 0 || e->timed_out) {
-      last_line(j->err, line, sizeof line);
+      cbt_last_line(j->err, 0, line, sizeof line);
       char what[64];
       cbt_fmt(what, sizeof what, e->timed_out ? "cbpredict did not end"
                                                : "cbpredict failed (exit %d)",
@@ -435,7 +390,7 @@ void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
          replay_deadlock(r->out_path, r->deadlock, sizeof r->deadlock);
       if (r->verdict == CBT_ERROR) {
          char line[256];
-         last_line(r->err_path, line, sizeof line);
+         cbt_last_line(r->err_path, 0, line, sizeof line);
          if (r->readable || !r->note[0])
             cbt_fmt(r->note, sizeof r->note, "cbreplay exit %d%s%s", e->code,
                      *line ? ": " : "", line);

@@ -4,7 +4,7 @@
  * bigger one, then counts the new value; a reader that takes the block
  * before an append and the count after it sees more values than its block
  * holds: "Assertion `used <= b->n' failed" (with -DSAY_ON_STDOUT it says so
- * on stdout and exits 1).  -DFIXED reads both in one critical section. */
+ * on stdout, with two indented lines of details, and exits 1).  -DFIXED reads both in one critical section. */
 #include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -69,6 +69,7 @@ static void *reader(void *arg)
 #ifdef SAY_ON_STDOUT
       if (used > b->n) {
          printf("blockgrow: %zu values in a block of %zu\n", used, b->n);
+         printf("  reader round %d\n  block %p\n", round, (void *)b); /* details */
          exit(1);
       }
 #else

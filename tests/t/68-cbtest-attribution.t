@@ -158,7 +158,7 @@ like "$(cat "$TMP/blockgrow.d/rep/report.html")" "The program said:</p><pre>bloc
    "blockgrow: and the HTML report"
 is "$rc_blockgrow_stdout" 1 "blockgrow_stdout: a bug is confirmed (exit 1)"
 like "$(cat "$TMP/blockgrow_stdout.d/stdout")" "^      said: +blockgrow: [0-9]+ values in a block of [0-9]+$" \
-   "blockgrow_stdout: the summary quotes the line the program printed before exit 1"
+   "blockgrow_stdout: the summary quotes the line the program printed before exit 1 (the head of its details)"
 is "$rc_blockgrow_fixed" 0 "blockgrow_fixed: clean (exit 0)"
 
 done_testing
