@@ -515,13 +515,17 @@ static void report(const cb_trace *t, const cbp_analysis *a, const cli *c,
 }
 
 /* The schedule folder (default: TRACE.schedules), its old s*.pb gone;
- * 0, or 1 (said on stderr). */
+ * 0, or 1 (said on stderr).  --max 0 writes nothing: the folder is not
+ * created for it, but an existing one loses its old schedules all the
+ * same (else they would pass for this trace's). */
 static int schedule_dir(const cli *c, char *buf, size_t n, const char **dir) {
    *dir = c->dir;
    if (!*dir) {
       snprintf(buf, n, "%s.schedules", c->path);
       *dir = buf;
    }
+   struct stat st;
+   if (c->limit == 0 && stat(*dir, &st) != 0 && errno == ENOENT) return 0;
    if (make_dir(*dir)) {
       fprintf(stderr, "cbpredict: cannot create %s: %s\n", *dir, strerror(errno));
       return 1;

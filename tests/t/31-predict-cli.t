@@ -64,6 +64,10 @@ is "$n" "$rows" "one schedule file per table row"
 touch "$TMP/t.pb.schedules/s99.pb"
 cbpredict --max 1 -o "$TMP/t.pb.schedules" "$TMP/t.pb" > "$TMP/out1"; is "$?" 0 "--max 1 exits 0"
 is "$(ls "$TMP/t.pb.schedules" | tr '\n' ' ')" "s1.pb " "--max 1: one schedule, stale ones removed"
+cbpredict --max 0 -o "$TMP/none" "$TMP/t.pb" > /dev/null; is "$?" 0 "--max 0 exits 0"
+ok "--max 0 creates no schedule folder" test ! -e "$TMP/none"
+cbpredict --max 0 -o "$TMP/t.pb.schedules" "$TMP/t.pb" > /dev/null
+is "$(ls "$TMP/t.pb.schedules" | tr '\n' ' ')" "" "--max 0 still removes an existing folder's old schedules"
 
 cbpredict --json -o "$TMP/sched" "$TMP/t.pb" > "$TMP/j"; is "$?" 0 "--json exits 0"
 perl -MJSON::PP -e '
