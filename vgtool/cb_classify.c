@@ -82,10 +82,15 @@ static Bool cb_stmt_side_effect(IRStmt *st)
    }
 }
 
-/* Marks in gate[] where each instruction's replay gate goes (cb_ir.h). */
-void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, Int offset_sp)
+/* Marks in gate[] where each instruction's replay gate goes (cb_ir.h),
+ * and in sole[] the load that is its instruction's only memory access of
+ * any kind (a spinner's read: cb_repeat.c).  sole[] counts every access,
+ * watched or not, so that it is the same in every translation, record
+ * and replay alike: the event counts depend on it. */
+void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, UChar *sole, Int offset_sp)
 {
    Int imark = -1, first_acc = -1, second_acc = -1, nacc = 0;
+   Int any_acc = -1, nany = 0;
    Bool side = False, side_before_first = False, atomic = False;
    for (Int i = 0; i <= bb->stmts_used; i++) {
       IRStmt *st = i < bb->stmts_used ? bb->stmts[i] : NULL;
@@ -100,11 +105,13 @@ void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, Int offset_sp)
             else
                gate[first_acc] = nacc > 1 ? CB_GATE_BEFORE_MULTI : CB_GATE_BEFORE;
          }
+         if (imark >= 0 && nany == 1 && bb->stmts[any_acc]->tag == Ist_WrTmp)
+            sole[any_acc] = 1;
          if (!st)
             break;
          imark = i;
-         first_acc = second_acc = -1;
-         nacc = 0;
+         first_acc = second_acc = any_acc = -1;
+         nacc = nany = 0;
          side = atomic = False;
          continue;
       }
@@ -116,6 +123,10 @@ void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, Int offset_sp)
          sc->rsp_derived[st->Ist.WrTmp.tmp] = 1;
       Int n;
       IRExpr *addr = cb_stmt_access(st, &n);
+      if (addr) {
+         any_acc = i;
+         nany += n;
+      }
       if (addr && imark >= 0 && cb_addr_needs_helper(sc, addr)) {
          if (first_acc < 0) {
             first_acc = i;

@@ -42,8 +42,17 @@ VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
       size |= CB_SIZE_SAME_INSN;
    cb_insn_has_ev = 1;
    CbThread *t = cb_cur;
-   if (cb_replaying)
+   if (cb_replaying) {
+      /* A spinner's repeated read: no event, as in the recording; its
+       * spinning still makes it give way (cb_spin.c). */
+      if (!(info & CB_INFO_SOLE))
+         cb_repeat_reset(t->wid);
+      else if (cb_repeat_drop(t->wid, a, value)) {
+         (void)cb_spin_event(t->wid, CB_EV_READ, a, value);
+         return;
+      }
       cb_replay_counted(t, (UChar)(info >> 8), (UInt)(info >> 32), a, value);
+   }
    t->counted++;
    cb_put((UChar)(info >> 8), size, t->wid, (UInt)(info >> 32), a, value);
 }
@@ -154,6 +163,13 @@ void cb_emit_inline_check(CbEmit *em)
  * room left for another record, a guarded call flushes it.  Same filter,
  * same flag and same fields as cb_ev_mem, which replay mode keeps using for
  * its turn counting. */
+/* Whether the access is a read that cb_repeat.c may drop: its
+ * instruction's only access, with its value (8 bytes at most). */
+static Bool cb_sole(const CbEmit *em, UInt size, UChar kind)
+{
+   return em->sole && kind == CB_EV_READ && CB_SIZE_BYTES(size) <= 8;
+}
+
 static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
                                UInt size, UChar kind, IRExpr *guard)
 {
@@ -200,7 +216,9 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
    IRTemp p8 = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p),
                                                 mkIRExpr_HWord(8)));
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p8),
-                                  mkIRExpr_HWord((ULong)em->loc)));
+                                  mkIRExpr_HWord((ULong)em->loc |
+                                                 (cb_sole(em, size, kind)
+                                                     ? 1ull << 32 : 0))));
    IRTemp p16 = cb_tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(p),
                                                  mkIRExpr_HWord(16)));
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, IRExpr_RdTmp(p16), addr));
@@ -219,10 +237,16 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
    IRTemp full = cb_tmp(sb, Ity_I1, IRExpr_Binop(
       Iop_CmpLT64U, mkIRExpr_HWord(CB_BUF_BYTES - sizeof(cb_wire_event)),
       IRExpr_RdTmp(nused)));
-   IRDirty *d = unsafeIRDirty_0_N(0, "cb_out_flush_full",
+   IRDirty *d = unsafeIRDirty_0_N(1, "cb_out_flush_full",
                                   VG_(fnptr_to_fnentry)(cb_out_flush_full),
-                                  mkIRExprVec_0());
+                                  mkIRExprVec_1(IRExpr_GSPTR()));
    d->guard = IRExpr_RdTmp(full);
+   /* It may end the time slice (a spinner gives way: cb_repeat.c). */
+   d->nFxState = 1;
+   VG_(memset)(&d->fxState, 0, sizeof(d->fxState));
+   d->fxState[0].fx = Ifx_Write;
+   d->fxState[0].offset = __builtin_offsetof(VexGuestAMD64State, host_EvC_COUNTER);
+   d->fxState[0].size = sizeof(UInt);
    addStmtToIRSB(sb, IRStmt_Dirty(d));
    em->first = False;
 }
@@ -244,7 +268,8 @@ void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
    IRDirty *d = unsafeIRDirty_0_N(
       3, "cb_ev_mem", VG_(fnptr_to_fnentry)(cb_ev_mem),
       mkIRExprVec_3(addr, value,
-                    mkIRExpr_HWord(CB_INFO(size, kind, em->first, em->loc))));
+                    mkIRExpr_HWord(CB_INFO(size, kind, em->first, em->loc) |
+                                   (cb_sole(em, size, kind) ? CB_INFO_SOLE : 0))));
    if (guard)
       d->guard = guard;
    addStmtToIRSB(em->sb, IRStmt_Dirty(d));

@@ -31,7 +31,9 @@ extern Int   cb_out_fd;       /* -1: nothing is written */
 
 void cb_out_init(Int fd);
 void cb_out_flush(void);
-VG_REGPARM(0) void cb_out_flush_full(void);  /* from generated code */
+/* From generated code, with the guest state (a spinner's time slice is
+ * ended there: cb_repeat.c). */
+VG_REGPARM(1) void cb_out_flush_full(void *gst);
 void cb_out_flush_if_old(ULong blocks);   /* blocks: the core's count */
 /* Buffered records are written at least this often while the program
  * runs; the clock is looked at every CB_FLUSH_BLOCKS blocks run (a few
@@ -196,6 +198,18 @@ CbThread *cb_thread(ThreadId tid);
 /* Every non-memory event goes through here so that counting is shared. */
 void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
               ULong value);
+
+/* ---- a spinner's repeated reads (cb_repeat.c) ---- */
+/* Whether a read that is the sole access of its instruction (8 bytes at
+ * most) is dropped: neither counted nor recorded. */
+Bool cb_repeat_drop(UInt wid, Addr a, ULong value);
+void cb_repeat_reset(UInt wid);      /* any other counted event of wid */
+Bool cb_repeat_spinning(UInt wid);   /* its last read was dropped, no event since */
+UChar *cb_repeat_scan(UChar *p, UChar *end); /* record mode's buffer */
+extern Bool cb_repeat_spun;          /* its last counted record was dropped */
+/* wid gives way: whether it gave way last too and no other thread made an
+ * event since (the other thread was not waiting for the big lock). */
+Bool cb_repeat_in_vain(UInt wid);
 
 /* ---- stack memory shared between threads (cb_stacks.c) ---- */
 extern Bool cb_stacks_watch_rsp;   /* instrument RSP-relative accesses too */

@@ -66,6 +66,7 @@ typedef struct {
    CbEmit  em;
    CbScan  sc;
    UChar  *gate;      /* per statement, CB_GATE_* (cb_classify.c) */
+   UChar  *sole;      /* per statement: its instruction's only access */
    const VexGuestLayout *layout;
    UInt    insn_len;
    /* Loaded addresses of this instruction, so a CAS after a load of the
@@ -226,9 +227,11 @@ static void cb_walk_stmt(CbWalk *w, IRStmt *st, Int i)
                    CB_INFO(cb_type_size(st->tag == Ist_WrTmp
                               ? st->Ist.WrTmp.data->Iex.Load.ty : Ity_I64),
                            CB_EV_READ, True, em->loc));
-   if (instr)
+   if (instr) {
+      em->sole = w->sole[i];
       cb_walk_access(w, st, addr, split);
-   else
+      em->sole = False;
+   } else
       addStmtToIRSB(em->sb, st);
 }
 
@@ -257,7 +260,8 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
    w.sc.ntmps = bb->tyenv->types_used;
    w.sc.rsp_derived = VG_(calloc)("cb.scan", w.sc.ntmps + 1, 1);
    w.gate = VG_(calloc)("cb.gate", bb->stmts_used + 1, 1);
-   cb_scan(bb, &w.sc, w.gate, layout->offset_SP);
+   w.sole = VG_(calloc)("cb.sole", bb->stmts_used + 1, 1);
+   cb_scan(bb, &w.sc, w.gate, w.sole, layout->offset_SP);
 
    Int i = 0;
    while (i < bb->stmts_used && bb->stmts[i]->tag != Ist_IMark)
@@ -281,5 +285,6 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
 
    VG_(free)(w.sc.rsp_derived);
    VG_(free)(w.gate);
+   VG_(free)(w.sole);
    return sb;
 }

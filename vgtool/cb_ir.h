@@ -11,6 +11,10 @@
 /* The info word of a memory helper: size, kind, first-in-instruction and
  * the location id, packed so that the helper takes three arguments. */
 #define CB_INFO_FIRST (1ul << 16)
+/* A read that is its instruction's only access, of 8 bytes at most: a
+ * spinner's repeated one is dropped (cb_repeat.c).  Record mode's inline
+ * path marks it in the record's pad2 word instead. */
+#define CB_INFO_SOLE (1ul << 17)
 #define CB_INFO(size, kind, first, loc)                                      \
    ((UWord)(size) | ((UWord)(kind) << 8) | ((first) ? CB_INFO_FIRST : 0) |   \
     ((UWord)(loc) << 32))
@@ -36,6 +40,8 @@ typedef struct {
    Bool   ichecked;   /* already compared with the thread's */
    UInt   known;      /* what cb_cur_chain holds here, or CB_CHAIN_INVALID */
    Bool   split;      /* the instruction can be split (cb_split.c) */
+   Bool   sole;       /* the access being emitted is its instruction's only
+                         one (a read of it may be a spinner's: cb_repeat.c) */
 } CbEmit;
 
 /* Where the replay gate of each instruction goes: before the first access
@@ -48,7 +54,7 @@ enum { CB_GATE_NONE = 0, CB_GATE_BEFORE = 1, CB_GATE_BEFORE_MULTI = 2,
 /* ---- classification (cb_classify.c) ---- */
 Bool cb_addr_needs_helper(const CbScan *sc, IRExpr *addr);
 IRExpr *cb_stmt_access(IRStmt *st, Int *nacc);
-void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, Int offset_sp);
+void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, UChar *sole, Int offset_sp);
 
 /* ---- emitters (cb_emit.c) ---- */
 IRExpr *cb_widen(IRSB *sb, IRExpr *e);

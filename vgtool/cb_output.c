@@ -16,6 +16,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
+#include "libvex_guest_amd64.h"
 #include "cb_global.h"
 
 /* Not in the tool headers, but exported by libcoregrind: moves a descriptor
@@ -92,10 +93,20 @@ void cb_out_flush(void)
 }
 
 /* The inline record path's slow path: the buffer has no room for the next
- * record. */
-VG_REGPARM(0) void cb_out_flush_full(void)
+ * record.  When the running thread filled it by spinning (its repeated
+ * reads, dropped by the scan: cb_repeat.c), its time slice ends here, so
+ * that the thread it waits for runs: else it spins on for the whole slice,
+ * about 100,000 blocks, at every wait.  When its last yield handed the big
+ * lock to nobody (the other thread's kernel thread was not queued for it),
+ * the kernel is asked to run another thread first, as replay does. */
+VG_REGPARM(1) void cb_out_flush_full(void *gst)
 {
    cb_out_flush();
+   if (cb_repeat_spun && cb_cur) {
+      ((VexGuestAMD64State *)gst)->host_EvC_COUNTER = 0;
+      if (cb_repeat_in_vain(cb_cur->wid))
+         cb_kernel_yield();
+   }
 }
 
 /* Called each time the scheduler enters client code, not per event.

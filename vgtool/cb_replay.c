@@ -391,11 +391,31 @@ static void cb_stalled(void)
 #define CB_STUCK_MS 100u
 #define CB_WAITING_MS 1000u
 
+/* Whether every thread the plan lets run spins (its reads only repeat:
+ * cb_repeat.c): it waits for one the plan holds, as surely as a blocked
+ * one, only without a call that says so. */
+static Bool cb_allowed_spin(void)
+{
+   if (cb_phase == CB_PH_TAIL)
+      return cb_repeat_spinning((UInt)cb_tail[2 * cb_step]);
+   ULong spinning = 0;
+   for (ULong w = 1; w <= cb_nthreads; w++)
+      if (cb_done[w] < cb_prefix[w] && !cb_exited[w] &&
+          !cb_porder_holds(w, cb_done, cb_exited)) {
+         if (!cb_repeat_spinning((UInt)w))
+            return False;
+         spinning++;
+      }
+   return spinning > 0;
+}
+
 static Bool cb_plan_stuck(UInt idle)
 {
    ULong expected = 0;
    if (cb_phase == CB_PH_TAIL && cb_run_out)
       return False; /* a run-out step that blocks moves the plan on */
+   if (idle > CB_WAITING_MS && cb_phase != CB_PH_RELEASED && cb_allowed_spin())
+      return True;
    if (idle <= CB_STUCK_MS ||
        cb_denials - cb_denials_at_progress < CB_RUN_OUT_IDLE_DENIALS)
       return False;

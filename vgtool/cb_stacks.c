@@ -241,6 +241,11 @@ void cb_stacks_scan(void)
       if (p < end)
          cb_buf_used = (UWord)(cb_scan_slow(p, end) - cb_buf);
    }
+   /* A spinner's repeated reads go next (cb_repeat.c; replay mode never
+    * put them in). */
+   if (!cb_replaying)
+      cb_buf_used = (UWord)(cb_repeat_scan(cb_buf + from, cb_buf + cb_buf_used) -
+                            cb_buf);
    /* The records that stay, while the frames of shared locals exist. */
    cb_names_scan(cb_buf + from, cb_buf + cb_buf_used);
    cb_scan_pos = cb_buf_used;

@@ -42,8 +42,10 @@ void cb_event(CbThread *t, UChar kind, UChar size, UInt loc, ULong addr,
               ULong value)
 {
    if (CB_IS_COUNTED(kind)) {
-      if (cb_replaying)
+      if (cb_replaying) {
+         cb_repeat_reset(t->wid); /* record mode: at the buffer's scan */
          cb_replay_counted(t, kind, loc, (Addr)addr, value);
+      }
       t->counted++;
    }
    cb_put(kind, size, t->wid, loc, addr, value);
