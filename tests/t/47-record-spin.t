@@ -26,11 +26,11 @@ cbtrace record -o "$TMP/hb.pb" -- "$TMP/handback" >"$TMP/rec.out" 2>&1
 is "$?" 0 "handback records and passes"
 cbtrace dump "$TMP/hb.pb" >"$TMP/dump" 2>&1
 n=$(grep -c '^[0-9]' "$TMP/dump")
-ok "the trace holds a few events per round ($n for 100 rounds)" [ "$n" -gt 400 ] && [ "$n" -lt 4000 ]
+ok "the trace holds a few events per round ($n for 100 rounds)" test "$n" -gt 400 -a "$n" -lt 4000
 # The longest run of one thread's reads of turn, nothing between.
 longest=$(awk '$3 == "read" && $4 == "turn" { if ($2 == who) run++; else run = 1; who = $2; if (run > m) m = run; next }
                { who = "" } END { print m + 0 }' "$TMP/dump")
-ok "a wait is at most five reads of turn in a row (longest $longest)" [ "$longest" -ge 4 ] && [ "$longest" -le 5 ]
+ok "a wait is at most five reads of turn in a row (longest $longest)" test "$longest" -ge 4 -a "$longest" -le 5
 # Each of main's 100 waits ends with the read that saw the worker's 0.
 seen=$(grep -cE '^[0-9]+ T1 read turn size 4 = 0 ' "$TMP/dump")
 ok "every wait's last read is kept (main read turn = 0 $seen times)" [ "$seen" -ge 100 ]
