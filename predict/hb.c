@@ -45,8 +45,18 @@ typedef struct {
    sig *s; size_t ns, caps;
 } obj;
 
+/* A thread's run of reads since its last other event (SPIN groups): the
+ * words it read, each with the value and how many times in a row. */
+#define SPIN_WORDS 4
+#define SPIN_MIN 4     /* the recording keeps a spin's first four reads
+                          (vgtool/cb_repeat.c) */
+#define SPIN_BACK 4096 /* trace events looked back for the write */
+typedef struct { uint64_t addr, value; uint32_t n; } spinw;
+
 typedef struct {
    uint64_t last;    /* last anchor event, NONE */
+   spinw spin[SPIN_WORDS];
+   uint8_t nspin, spin_next;
    uint64_t create;  /* its create, while its first event is to come */
    uint32_t bar;     /* its last barrier enter's round + 1, until the leave */
    uint64_t bar_addr;
@@ -264,6 +274,40 @@ static void sync_event(build *B, thr *h, size_t i, const cb_event *e) {
    }
 }
 
+/* ---- Spins (SPIN groups, hb.h) ---------------------------------------- */
+
+/* The write that read i of addr read from: the latest write of addr before
+ * it, when another thread's with the value read; NONE if not near. */
+static uint64_t spin_writer(const cb_trace *t, size_t i, const cb_event *r) {
+   size_t stop = i > SPIN_BACK ? i - SPIN_BACK : 0;
+   for (size_t k = i; k-- > stop;) {
+      const cb_event *w = &t->events[k];
+      if (w->kind != CB_EV_WRITE || w->addr != r->addr) continue;
+      return w->tid != r->tid && w->value == r->value ? k : NONE;
+   }
+   return NONE;
+}
+
+/* A read of e's thread: a word read SPIN_MIN times with one value and now
+ * with another ends a spin. */
+static void spin_read(build *B, thr *h, size_t i, const cb_event *e) {
+   if (CB_SIZE_BYTES(e->size) > 8) { h->nspin = 0; return; }
+   for (uint8_t k = 0; k < h->nspin; k++) {
+      spinw *s = &h->spin[k];
+      if (s->addr != e->addr) continue;
+      if (s->value == e->value) { s->n++; return; }
+      if (s->n >= SPIN_MIN) {
+         uint64_t w = spin_writer(B->t, i, e);
+         if (w != NONE) pair(B, CBP_HB_SPIN, 0, w, i);
+      }
+      *s = (spinw){e->addr, e->value, 1};
+      return;
+   }
+   h->spin[h->spin_next] = (spinw){e->addr, e->value, 1};
+   h->spin_next = (uint8_t)((h->spin_next + 1) % SPIN_WORDS);
+   if (h->nspin < SPIN_WORDS) h->nspin++;
+}
+
 static int by_group(const void *a, const void *b) {
    const cbp_hb_ref *x = a, *y = b;
    if (x->group != y->group) return x->group < y->group ? -1 : 1;
@@ -316,6 +360,8 @@ void cbp_hb_build(cbp_hb *hb, const cb_trace *t) {
          if (h->create != NONE) pair(&B, CBP_HB_CREATE, e->tid, h->create, i);
       }
       sync_event(&B, h, i, e);
+      if (e->kind == CB_EV_READ) spin_read(&B, h, i, e);
+      else { h->nspin = 0; h->spin_next = 0; }
       for (; k < nstarts && starts[k].p <= i; k++) /* a wait begins after event p */
          object(&B, OBJ_COND, starts[k].cond, 0, 1)->pending++;
       h->last = i;

@@ -16,6 +16,15 @@
  *            ACQUIRE of it; a run of releases is one group, and `prev`
  *            names the object's previous group, whose sources are this
  *            group's too (a chain, not a copy: linear in the events)
+ *   SPIN     the WRITE a spinning thread waited for -> its READ that saw
+ *            it: a thread that read one word SPIN_MIN times in a row with
+ *            one value, nothing else between but reads of a few other
+ *            words (`while (!ready) ;`, a ticket lock's turn, Peterson's
+ *            flag and turn), and then reads another value there, left
+ *            its loop because of the write it read from (the latest write
+ *            of that word before the read, another thread's, with the
+ *            value read).  Ad-hoc synchronisation: its data handed over
+ *            are ordered, as by a lock's release and acquire
  * Program order is implicit.  Lock order is not happens-before: it is
  * what schedules permute (locks stay mutual exclusion constraints).
  *
@@ -41,7 +50,7 @@
 
 typedef enum {
    CBP_HB_CREATE, CBP_HB_JOIN, CBP_HB_BARRIER, CBP_HB_COND, CBP_HB_SEM,
-   CBP_HB_RELEASE
+   CBP_HB_RELEASE, CBP_HB_SPIN
 } cbp_hb_kind;
 
 typedef struct {

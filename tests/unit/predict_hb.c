@@ -213,6 +213,33 @@ static void test_release_runs(void) {
    agree("two release runs");
 }
 
+static void test_spin(void) {
+   /* T2 waits for ready by spinning (four reads of 0, the recording's
+    * most: vgtool/cb_repeat.c), then reads T1's 1: T1's data before its
+    * store of ready are ordered before what T2 does after its loop.  T3
+    * read ready three times only, then 1: no spin, no edge.  T1's write
+    * after its store (line 4) is ordered before nothing of T2's.  No
+    * agree(): reads with values order events for Z3 (what they read) that
+    * no edge orders. */
+   load("T1 start T1\nT1 create T2 @h.c:20\nT1 create T3 @h.c:21\n"
+        "T2 start T1\nT3 start T1\n"
+        "T2 read ready =0 @h.c:10\nT2 read ready =0 @h.c:10\n"
+        "T3 read ready =0 @h.c:30\nT3 read ready =0 @h.c:30\nT3 read ready =0 @h.c:30\n"
+        "T2 read ready =0 @h.c:10\nT2 read ready =0 @h.c:10\n"
+        "T1 write data =5 @h.c:1\nT1 write ready =1 @h.c:2\nT1 write more =1 @h.c:4\n"
+        "T2 read ready =1 @h.c:11\nT2 read data =5 @h.c:12\n"
+        "T3 read ready =1 @h.c:31\nT3 read data =5 @h.c:32\n");
+   size_t nspin = 0;
+   for (size_t g = 0; g < H.ng; g++) nspin += H.g[g].kind == CBP_HB_SPIN;
+   ok(nspin == 1, "spin: one edge, from the store T2 waited for (%zu)", nspin);
+   pin("spin: the data stored before the flag, before the read after the loop", 1, 12, 1);
+   pin("spin: the store the loop saw, before the loop's last read", 2, 11, 1);
+   pin("spin: a write after the flag is not ordered", 4, 12, 0);
+   /* Z3 orders T3's read after line 1 by the value it read (data = 5):
+    * only the clocks, which take no values, show that no edge reached it. */
+   ok(!vc_before(at(1), at(32)), "spin: three reads are no spin (by the clocks)");
+}
+
 int main(void) {
    setvbuf(stdout, NULL, _IOLBF, 0);
    Z = cb_z3_new(10000, 0);
@@ -225,6 +252,7 @@ int main(void) {
    test_semaphore();
    test_once_and_threads();
    test_release_runs();
+   test_spin();
    unload();
    cb_z3_free(Z);
    printf("1..%d\n", ntest);
