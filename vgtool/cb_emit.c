@@ -237,16 +237,10 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
    IRTemp full = cb_tmp(sb, Ity_I1, IRExpr_Binop(
       Iop_CmpLT64U, mkIRExpr_HWord(CB_BUF_BYTES - sizeof(cb_wire_event)),
       IRExpr_RdTmp(nused)));
-   IRDirty *d = unsafeIRDirty_0_N(1, "cb_out_flush_full",
+   IRDirty *d = unsafeIRDirty_0_N(0, "cb_out_flush_full",
                                   VG_(fnptr_to_fnentry)(cb_out_flush_full),
-                                  mkIRExprVec_1(IRExpr_GSPTR()));
+                                  mkIRExprVec_0());
    d->guard = IRExpr_RdTmp(full);
-   /* It may end the time slice (a spinner gives way: cb_repeat.c). */
-   d->nFxState = 1;
-   VG_(memset)(&d->fxState, 0, sizeof(d->fxState));
-   d->fxState[0].fx = Ifx_Write;
-   d->fxState[0].offset = __builtin_offsetof(VexGuestAMD64State, host_EvC_COUNTER);
-   d->fxState[0].size = sizeof(UInt);
    addStmtToIRSB(sb, IRStmt_Dirty(d));
    em->first = False;
 }

@@ -31,9 +31,7 @@ extern Int   cb_out_fd;       /* -1: nothing is written */
 
 void cb_out_init(Int fd);
 void cb_out_flush(void);
-/* From generated code, with the guest state (a spinner's time slice is
- * ended there: cb_repeat.c). */
-VG_REGPARM(1) void cb_out_flush_full(void *gst);
+VG_REGPARM(0) void cb_out_flush_full(void);  /* from generated code */
 void cb_out_flush_if_old(ULong blocks);   /* blocks: the core's count */
 /* Buffered records are written at least this often while the program
  * runs; the clock is looked at every CB_FLUSH_BLOCKS blocks run (a few

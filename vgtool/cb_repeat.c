@@ -81,9 +81,9 @@ Bool cb_repeat_spinning(UInt wid)
    return wid < cb_nrep && cb_rep[wid].dropping;
 }
 
-Bool cb_repeat_drop(UInt wid, Addr a, ULong value)
+/* The rule, on thread r's state (the record scan's hot path). */
+static inline Bool cb_rep_drop(CbRepeat *r, Addr a, ULong value)
 {
-   CbRepeat *r = cb_rep_of(wid);
    for (UInt k = 0; k < r->n; k++)
       if (r->addr[k] == a && r->value[k] == value)
          return r->dropping = ++r->repeats > CB_REP_KEEP;
@@ -95,6 +95,11 @@ Bool cb_repeat_drop(UInt wid, Addr a, ULong value)
    if (r->n < CB_REP_WINDOW)
       r->n++;
    return False;
+}
+
+Bool cb_repeat_drop(UInt wid, Addr a, ULong value)
+{
+   return cb_rep_drop(cb_rep_of(wid), a, value);
 }
 
 Bool cb_repeat_spun;
@@ -111,33 +116,49 @@ Bool cb_repeat_in_vain(UInt wid)
 
 /* The records [p, end) not seen before, in record mode: drops the repeated
  * reads, compacting the buffer; returns the new end.  cb_repeat_spun: the
- * last counted record was a dropped read. */
+ * last counted record was a dropped read.  Every record passes here (a
+ * memory-heavy program's 80 million): the common one, an access that is no
+ * candidate, costs a compare or two, and a thread's state is emptied once
+ * for a run of such records, not at each. */
 UChar *cb_repeat_scan(UChar *p, UChar *end)
 {
    UChar *w = p;
-   Bool *spun = &cb_repeat_spun;
-   *spun = False;
+   UInt clean = ~0u; /* a thread whose state is empty already */
+   UInt cur = ~0u;   /* the thread whose state r is */
+   CbRepeat *r = NULL;
+   Bool spun = False;
    while (p < end) {
-      UInt n = cb_record_len(p);
       cb_wire_event *e = (cb_wire_event *)p;
-      Bool drop = False;
-      if (e->kind < CB_EV_KIND_COUNT && CB_IS_COUNTED(e->kind)) {
-         if (e->kind == CB_EV_READ && e->pad2) {
-            e->pad2 = 0;
-            drop = cb_repeat_drop(e->tid, (Addr)e->addr, e->value);
-         } else {
-            cb_repeat_reset(e->tid);
+      UInt n = cb_record_len(p);
+      if (e->kind == CB_EV_READ && e->pad2) {
+         e->pad2 = 0;
+         if (e->tid == clean)
+            clean = ~0u;
+         if (e->tid != cur) {
+            if (e->tid != cb_rep_spinner)
+               cb_rep_handed = True;
+            r = cb_rep_of(e->tid); /* may move the states: r only after */
+            cur = e->tid;
          }
-         *spun = drop;
-         if (e->tid != cb_rep_spinner)
-            cb_rep_handed = True;
+         spun = cb_rep_drop(r, (Addr)e->addr, e->value);
+         if (spun) {
+            p += n;
+            continue;
+         }
+      } else if (e->kind < CB_EV_KIND_COUNT && CB_IS_COUNTED(e->kind)) {
+         if (e->tid != clean) {
+            cb_repeat_reset(e->tid);
+            clean = e->tid;
+            if (e->tid != cb_rep_spinner)
+               cb_rep_handed = True;
+         }
+         spun = False;
       }
-      if (!drop) {
-         if (w != p)
-            VG_(memmove)(w, p, n);
-         w += n;
-      }
+      if (w != p)
+         VG_(memmove)(w, p, n);
+      w += n;
       p += n;
    }
+   cb_repeat_spun = spun;
    return w;
 }
