@@ -45,18 +45,16 @@ typedef struct {
    sig *s; size_t ns, caps;
 } obj;
 
-/* A thread's run of reads since its last other event (SPIN groups): the
- * words it read, each with the value and how many times in a row. */
-#define SPIN_WORDS 4
+/* A thread's run of reads of one word with one value, nothing between
+ * (SPIN groups). */
 #define SPIN_MIN 4     /* the recording keeps a spin's first four reads
                           (vgtool/cb_repeat.c) */
 #define SPIN_BACK 4096 /* trace events looked back for the write */
-typedef struct { uint64_t addr, value; uint32_t n; } spinw;
 
 typedef struct {
    uint64_t last;    /* last anchor event, NONE */
-   spinw spin[SPIN_WORDS];
-   uint8_t nspin, spin_next;
+   uint64_t spin_addr, spin_value;
+   uint32_t spin_n;  /* 0: no run */
    uint64_t create;  /* its create, while its first event is to come */
    uint32_t bar;     /* its last barrier enter's round + 1, until the leave */
    uint64_t bar_addr;
@@ -288,24 +286,24 @@ static uint64_t spin_writer(const cb_trace *t, size_t i, const cb_event *r) {
    return NONE;
 }
 
-/* A read of e's thread: a word read SPIN_MIN times with one value and now
- * with another ends a spin. */
+/* A read of e's thread: a word read SPIN_MIN times in a row with one
+ * value and now with another ends a spin.  One word only: a loop that
+ * polls several (a thief looking at a deque's top and bottom, a waiter at
+ * a flag and a count) may see one of them change and go on polling, and
+ * an edge there would order what it then races with (trial 11's
+ * work-stealing deque, confirmed after 16 forced runs instead of 1). */
 static void spin_read(build *B, thr *h, size_t i, const cb_event *e) {
-   if (CB_SIZE_BYTES(e->size) > 8) { h->nspin = 0; return; }
-   for (uint8_t k = 0; k < h->nspin; k++) {
-      spinw *s = &h->spin[k];
-      if (s->addr != e->addr) continue;
-      if (s->value == e->value) { s->n++; return; }
-      if (s->n >= SPIN_MIN) {
+   if (CB_SIZE_BYTES(e->size) > 8) { h->spin_n = 0; return; }
+   if (h->spin_n && h->spin_addr == e->addr) {
+      if (h->spin_value == e->value) { h->spin_n++; return; }
+      if (h->spin_n >= SPIN_MIN) {
          uint64_t w = spin_writer(B->t, i, e);
          if (w != NONE) pair(B, CBP_HB_SPIN, 0, w, i);
       }
-      *s = (spinw){e->addr, e->value, 1};
-      return;
    }
-   h->spin[h->spin_next] = (spinw){e->addr, e->value, 1};
-   h->spin_next = (uint8_t)((h->spin_next + 1) % SPIN_WORDS);
-   if (h->nspin < SPIN_WORDS) h->nspin++;
+   h->spin_addr = e->addr;
+   h->spin_value = e->value;
+   h->spin_n = 1;
 }
 
 static int by_group(const void *a, const void *b) {
@@ -361,7 +359,7 @@ void cbp_hb_build(cbp_hb *hb, const cb_trace *t) {
       }
       sync_event(&B, h, i, e);
       if (e->kind == CB_EV_READ) spin_read(&B, h, i, e);
-      else { h->nspin = 0; h->spin_next = 0; }
+      else h->spin_n = 0;
       for (; k < nstarts && starts[k].p <= i; k++) /* a wait begins after event p */
          object(&B, OBJ_COND, starts[k].cond, 0, 1)->pending++;
       h->last = i;

@@ -18,13 +18,12 @@
  *            group's too (a chain, not a copy: linear in the events)
  *   SPIN     the WRITE a spinning thread waited for -> its READ that saw
  *            it: a thread that read one word SPIN_MIN times in a row with
- *            one value, nothing else between but reads of a few other
- *            words (`while (!ready) ;`, a ticket lock's turn, Peterson's
- *            flag and turn), and then reads another value there, left
- *            its loop because of the write it read from (the latest write
- *            of that word before the read, another thread's, with the
- *            value read).  Ad-hoc synchronisation: its data handed over
- *            are ordered, as by a lock's release and acquire
+ *            one value, nothing between (`while (!ready) ;`, a ticket
+ *            lock's turn), and then reads another value there, left its
+ *            loop because of the write it read from (the latest write of
+ *            that word before the read, another thread's, with the value
+ *            read).  Ad-hoc synchronisation: its data handed over are
+ *            ordered, as by a lock's release and acquire
  * Program order is implicit.  Lock order is not happens-before: it is
  * what schedules permute (locks stay mutual exclusion constraints).
  *

@@ -238,6 +238,18 @@ static void test_spin(void) {
    /* Z3 orders T3's read after line 1 by the value it read (data = 5):
     * only the clocks, which take no values, show that no edge reached it. */
    ok(!vc_before(at(1), at(32)), "spin: three reads are no spin (by the clocks)");
+   /* A thief polls a deque's top and bottom; the owner's push moves
+    * bottom: a poll of two words may go on polling, no edge. */
+   load("T1 start T1\nT1 create T2 @h.c:20\nT2 start T1\n"
+        "T2 read top =0 @h.c:10\nT2 read bottom =0 @h.c:11\nT2 read top =0 @h.c:10\n"
+        "T2 read bottom =0 @h.c:11\nT2 read top =0 @h.c:10\nT2 read bottom =0 @h.c:11\n"
+        "T2 read top =0 @h.c:10\nT2 read bottom =0 @h.c:11\n"
+        "T1 write task =7 @h.c:1\nT1 write bottom =1 @h.c:2\n"
+        "T2 read top =0 @h.c:12\nT2 read bottom =1 @h.c:13\nT2 write top =1 @h.c:14\n");
+   nspin = 0;
+   for (size_t g = 0; g < H.ng; g++) nspin += H.g[g].kind == CBP_HB_SPIN;
+   ok(nspin == 0, "spin: a poll of two words makes no edge (%zu)", nspin);
+   ok(!vc_before(at(1), at(14)), "spin: the push is not ordered before the steal (by the clocks)");
 }
 
 int main(void) {
