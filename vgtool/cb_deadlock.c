@@ -11,7 +11,9 @@
  *                 mutex excepted);
  *   a join        the joined thread is alive;
  *   a condition   no signal or broadcast of it since the wait began, and
- *                 none on its way then (below);
+ *                 none on its way then (below), or every wake those owed
+ *                 went to waits that ended since (a signal wakes one
+ *                 waiter, a broadcast every one: cb_syncobj.c);
  *   a semaphore   it surely has no token;
  *   a barrier     its round is not complete.
  * The tool then says what each thread waits for (cb_wire.h, "Deadlocks")
@@ -76,7 +78,7 @@ static void cb_signal_done(CbThread *t)
 void cb_cond_signal_sent(CbThread *t, Addr cv, Bool broadcast)
 {
    cb_signal_done(t);
-   cb_cond_signalled(cv);
+   cb_cond_signalled(cv, broadcast);
    cb_cond_in_flight(cv, +1);
    t->signalling = cv;
    t->signal_all = broadcast;
@@ -108,8 +110,10 @@ void cb_wait_end(CbThread *t)
    cb_signal_done(t);
    if (!t->wait.kind)
       return;
-   if (t->wait.kind == CB_WAIT_COND)
+   if (t->wait.kind == CB_WAIT_COND) {
       cb_signal_spent_on(t->wait.obj);
+      cb_cond_wait_ended(t->wait.obj);
+   }
    t->wait.kind = 0;
    tl_assert(cb_dl_waiting > 0);
    cb_dl_waiting--;
@@ -129,6 +133,7 @@ void cb_wait_begin(CbThread *t, UChar kind, Addr obj, Addr caller,
    if (kind == CB_WAIT_COND) {
       w->seq = cb_cond_signals(obj);
       w->woken = cb_cond_any_in_flight(obj);
+      cb_cond_wait_began(obj);
    }
    cb_dl_waiting++;
    cb_deadlock_check();
@@ -212,8 +217,13 @@ static Bool cb_is_blocked(CbThread *t, CbBlocked *b)
       b->holder = u->wid;
       return True;
    case CB_WAIT_COND:
+      /* No signal since it began, or every wake the signals since owed
+       * went to other waits that ended (a worker woken in the
+       * producer's place, which found nothing and waits again: a lost
+       * wake-up), none on its way. */
       return !w->woken && !cb_obj_shared(w->obj) &&
-             cb_cond_signals(w->obj) == w->seq;
+             (cb_cond_signals(w->obj) == w->seq ||
+              (!cb_cond_wakes_owed(w->obj) && !cb_cond_any_in_flight(w->obj)));
    case CB_WAIT_SEM:
       return cb_sem_surely_empty(w->obj);
    case CB_WAIT_BARRIER:

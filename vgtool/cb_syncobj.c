@@ -254,6 +254,10 @@ typedef struct {
    UWord key;        /* condition variable */
    ULong signals;    /* signals and broadcasts so far */
    UInt  in_flight;  /* of them, maybe not yet delivered */
+   UInt  waiters;    /* threads in an announced wait on it now */
+   UInt  pending;    /* wakes owed to them: signals and broadcasts that
+                        found a waiter not already due to wake, less the
+                        waits that ended since */
 } CbCond;
 static VgHashTable *cb_conds;
 
@@ -262,9 +266,36 @@ static CbCond *cb_cond(Addr cv)
    return cb_node(&cb_conds, cv, sizeof(CbCond), "cb.cond");
 }
 
-ULong cb_cond_signalled(Addr cv)
+ULong cb_cond_signalled(Addr cv, Bool broadcast)
 {
-   return ++cb_cond(cv)->signals;
+   CbCond *c = cb_cond(cv);
+   if (broadcast)
+      c->pending = c->waiters;      /* every waiter wakes */
+   else if (c->pending < c->waiters)
+      c->pending++;                 /* one more does */
+   return ++c->signals;
+}
+
+void cb_cond_wait_began(Addr cv)
+{
+   cb_cond(cv)->waiters++;
+}
+
+void cb_cond_wait_ended(Addr cv)
+{
+   CbCond *c = cb_cond(cv);
+   tl_assert(c->waiters > 0);
+   c->waiters--;
+   if (c->pending > 0)
+      c->pending--;  /* it took a wake (or woke spuriously: then one is
+                        still owed, counted as taken: no false alarm) */
+   if (c->pending > c->waiters)
+      c->pending = c->waiters;
+}
+
+Bool cb_cond_wakes_owed(Addr cv)
+{
+   return cb_cond(cv)->pending > 0;
 }
 
 ULong cb_cond_signals(Addr cv)

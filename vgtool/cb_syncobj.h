@@ -45,8 +45,14 @@ ULong cb_sem_take(Addr sem);  /* the post a wait consumed, 0: an initial token *
 Bool  cb_sem_surely_empty(Addr sem);
 
 /* Condition variables: signals and broadcasts so far. */
-ULong cb_cond_signalled(Addr cv);            /* one more; the new count */
+ULong cb_cond_signalled(Addr cv, Bool broadcast); /* one more; the new count */
 ULong cb_cond_signals(Addr cv);
+/* Announced waits on cv begin and end; whether a signal or broadcast since
+ * still owes one of them a wake (a signal wakes one waiter, a broadcast
+ * every one; a wait that ended took one). */
+void  cb_cond_wait_began(Addr cv);
+void  cb_cond_wait_ended(Addr cv);
+Bool  cb_cond_wakes_owed(Addr cv);
 /* Signals that may still be on their way (cb_deadlock.c): +1 or -1. */
 void  cb_cond_in_flight(Addr cv, Int delta);
 Bool  cb_cond_any_in_flight(Addr cv);

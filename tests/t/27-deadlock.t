@@ -105,6 +105,61 @@ int main(void)
    return 0;
 }
 EOF
+# One condition for both directions: main hands over one item to two idle
+# consumers and waits on the same condition for the taker's
+# acknowledgement; the taker's signal wakes the other consumer (the older
+# waiter), which finds nothing and waits again, and main is never woken.
+# Its twin (-DBROADCAST) wakes everyone and ends the consumers.
+cat > "$TMP/wrongwake.c" <<'EOF'
+#include <pthread.h>
+#include <unistd.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+int item, taken, waiting, done;
+void *consumer(void *x)
+{
+   pthread_mutex_lock(&m);
+   waiting++;
+   while (!item && !done)
+      pthread_cond_wait(&cv, &m);  /* consumer-wait */
+   if (item) {
+      item = 0;
+      taken = 1;
+#ifdef BROADCAST
+      pthread_cond_broadcast(&cv);
+#else
+      pthread_cond_signal(&cv);
+#endif
+   }
+   pthread_mutex_unlock(&m);
+   return x;
+}
+int main(void)
+{
+   pthread_t c[2];
+   int n = 0;
+   for (int i = 0; i < 2; i++)
+      pthread_create(&c[i], NULL, consumer, NULL);
+   while (n < 2) {                 /* both consumers wait */
+      usleep(1000);
+      pthread_mutex_lock(&m);
+      n = waiting;
+      pthread_mutex_unlock(&m);
+   }
+   usleep(20000);
+   pthread_mutex_lock(&m);
+   item = 1;
+   pthread_cond_signal(&cv);
+   while (!taken)
+      pthread_cond_wait(&cv, &m);  /* main-wait */
+   done = 1;
+   pthread_cond_broadcast(&cv);
+   pthread_mutex_unlock(&m);
+   for (int i = 0; i < 2; i++)
+      pthread_join(c[i], NULL);
+   return 0;
+}
+EOF
 cat > "$TMP/semzero.c" <<'EOF'
 #include <pthread.h>
 #include <semaphore.h>
@@ -531,6 +586,8 @@ for p in abba joincycle lostsignal semzero barrier3 c11abba relock lastexit \
          errcheck joindetached crashwait exitwait leaked robust lastsignal; do
    cc -g -O0 -pthread -o "$TMP/$p" "$TMP/$p.c" || echo "Bail out! $p.c does not build"
 done
+cc -g -O2 -pthread -o "$TMP/wrongwake" "$TMP/wrongwake.c" || echo "Bail out! wrongwake.c does not build"
+cc -g -O2 -pthread -DBROADCAST -o "$TMP/wakeall" "$TMP/wrongwake.c" || echo "Bail out! wakeall does not build"
 line_of() { grep -n "/\* $2 \*/" "$TMP/$1.c" | cut -d: -f1; }
 
 # record P: records $TMP/P; sets RC, ERR (stderr), OUT (stdout).
@@ -566,6 +623,12 @@ record lostsignal
 is "$RC" 6 "cond wait after the only signal: exit 6"
 like "$ERR" "T1 waits to join T2 at lostsignal.c:[0-9]+; T2 waits for condition ready at lostsignal.c:$(line_of lostsignal wait), with no signal on its way$" \
      "cond wait after the only signal: the condition by name, no signal on its way"
+record wrongwake
+is "$RC" 6 "a signal that woke the wrong waiter: exit 6, not a hang"
+like "$ERR" "T1 waits for condition cv at wrongwake.c:$(line_of wrongwake main-wait), with no signal on its way; T[23] waits for condition cv at wrongwake.c:$(line_of wrongwake consumer-wait), with no signal on its way$" \
+     "a signal that woke the wrong waiter: main and the consumer it woke wait, the wake spent"
+record wakeall
+is "$RC" 0 "its twin that broadcasts ends (exit 0)"
 record leaked
 is "$RC" 6 "a lock its holder ended without releasing: exit 6"
 like "$ERR" "T3 waits for lock table_lock at leaked\.c:$(line_of leaked reader-lock), held by T2, which ended without releasing it \(taken at leaked\.c:$(line_of leaked loader-lock)\)$" \
