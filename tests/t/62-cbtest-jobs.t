@@ -73,9 +73,12 @@ canon() {
 norm "$TMP/plain/report.json" "$TMP/plain" | canon >"$TMP/a.json"
 norm "$TMP/shared/report.json" "$TMP/shared" | canon >"$TMP/b.json"
 D=$(diff "$TMP/a.json" "$TMP/b.json")
-if [ -n "$D" ]; then
-   # Each run records the programs anew, and a loaded machine can record
-   # another interleaving, which predicts other schedules: both once more.
+# Each run records the programs anew, and a loaded machine can record
+# another interleaving, which predicts other schedules: both again, up to
+# twice (a clean clone's make check beside other work differed twice in
+# a row once).
+for again in 1 2; do
+   [ -n "$D" ] || break
    diag "the two runs' reports differ (another recorded interleaving?); both again:"
    printf '%s\n' "$D" | head -10 | sed 's/^/#   /'
    rm -rf "$TMP/plain" "$TMP/shared" "$TMP/jobs.txt"
@@ -86,7 +89,7 @@ if [ -n "$D" ]; then
    norm "$TMP/plain/report.json" "$TMP/plain" | canon >"$TMP/a.json"
    norm "$TMP/shared/report.json" "$TMP/shared" | canon >"$TMP/b.json"
    D=$(diff "$TMP/a.json" "$TMP/b.json")
-fi
+done
 is "$D" "" "report.json: merged jobs equal the plain run (timings aside)"
 norm "$TMP/plain/report.sarif" "$TMP/plain" | canon >"$TMP/a.sarif"
 norm "$TMP/shared/report.sarif" "$TMP/shared" | canon >"$TMP/b.sarif"
