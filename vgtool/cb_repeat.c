@@ -39,7 +39,7 @@
 
 /* Distinct words a wait loop looks at (Peterson's flag and turn, a
  * queue's head and tail). */
-#define CB_REP_WINDOW 4
+#define CB_REP_WINDOW 4 /* a power of 2 */
 /* Repeats counted before the rest are dropped. */
 #define CB_REP_KEEP 3
 
@@ -67,13 +67,18 @@ static CbRepeat *cb_rep_of(UInt wid)
    return &cb_rep[wid];
 }
 
-void cb_repeat_reset(UInt wid)
+static inline void cb_rep_reset(UInt wid)
 {
-   if (wid < cb_nrep) {
+   if (wid < cb_nrep && cb_rep[wid].n) {
       cb_rep[wid].n = 0;
       cb_rep[wid].next = 0;
       cb_rep[wid].dropping = False;
    }
+}
+
+void cb_repeat_reset(UInt wid)
+{
+   cb_rep_reset(wid);
 }
 
 Bool cb_repeat_spinning(UInt wid)
@@ -91,7 +96,7 @@ static inline Bool cb_rep_drop(CbRepeat *r, Addr a, ULong value)
    r->dropping = False;
    r->addr[r->next] = a;
    r->value[r->next] = value;
-   r->next = (UChar)((r->next + 1) % CB_REP_WINDOW);
+   r->next = (UChar)((r->next + 1) & (CB_REP_WINDOW - 1));
    if (r->n < CB_REP_WINDOW)
       r->n++;
    return False;
@@ -147,7 +152,7 @@ UChar *cb_repeat_scan(UChar *p, UChar *end)
          }
       } else if (e->kind < CB_EV_KIND_COUNT && CB_IS_COUNTED(e->kind)) {
          if (e->tid != clean) {
-            cb_repeat_reset(e->tid);
+            cb_rep_reset(e->tid);
             clean = e->tid;
             if (e->tid != cb_rep_spinner)
                cb_rep_handed = True;
