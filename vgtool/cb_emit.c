@@ -48,7 +48,7 @@ VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
       if (!(info & CB_INFO_SOLE))
          cb_repeat_reset(t->wid);
       else if (cb_repeat_drop(t->wid, a, value)) {
-         (void)cb_spin_event(t->wid, CB_EV_READ, a, value);
+         cb_spin_repeat(t->wid);
          return;
       }
       cb_replay_counted(t, (UChar)(info >> 8), (UInt)(info >> 32), a, value);
@@ -156,13 +156,6 @@ void cb_emit_inline_check(CbEmit *em)
    cb_inline_emit_check(em->sb, em->ichain);
 }
 
-/* Record mode: the event as plain IR, no helper call.  The record is
- * always stored at cb_buf + cb_buf_used; the used count grows only when the
- * event is kept (not the thread's own stack, guard true), so a dropped
- * event's bytes are overwritten by the next record.  When the buffer has no
- * room left for another record, a guarded call flushes it.  Same filter,
- * same flag and same fields as cb_ev_mem, which replay mode keeps using for
- * its turn counting. */
 /* Whether the access is a read that cb_repeat.c may drop: its
  * instruction's only access, with its value (8 bytes at most). */
 static Bool cb_sole(const CbEmit *em, UInt size, UChar kind)
@@ -170,6 +163,13 @@ static Bool cb_sole(const CbEmit *em, UInt size, UChar kind)
    return em->sole && kind == CB_EV_READ && CB_SIZE_BYTES(size) <= 8;
 }
 
+/* Record mode: the event as plain IR, no helper call.  The record is
+ * always stored at cb_buf + cb_buf_used; the used count grows only when the
+ * event is kept (not the thread's own stack, guard true), so a dropped
+ * event's bytes are overwritten by the next record.  When the buffer has no
+ * room left for another record, a guarded call flushes it.  Same filter,
+ * same flag and same fields as cb_ev_mem, which replay mode keeps using for
+ * its turn counting. */
 static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
                                UInt size, UChar kind, IRExpr *guard)
 {

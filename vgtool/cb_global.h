@@ -339,6 +339,8 @@ void cb_kernel_yield(void);
  * is a read that its thread made again (the same address and value as
  * one of its last few, with no other event between): a spin. */
 Bool cb_spin_event(UInt wid, UChar kind, Addr a, ULong value);
+/* A read cb_repeat.c dropped: a repeat, without looking again. */
+void cb_spin_repeat(UInt wid);
 /* The running thread spun: its next gate calls cb_spin_give_way and makes
  * it yield (cb_emit.c). */
 extern Bool cb_spin_yield_now;

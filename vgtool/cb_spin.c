@@ -39,26 +39,45 @@ static struct {
 
 Bool cb_spin_yield_now;
 
+/* Whether wid's event begins the state again (another thread's, or not
+ * a read).  True: it did. */
+static Bool cb_spin_begin(UInt wid, UChar kind)
+{
+   if (wid == cb_spin.wid && kind == CB_EV_READ)
+      return False;
+   if (wid != cb_spin.wid) { /* another thread runs: the spinner gave way */
+      cb_spin.yielded = False;
+      cb_spin_yield_now = False;
+   }
+   cb_spin.wid = wid;
+   cb_spin.repeats = 0;
+   for (UInt k = 0; k < CB_SPIN_WINDOW; k++)
+      cb_spin.addr[k] = 0;
+   return True;
+}
+
+/* One more read that only repeated: CB_SPIN_READS of them, a yield. */
+static void cb_spin_repeated(void)
+{
+   if (++cb_spin.repeats >= CB_SPIN_READS) {
+      cb_spin.repeats = 0;
+      cb_spin_yield_now = True;
+   }
+}
+
+void cb_spin_repeat(UInt wid)
+{
+   if (!cb_spin_begin(wid, CB_EV_READ))
+      cb_spin_repeated();
+}
+
 Bool cb_spin_event(UInt wid, UChar kind, Addr a, ULong value)
 {
-   if (wid != cb_spin.wid || kind != CB_EV_READ) {
-      if (wid != cb_spin.wid) { /* another thread runs: the spinner gave way */
-         cb_spin.yielded = False;
-         cb_spin_yield_now = False;
-      }
-      cb_spin.wid = wid;
-      cb_spin.repeats = 0;
-      for (UInt k = 0; k < CB_SPIN_WINDOW; k++)
-         cb_spin.addr[k] = 0;
-      if (kind != CB_EV_READ)
-         return False;
-   }
+   if (cb_spin_begin(wid, kind) && kind != CB_EV_READ)
+      return False;
    for (UInt k = 0; k < CB_SPIN_WINDOW; k++)
       if (cb_spin.addr[k] == a && cb_spin.value[k] == value) {
-         if (++cb_spin.repeats >= CB_SPIN_READS) {
-            cb_spin.repeats = 0;
-            cb_spin_yield_now = True;
-         }
+         cb_spin_repeated();
          return True;
       }
    /* A new word or a changed value: not (yet) a spin. */
