@@ -112,7 +112,7 @@ void cb_wait_end(CbThread *t)
       return;
    if (t->wait.kind == CB_WAIT_COND) {
       cb_signal_spent_on(t->wait.obj);
-      cb_cond_wait_ended(t->wait.obj);
+      cb_cond_wait_ended(t->wait.obj, t->wait.seq);
    }
    t->wait.kind = 0;
    tl_assert(cb_dl_waiting > 0);

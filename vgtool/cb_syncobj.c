@@ -281,14 +281,18 @@ void cb_cond_wait_began(Addr cv)
    cb_cond(cv)->waiters++;
 }
 
-void cb_cond_wait_ended(Addr cv)
+void cb_cond_wait_ended(Addr cv, ULong began_at)
 {
    CbCond *c = cb_cond(cv);
    tl_assert(c->waiters > 0);
    c->waiters--;
-   if (c->pending > 0)
-      c->pending--;  /* it took a wake (or woke spuriously: then one is
-                        still owed, counted as taken: no false alarm) */
+   /* It took a wake, unless no signal came since it began (a wake-up
+    * without one).  A spurious wake-up after a signal is taken for the
+    * signal's: the wake still owed to another waiter is then missed, and
+    * a run whose other threads all wait would be called deadlocked; glibc
+    * wakes spuriously only when a signal races a waiter's start. */
+   if (c->pending > 0 && c->signals != began_at)
+      c->pending--;
    if (c->pending > c->waiters)
       c->pending = c->waiters;
 }

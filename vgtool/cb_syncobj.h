@@ -51,7 +51,7 @@ ULong cb_cond_signals(Addr cv);
  * still owes one of them a wake (a signal wakes one waiter, a broadcast
  * every one; a wait that ended took one). */
 void  cb_cond_wait_began(Addr cv);
-void  cb_cond_wait_ended(Addr cv);
+void  cb_cond_wait_ended(Addr cv, ULong began_at); /* cb_cond_signals then */
 Bool  cb_cond_wakes_owed(Addr cv);
 /* Signals that may still be on their way (cb_deadlock.c): +1 or -1. */
 void  cb_cond_in_flight(Addr cv, Int delta);
