@@ -795,6 +795,33 @@ static void test_incomplete(void)
    tt_free(&tt);
 }
 
+/* A window that must reach from e1 to a far f is asked only up to four
+ * times the limit (Z3_WINDOW_SLACK): wider ones made Z3 grow without
+ * bound, deaf to its time limit. */
+static void test_wide_window(void)
+{
+   char text[4096] = "T1 read c =0 <e1>\nT1 write c =1 <e2>\n";
+   for (int i = 0; i < 30; i++)
+      strcat(text, "T2 write y =1\n");
+   strcat(text, "T2 write c =2 <f>\n");
+   ttrace tt;
+   parse(&tt, text);
+   cb_z3_query q = {.e1 = at(&tt, "e1"), .f = at(&tt, "f"), .e2 = at(&tt, "e2")};
+   cb_z3_result r;
+   cb_z3 *small = cb_z3_new(10000, 5);
+   cb_z3_verdict v = cb_z3_check(small, &tt.t, &q, &r);
+   ok(v == CB_Z3_UNKNOWN && strstr(r.why, "not asked") && r.solver_ms == 0,
+      "limit 5, a %zu-event window: %s, not asked (%s)", r.window_events,
+      cb_z3_verdict_name(v), r.why);
+   cb_z3 *wider = cb_z3_new(10000, 9);
+   v = cb_z3_check(wider, &tt.t, &q, &r);
+   ok(v == CB_Z3_SAT, "limit 9, the same %zu-event window: %s (%s)", r.window_events,
+      cb_z3_verdict_name(v), r.why);
+   cb_z3_free(wider);
+   cb_z3_free(small);
+   tt_free(&tt);
+}
+
 /* ---- Generated traces ---------------------------------------------------------- */
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -999,6 +1026,7 @@ int main(void)
    test_order();
    test_deadlock();
    test_incomplete();
+   test_wide_window();
    test_random();
    test_limits();
    cb_z3_stats st;
