@@ -74,7 +74,9 @@ static void on_fatal_signal(int sig)
    raise(sig);
 }
 
-static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
+/* SIGPIPE too: `cbreplay -v ... | grep -q LINE` ends cbreplay at its next
+ * write, and left its cbreplay.XXXXXX folder behind. */
+static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 enum { NCAUGHT = sizeof caught / sizeof *caught };
 static struct sigaction g_old[NCAUGHT];
 

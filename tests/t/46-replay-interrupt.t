@@ -75,4 +75,11 @@ for sig in INT TERM HUP; do
     is "$left" "" "SIG$sig: no forced program left running"
     [ -n "$left" ] && kill -KILL $left
 done
+
+# A reader that stops reading (`| grep -q`, `| head`) ends cbreplay with
+# SIGPIPE at its next write: its temporary files go first.
+rm -rf "$TMP/tmp"; mkdir "$TMP/tmp"
+TMPDIR="$TMP/tmp" cbreplay -v --timeout 60 --schedule "$TMP/s/s1.pb" -- "$TMP/slow" 2>&1 |
+    grep -q "tool: released"
+is "$(ls -A "$TMP/tmp")" "" "SIGPIPE: no temporary file left (no cbreplay.*)"
 done_testing
