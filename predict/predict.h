@@ -494,6 +494,15 @@ size_t cbp_porder_for(const cbp_porder *po, const uint64_t *prefix,
 int cbp_region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, uint64_t t1_to,
                 cbp_point from2, cbp_step **out, size_t *nout, size_t *capout);
 
+/* ---- The path to f keeps what T1 overwrites (read_first.c) ---------------
+ * When T2, on its way to f in c's main tail, reads a variable that T1
+ * wrote on its way to e with another value than T2 read in the recorded
+ * run (the value before T1's write), T2 runs through that read before T1's
+ * write.  Returns 1 when c's tail was changed (only to a plan replay can
+ * follow), 0 when it is left as it was. */
+int cbp_read_first(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
+                   cbp_locks *L, cbp_rf *rf, cbp_candidate *c);
+
 /* ---- New paths first (fresh.c) -------------------------------------------
  * Marks each of r's candidates whose e1, f or e2 is on a source line that
  * base has no event at (cbp_candidate.fresh) and moves them before the

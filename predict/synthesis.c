@@ -563,6 +563,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       if (why) drop(r, c, why);
       else if (c->pattern != CBP_DLK) {
          if (!S.rf) S.rf = cbp_rf_new(t, x);
+         cbp_read_first(t, x, v, L, S.rf, c); /* read_first.c */
          cbp_alternates_build(t, x, S.rf, c, c->through_f, cbp_held_ok(t, L, S.rf, r, c));
       }
    }

@@ -4,6 +4,8 @@
  *     the producer wrote after e1 in its critical section; the schedule
  *     runs the producer on through that write before main reads it (and
  *     stops it at e1 when main read nothing of the kind);
+ *   - read_first.c: a test-then-set guard; the other clerk's test of the
+ *     flag runs before the first clerk sets it, or it would spin there;
  *   - fresh.c: against a base run that never took the fast path, the
  *     violations on its lines are built and numbered first, also under
  *     --max 1 (exploration's rounds are short).
@@ -45,20 +47,26 @@ static const cbp_candidate *rww_head(void) {
    return NULL;
 }
 
-/* The producer's count when main's step that runs its read of len
- * (main's counted event `rd`) begins. */
-static uint64_t producer_at_main_read(const cbp_candidate *c, uint64_t rd) {
-   uint64_t p = c->prefix[1], m = c->prefix[0];
-   if (m > rd) return UINT64_MAX; /* in the prefix: no order at all */
+/* Thread o's count when the tail step of thread r that runs r's counted
+ * event `rd` begins (UINT64_MAX: in the prefix, no order at all). */
+static uint64_t other_at(const cbp_candidate *c, uint32_t o, uint32_t r, uint64_t rd) {
+   uint64_t p = c->prefix[o - 1], m = c->prefix[r - 1];
+   if (m > rd) return UINT64_MAX;
    for (uint32_t k = 0; k < c->ntail; k++) {
-      if (c->tail[k].tid == 1) {
+      if (c->tail[k].tid == r) {
          if (m + c->tail[k].count > rd) return p;
          m += c->tail[k].count;
-      } else if (c->tail[k].tid == 2) {
+      } else if (c->tail[k].tid == o) {
          p += c->tail[k].count;
       }
    }
    return UINT64_MAX;
+}
+
+/* The producer's count when main's step that runs its read of len
+ * (main's counted event `rd`) begins. */
+static uint64_t producer_at_main_read(const cbp_candidate *c, uint64_t rd) {
+   return other_at(c, 2, 1, rd);
 }
 
 /* Counted index of the first event of thread tid at file:line. */
@@ -95,6 +103,41 @@ static void test_t1_past_e(void) {
    ok(c && at == c->ce + 1,
       "main's check read a write from before e1: the producer stops at e1 (at %llu, e1 %llu)",
       (unsigned long long)at, c ? (unsigned long long)c->ce : 0ull);
+}
+
+/* Two clerks take a guard by test-then-set (g.c:20 waits for busy == 0,
+ * g.c:22 sets it) and move stock; the second clerk came after the first
+ * had left.  The RWW on front (T2 reads and writes it, T3's write between)
+ * needs T3 past its test while T2 is inside: T3's read of busy must run
+ * before T2's write of it, or T3 reads 1 and spins. */
+static const char *guard_run =
+   "T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+   "T2 start T1\nT2 begin clerk\nT2 read busy =0 @g.c:20\nT2 write busy =1 @g.c:22\n"
+   "T2 read front =500 @g.c:48\nT2 write front =496 @g.c:49\nT2 write busy =0 @g.c:30\n"
+   "T2 end clerk\n"
+   "T3 start T1\nT3 begin clerk\nT3 read busy =0 @g.c:20\nT3 write busy =1 @g.c:22\n"
+   "T3 read front =496 @g.c:48\nT3 write front =490 @g.c:49\nT3 write busy =0 @g.c:30\n"
+   "T3 end clerk\n"
+   "T1 join T2\nT1 join T3\nT1 end main\n";
+
+static void test_read_first(void) {
+   analyse_text(guard_run, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
+   const cbp_candidate *c = NULL;
+   for (size_t i = 0; i < A.r.n && !c; i++) {
+      const cbp_candidate *k = &A.r.c[i];
+      if (k->pattern == CBP_RWW && k->built && !k->dropped && k->t1 == 2 && k->t2 == 3 &&
+          !strcmp(T.locs[T.events[k->e1].loc].file, "g.c") && T.locs[T.events[k->e1].loc].line == 48)
+         c = k;
+   }
+   ok(c != NULL, "guard: the RWW on front (T2 reads and writes, T3 writes) is built");
+   uint64_t set = counted_at(2, "g.c", 22), test = counted_at(3, "g.c", 20);
+   uint64_t at = c ? other_at(c, 2, 3, test) : UINT64_MAX;
+   ok(c && at != UINT64_MAX && at <= set,
+      "guard: T3 tests busy before T2 sets it (T2 at %llu when T3 tests, its set is %llu)",
+      (unsigned long long)at, (unsigned long long)set);
+   uint64_t f_at = c ? other_at(c, 2, 3, c->cf) : UINT64_MAX;
+   ok(c && f_at == c->ce + 1, "guard: and T3's write of front still comes right after e1 "
+      "(T2 at %llu, e1 %llu)", (unsigned long long)f_at, c ? (unsigned long long)c->ce : 0ull);
 }
 
 /* The base run: main drained under the lock (d.c:44-47), never through
@@ -158,6 +201,7 @@ static void test_fresh(void) {
 
 int main(void) {
    test_t1_past_e();
+   test_read_first();
    test_fresh();
    text_trace_free();
    printf("1..%d\n", ntest);
