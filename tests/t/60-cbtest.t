@@ -247,6 +247,8 @@ like "$SUM1" "004-missing [^~]*~ *error: [^~]*missing: no such program" "summary
 like "$SUM" "^2 bugs confirmed in 1 of 5 tests" "summary: the totals"
 is "$(grep -c '^cbpredict' "$LOG")" 3 "cbpredict ran once for each test recorded without failing"
 is "$(grep -c '^cbreplay' "$LOG")" 5 "every schedule was forced once"
+is "$(grep '^cbreplay' "$LOG" | grep -c -- '--confirm 3 ')" 5 \
+   "each with --confirm 3: a failing run is forced three more times before it is called reproduced"
 is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 0 "no --z3 unless asked"
 is "$(sort -n "$CONC" | tail -n 1)" 1 "-j 1: never more than one job at once"
 like "$ERR" "cbtest: \[[0-9]/5\] 001-buggy: 5 schedules: 1 passed, 2 failed, 0 deadlocked, 1 infeasible, 1 hung: BUG" \

@@ -134,12 +134,13 @@ mkdir -p "$dir"
 [ "$(basename "$prog")" = stuck ] && echo half >"$dir/s3.pb.0123456789ab"
 exit 0
 EOF
-# cbreplay --schedule PATH --timeout S -- PROG: the first forced run of
+# cbreplay --schedule PATH --timeout S ... -- PROG: the first forced run of
 # `stuck` leaves files in its TMPDIR, ignores SIGTERM and runs the program
 # (which sleeps); every other run passes.
 cat >"$FAKE/bin/cbreplay" <<'EOF'
 #!/bin/sh
-shift 5
+while [ $# -gt 0 ] && [ "$1" != -- ]; do shift; done
+shift
 if [ "$(basename "$1")" = stuck ] && (set -C; : >"$STATE/replaying") 2>/dev/null; then
    d=$(mktemp -d "${TMPDIR:-/tmp}/cbreplay.XXXXXX")
    echo plan >"$d/plan"
