@@ -312,6 +312,21 @@ void cb_out_vardef(Addr a, UInt offset, UInt line, Bool local,
    }
 }
 
+/* The function's name as its source spells it: gcc's clones and split
+ * parts (`mq_send.constprop.0`, `f.isra.0`, `f.part.0`, `f.cold`,
+ * `f.lto_priv.0`; C++'s demangled `f() [clone .constprop.0]`) are the
+ * function the user wrote, and one report named both spellings. */
+static void cb_plain_fnname(HChar *fn)
+{
+   static const HChar *const marks[] = {".constprop.", ".isra.", ".part.", ".cold",
+                                        ".lto_priv.", " [clone ."};
+   for (UInt i = 0; i < sizeof marks / sizeof marks[0]; i++) {
+      HChar *m = VG_(strstr)(fn, marks[i]);
+      if (m && m != fn)
+         *m = 0;
+   }
+}
+
 /* A LOCDEF for code address a, under id, naming function name if given,
  * else (fn_entry) the function whose symbol holds a, even when a is inside
  * code inlined into it, else the innermost function, inlined or not. */
@@ -330,6 +345,7 @@ static void cb_put_locdef(UInt id, Addr a, Bool fn_entry, const HChar *name)
    else if ((fn_entry || !cb_inline_innermost(a, fn, sizeof fn)) &&
             VG_(get_fnname)(ep, a, &s))
       VG_(strncpy)(fn, s, sizeof fn - 1), fn[sizeof fn - 1] = 0;
+   cb_plain_fnname(fn);
    if (VG_(get_filename_linenum)(ep, a, &s, &dir, &line)) {
       VG_(strncpy)(file, s, sizeof file - 1), file[sizeof file - 1] = 0;
       /* The folder too: reports quote the source line from it. */

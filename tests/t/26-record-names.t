@@ -171,4 +171,38 @@ like "$(cbtrace dump --header "$TMP/new.pb")" \
    "^# variable: 0x404068 checking\.balance \(global, declared at bank\.c:29\)" \
    "the names survive the trace file, with their declarations"
 
+# A function gcc cloned (a constant argument propagated: bump.constprop.0)
+# is named as the source names it, in every event of the trace.
+cat >"$TMP/clone.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+static long totals[4];
+__attribute__((noinline)) static void bump(long *t, int slot, long by)
+{
+    long v = t[slot];
+    t[slot] = v + by;
+}
+static void *worker(void *arg)
+{
+    for (int i = 0; i < 3; i++)
+        bump(totals, 2, (long)arg);
+    return NULL;
+}
+int main(void)
+{
+    pthread_t a, b;
+    pthread_create(&a, NULL, worker, (void *)1L);
+    pthread_create(&b, NULL, worker, (void *)2L);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    printf("%ld\n", totals[2]);
+    return 0;
+}
+EOF
+cc -O2 -g -pthread -o "$TMP/clone" "$TMP/clone.c"
+like "$(nm "$TMP/clone")" "bump\.constprop\." "gcc cloned bump (bump.constprop.N)"
+cbtrace record -o "$TMP/clone.pb" -- "$TMP/clone" >/dev/null 2>&1
+D=$(cbtrace dump "$TMP/clone.pb")
+like "$D" "write totals\[2\] size 8 = [0-9]+ @ clone.c:7 in bump" "its accesses are in bump"
+unlike "$D" "constprop" "the clone's suffix is named nowhere"
 done_testing
