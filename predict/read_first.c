@@ -158,7 +158,8 @@ static void whole_instructions(const scan *S, uint64_t *w1, uint64_t *r2) {
 }
 
 /* The tail with T2's steps through r2 inserted where T1 reaches w1 in
- * step `at`; its length in *n, *through_f moved by as many steps. */
+ * step `at`; its length in *n, *through_f moved by as many steps.  NULL
+ * when w1 is not in that step (its instruction began in an earlier one). */
 static cbp_step *moved_tail(const cbp_candidate *c, size_t at, uint64_t w1, uint64_t r2,
                             uint32_t *n, uint32_t *through_f) {
    cbp_step *out = cbp_xcalloc(c->ntail + 2, sizeof *out);
@@ -168,6 +169,10 @@ static cbp_step *moved_tail(const cbp_candidate *c, size_t at, uint64_t w1, uint
    for (size_t s = 0; s < c->ntail; s++) {
       cbp_step st = c->tail[s];
       if (s == at) {
+         if (w1 < p1 || w1 >= p1 + st.count || r2 < p2) { /* not in this step */
+            free(out);
+            return NULL;
+         }
          uint64_t pre = w1 - p1;
          if (pre) out[k++] = (cbp_step){c->t1, pre};
          out[k++] = (cbp_step){c->t2, r2 + 1 - p2};
@@ -205,7 +210,7 @@ int cbp_read_first(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
    whole_instructions(&S, &w1, &r2);
    uint32_t n, through_f;
    cbp_step *tail = moved_tail(c, at, w1, r2, &n, &through_f);
-   if (cbp_plan_check(t, x, v, L, c->prefix, tail, n)) {
+   if (!tail || cbp_plan_check(t, x, v, L, c->prefix, tail, n)) {
       free(tail);
       return 0;
    }
