@@ -29,7 +29,9 @@
  * runs (cond_if 7 of 20, async_result 1 of 10), and their "reproduce"
  * commands did not.  Three more runs let such a schedule through at a
  * rate p only with p^3, and make cbreplay try its next tail variant. */
-#define CBT_CONFIRM "3"
+#define CBT_CONFIRM 3
+#define CBT_STR(x) CBT_STR_(x)
+#define CBT_STR_(x) #x
 
 enum job_kind { JOB_RECORD, JOB_PREDICT, JOB_REPLAY };
 
@@ -123,7 +125,7 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
       argv[k++] = "--timeout";
       argv[k++] = j->num;
       argv[k++] = "--confirm";
-      argv[k++] = CBT_CONFIRM;
+      argv[k++] = CBT_STR(CBT_CONFIRM);
       if (cbt_explore_record_path(t, ri, j->rec, sizeof j->rec)) {
          argv[k++] = "--record";
          argv[k++] = j->rec;
@@ -339,7 +341,7 @@ static void replay_facts(cbt_run *r)
          r->again_failed = m;
       } else if (!strncmp(line, "  reproduce: ", 13) &&
                  !strstr(line, "(not forced again")) {
-         r->again = r->again_failed = 1;
+         r->again = r->again_failed = CBT_CONFIRM; /* every one it was asked */
       }
    }
    if (f)

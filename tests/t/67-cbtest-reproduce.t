@@ -93,6 +93,8 @@ if [ -x "$CB_PROGRAM_BIN/rww" ]; then
    like "$(cat "$TMP/out2.txt")" "reproduce: .*cbreplay --schedule" "rww: a reproducer"
    is "$(jget "$TMP/out2/report.json" '$d->{bugs}[0]{reproduced} ? "true" : "false"')" true \
       "rww: report.json: reproduced true"
+   is "$(jget "$TMP/out2/report.json" '$d->{bugs}[0]{forced_again} . "/" . $d->{bugs}[0]{failed_again}')" 3/3 \
+      "rww: report.json: forced again 3 times (cbreplay --confirm 3), failed 3 times"
 else
    ok "rww is built (make check builds it)" false
 fi
