@@ -196,7 +196,8 @@ static int make_dir(const char *dir) {
    return 0;
 }
 
-/* Removes the s<digits>.pb files a previous run left. */
+/* Removes the s<digits>.pb files a previous run left, and the
+ * s<digits>-pinned.pb that cbreplay made of their failing runs. */
 static void remove_stale(const char *dir) {
    DIR *d = opendir(dir);
    if (!d) return;
@@ -206,7 +207,7 @@ static void remove_stale(const char *dir) {
       if (n[0] != 's' || !n[1]) continue;
       size_t k = 1;
       while (n[k] >= '0' && n[k] <= '9') k++;
-      if (k == 1 || strcmp(n + k, ".pb")) continue;
+      if (k == 1 || (strcmp(n + k, ".pb") && strcmp(n + k, "-pinned.pb"))) continue;
       char *p;
       if (asprintf(&p, "%s/%s", dir, n) < 0) continue;
       unlink(p);

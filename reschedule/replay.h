@@ -211,9 +211,13 @@ typedef struct {
    int stderr_shown;  /* it also went to cbreplay's stderr as it came */
    unsigned confirm_runs;  /* the bug's variant forced again (--confirm) */
    unsigned confirm_bugs;  /* of which failed, deadlocked or hung again */
+   char pinned[PATH_MAX];  /* when not reproduced: the schedule of a failing
+                              run's whole order that failed every time
+                              (pin.c), "" when none */
+   unsigned pinned_runs;   /* the times it was forced */
 } cbr_result;
-/* A bug that --confirm forced again and that did not come back every time:
- * the schedule is no reproducer. */
+/* A bug that --confirm forced again and that did not come back every time,
+ * and whose failing run, forced whole, did not either: no reproducer. */
 int cbr_not_reproduced(const cbr_result *r);
 /* Whether the violation the schedule aims at happened: 1, 0, or -1 not
  * known.  The tool follows e1, f and e2 by their counted indexes; once the
@@ -241,6 +245,11 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
  * that passed; else the last. */
 void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
                       const cbr_schedule *cs, cbr_result *r);
+/* When r is such a bug: records a failing run of its variant and forces
+ * that run's whole order (pin.c); r->pinned names the schedule file when
+ * it failed every time. */
+void cbr_pin(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
+             cbr_result *r);
 
 /* Fills st->divergence when st->unexpected: "diverged: T2 event 17
  * expected read checking+40 at bank.c:34, found write at bank.c:40", the

@@ -174,8 +174,9 @@ const char *cbr_reproduce_command(const cbr_report *rep, size_t i, char *buf,
    buf[0] = 0;
    cb_append_shell_quoted(buf, len, "cbreplay");
    cb_append_shell_quoted(buf, len, "--schedule");
-   cb_append_shell_quoted(buf, len, rep->cs[i].path);
-   if (cb_schedule_nvariants(rep->cs[i].s) > 1) {
+   const char *pinned = rep->results[i].pinned;
+   cb_append_shell_quoted(buf, len, pinned[0] ? pinned : rep->cs[i].path);
+   if (!pinned[0] && cb_schedule_nvariants(rep->cs[i].s) > 1) {
       cb_append_shell_quoted(buf, len, "--variant");
       snprintf(num, sizeof num, "%u", rep->results[i].variant);
       cb_append_shell_quoted(buf, len, num);

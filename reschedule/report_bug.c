@@ -371,9 +371,16 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
                    "as a reproducer\n  run again: %s\n",
               r->confirm_runs, r->confirm_runs == 1 ? "" : "s", r->confirm_bugs,
               cbr_reproduce_command(rep, i, cmd, sizeof cmd));
-   else
+   else {
+      if (r->pinned[0])
+         fprintf(out, "  pinned: variant %u failed again %u of %u times (the threads run "
+                      "free after its last step); its failing run's whole order, "
+                      "forced, failed %u of %u: %s\n",
+                 r->variant, r->confirm_bugs, r->confirm_runs, r->pinned_runs,
+                 r->pinned_runs, r->pinned);
       fprintf(out, "  reproduce: %s%s\n", cbr_reproduce_command(rep, i, cmd, sizeof cmd),
               r->confirm_runs ? "" : " (not forced again: --confirm 0)");
+   }
 }
 
 /* A run where Valgrind or the tool failed: no bug, but what it said. */

@@ -43,7 +43,7 @@ static int decides(enum cbr_verdict v)
 
 int cbr_not_reproduced(const cbr_result *r)
 {
-   return r->confirm_runs && r->confirm_bugs < r->confirm_runs;
+   return r->confirm_runs && r->confirm_bugs < r->confirm_runs && !r->pinned[0];
 }
 
 /* Forces r's variant again o->confirm times when r is a bug; counts the
@@ -68,6 +68,7 @@ static void confirm(const cbr_options *o, const cbr_io *io, const cbr_schedule *
          fprintf(stderr, "cbreplay: %s variant %u forced again: %s\n", cs->name,
                  r->variant, cbr_verdict_name(run.verdict));
    }
+   cbr_pin(o, io, cs, r);
 }
 
 /* Where the tool gave up a plan: the tail steps started (0: in the

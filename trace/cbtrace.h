@@ -493,6 +493,13 @@ uint64_t cb_ordering_digest(const uint64_t *prefix, size_t nprefix,
                             const cb_order_step *const *tails,
                             const size_t *ntails, size_t nvariants);
 uint64_t cb_schedule_digest(const cb_schedule *s);
+/* The recorded order of tr before trace index `end` as steps, one per run
+ * of a thread's counted events of threads 1..n (cbtest's composed
+ * prefixes, cbreplay's pinned failures); ran[t - 1] += the events of
+ * thread t in it.  The number of steps (*out malloc'd), or -1 out of
+ * memory. */
+long cb_recorded_order(const cb_trace *tr, size_t end, size_t n, uint64_t *ran,
+                       cb_order_step **out);
 /* The code a schedule aims at, whatever the run it came from: its pattern
  * and e1's, f's and e2's file:line.  Exploration forces one such triple
  * at most twice (cbtest writes it to --seen once per forced schedule;

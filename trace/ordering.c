@@ -8,7 +8,8 @@
  * are run out too; two steps of one thread in a row are one step.  The
  * digest is of that normal form, so `cbpredict --delays` never writes one
  * ordering twice and `cbtest --explore` never forces one twice, whichever
- * trace or round predicted it.
+ * trace or round predicted it.  And a trace's recorded order as steps
+ * (cb_recorded_order), the form schedules force an interleaving in.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -195,4 +196,36 @@ int cb_ordering_read(const char *path, uint64_t **out, size_t *n, cb_error *err)
       *n = 0;
    }
    return rc;
+}
+
+/* cbtrace.h says what; every switch of a trace falls between two counted
+ * events or at an uncounted one, so the steps replay its interleaving. */
+long cb_recorded_order(const cb_trace *tr, size_t end, size_t n, uint64_t *ran,
+                       cb_order_step **out)
+{
+   cb_order_step *st = NULL;
+   size_t ns = 0, cap = 0;
+   for (size_t i = 0; i < end && i < tr->nevents; i++) {
+      const cb_event *e = &tr->events[i];
+      if (e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind) ||
+          e->tid == 0 || e->tid > n)
+         continue;
+      ran[e->tid - 1]++;
+      if (ns && st[ns - 1].tid == e->tid) {
+         st[ns - 1].count++;
+         continue;
+      }
+      if (ns == cap) {
+         cap = cap ? 2 * cap : 16;
+         cb_order_step *more = realloc(st, cap * sizeof *more);
+         if (!more) {
+            free(st);
+            return -1;
+         }
+         st = more;
+      }
+      st[ns++] = (cb_order_step){e->tid, 1};
+   }
+   *out = st;
+   return (long)ns;
 }

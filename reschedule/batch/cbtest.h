@@ -186,6 +186,9 @@ typedef struct {
    unsigned again, again_failed; /* a bug forced again (cbreplay --confirm)
                                     this often, and failed this often: the
                                     schedule reproduces it when they agree */
+   char pinned[PATH_MAX];  /* when they did not: the schedule of a failing
+                              run's whole order that reproduced it
+                              (cbreplay's "pinned:" line), else "" */
    int violation;          /* cbreplay said the violation happened in the
                               run: 1 yes, 0 no (the failure came from
                               elsewhere), -1 not said, CBT_LEFT_PATH not

@@ -107,9 +107,9 @@ static void make_reproduce(const cbt_suite *s, const cbt_test *t,
    buf[0] = 0;
    cb_append_shell_quoted(buf, len, s->cbreplay);
    cb_append_shell_quoted(buf, len, "--schedule");
-   cb_append_shell_quoted(buf, len, r->path);
+   cb_append_shell_quoted(buf, len, r->pinned[0] ? r->pinned : r->path);
    char num[32];
-   if (r->variant >= 0) {
+   if (r->variant >= 0 && !r->pinned[0]) {
       cbt_fmt(num, sizeof num, "%d", r->variant);
       cb_append_shell_quoted(buf, len, "--variant");
       cb_append_shell_quoted(buf, len, num);

@@ -30,39 +30,6 @@
 #include "cbtest.h"
 #include "cbtrace.h"
 
-/* The recorded order of tr before trace index `end` as steps, one per run
- * of a thread's counted events; ran[t - 1]: the events of thread t in it.
- * The number of steps, or -1 out of memory. */
-static long replayed(const cb_trace *tr, size_t end, size_t n, uint64_t *ran,
-                     cb_order_step **out)
-{
-   cb_order_step *st = NULL;
-   size_t ns = 0, cap = 0;
-   for (size_t i = 0; i < end && i < tr->nevents; i++) {
-      const cb_event *e = &tr->events[i];
-      if (e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind) ||
-          e->tid == 0 || e->tid > n)
-         continue;
-      ran[e->tid - 1]++;
-      if (ns && st[ns - 1].tid == e->tid) {
-         st[ns - 1].count++;
-         continue;
-      }
-      if (ns == cap) {
-         cap = cap ? 2 * cap : 16;
-         cb_order_step *more = realloc(st, cap * sizeof *more);
-         if (!more) {
-            free(st);
-            return -1;
-         }
-         st = more;
-      }
-      st[ns++] = (cb_order_step){e->tid, 1};
-   }
-   *out = st;
-   return (long)ns;
-}
-
 /* The trace index of the earliest of e1, f, e2 in tr, or SIZE_MAX. */
 static size_t first_pattern_event(const cb_schedule *c, const cb_trace *tr)
 {
@@ -182,7 +149,7 @@ int cbt_compose(cb_schedule *c, const cb_trace *tr, size_t max_steps,
    uint64_t *ran = calloc(n + 1, sizeof *ran);
    uint64_t *early = calloc(n + 1, sizeof *early);
    cb_order_step *st = NULL;
-   long ns = first != SIZE_MAX && ran && early ? replayed(tr, first, n, ran, &st)
+   long ns = first != SIZE_MAX && ran && early ? cb_recorded_order(tr, first, n, ran, &st)
                                                : -1;
    if (ns >= 0)
       ns = catch_up(c, ran, &st, ns);

@@ -325,6 +325,7 @@ static void replay_facts(cbt_run *r)
    unsigned n, m;
    r->variant = -1;
    r->again = r->again_failed = 0;
+   r->pinned[0] = 0;
    r->violation = -1;
    while (f && fgets(line, sizeof line, f)) {
       if (r->variant < 0)
@@ -334,6 +335,11 @@ static void replay_facts(cbt_run *r)
                         : !strncmp(line + 38, "no", 2) ? 0
                         : strstr(line + 38, "left the schedule's path") ? CBT_LEFT_PATH
                         : -1;
+      const char *pin = !strncmp(line, "  pinned: ", 10) ? strstr(line, " forced, failed ") : NULL;
+      if (pin && (pin = strstr(pin, ": ")) != NULL) {
+         cbt_fmt(r->pinned, sizeof r->pinned, "%s", pin + 2);
+         r->pinned[strcspn(r->pinned, "\n")] = 0;
+      }
       const char *failed = strstr(line, ", it failed ");
       if (sscanf(line, "  not reproduced: forced again %u", &n) == 1 &&
           failed && sscanf(failed, ", it failed %u", &m) == 1) {

@@ -61,9 +61,9 @@ n=$(ls "$TMP/t.pb.schedules" | grep -c '^s[0-9]*\.pb$')
 rows=$(printf '%s\n' "$out" | grep -c '^s[0-9]')
 is "$n" "$rows" "one schedule file per table row"
 
-touch "$TMP/t.pb.schedules/s99.pb"
+touch "$TMP/t.pb.schedules/s99.pb" "$TMP/t.pb.schedules/s99-pinned.pb"
 cbpredict --max 1 -o "$TMP/t.pb.schedules" "$TMP/t.pb" > "$TMP/out1"; is "$?" 0 "--max 1 exits 0"
-is "$(ls "$TMP/t.pb.schedules" | tr '\n' ' ')" "s1.pb " "--max 1: one schedule, stale ones removed"
+is "$(ls "$TMP/t.pb.schedules" | tr '\n' ' ')" "s1.pb " "--max 1: one schedule, stale ones removed (and a pinned copy of one)"
 cbpredict --max 0 -o "$TMP/none" "$TMP/t.pb" > /dev/null; is "$?" 0 "--max 0 exits 0"
 ok "--max 0 creates no schedule folder" test ! -e "$TMP/none"
 cbpredict --max 0 -o "$TMP/t.pb.schedules" "$TMP/t.pb" > /dev/null

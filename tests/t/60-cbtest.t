@@ -151,6 +151,12 @@ missed*) # both fail; s1's violation did not happen, s2's did
    mk 2 1 --pattern ORD --variable b --e1 3:0:write:m.c:4:g --f 2:0:read:m.c:5:f \
       --e2 3:0:write:m.c:4:g
    ;;
+pinned*) # fails, not every time; its failing run forced whole does
+   mk 1 1 --pattern RWR --variable p --e1 2:0:read:p.c:1:f --f 3:0:write:p.c:2:g \
+      --e2 2:1:read:p.c:3:f --tail 2:1 --variant 3:1
+   echo 1 >"$dir/s1.pb.variant"
+   : >"$dir/s1.pb.pinned"
+   ;;
 leftpath*) # fails after leaving the schedule's path
    mk 1 1 --pattern ORD --variable cv --e1 2:0:unlock:l.c:7:f --f 3:0:signal:l.c:9:g \
       --e2 2:0:unlock:l.c:7:f
@@ -191,6 +197,9 @@ v=$(cat "$2.verdict" 2>/dev/null || echo 2)
 [ -f "$2.leftpath" ] && echo "  the violation happened in this run: unknown (the run left the schedule's path, so the tool could not follow e1, f and e2)"
 [ "$v" = 1 ] && [ -f "$2.variant" ] &&
    echo "  tail variant $(cat "$2.variant") (x) of the schedule's 2 (2 tried)"
+[ "$v" = 1 ] && [ -f "$2.pinned" ] &&
+   printf '%s\n' "  pinned: variant 1 failed again 2 of 3 times (the threads run free after its last step); its failing run's whole order, forced, failed 4 of 4: ${2%.pb}-pinned.pb" \
+      "  reproduce: cbreplay --schedule ${2%.pb}-pinned.pb -- prog"
 [ "$v" = 1 ] && [ -f "$2.notagain" ] &&
    echo "  not reproduced: forced again 1 time, it failed 0 (the failure does not come from this schedule alone)"
 exit "$v"
@@ -387,6 +396,14 @@ is "$(grep -c '^cbreplay' "$LOG")" 2 "a failure not reproduced: the next schedul
 like "$(cat "$FAKE/once.out")" "1 not forced \(the test's bug was confirmed" "the third is counted as not forced"
 like "$(grep -A2 '^Bugs by rank' "$FAKE/once.out" | tr '\n' '~')" "~  #1  [0-9.]+  RWW on b .*~  #2  [0-9.]+  RWW on a " \
    "the bug that reproduced ranks first, the one that did not after it (same score)"
+
+# A failure pinned by cbreplay: the reproduce command forces the pinned
+# schedule (the failing run's whole order), no variant.
+fake_test pinned --no-explore
+like "$(cat "$FAKE/pinned.out")" "reproduce: [^ ]*cbreplay --schedule [^ ]*/schedules/s1-pinned.pb -- " \
+   "a pinned failure: the reproduce command names the pinned schedule, no --variant"
+is "$(jget "$FAKE/pinned-out/report.json" '$d->{bugs}[0]{reproduced} ? "true" : "false"')" true \
+   "a pinned failure: report.json says reproduced"
 
 # Of two bugs of equal score, the one whose violation happened in its run
 # ranks first: the other's failure came from elsewhere.
