@@ -16,7 +16,6 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,19 +31,9 @@ static int record_failing_run(const cbr_options *o, const cbr_io *io,
                               const cbr_schedule *cs, cbr_result *r,
                               const char *trace)
 {
-   cbr_options rec = *o;
-   rec.events_out = NULL;
-   rec.record = trace;
-   cbr_io quiet = *io;
-   quiet.capture_stderr = 1;
-   for (int k = 0; k < PIN_TRIES; k++) {
-      cbr_result run;
-      cbr_run_one(&rec, &quiet, cs, r->variant, &run);
-      r->seconds += run.seconds;
-      if (cbr_verdict_is_bug(run.verdict))
-         return 1;
-   }
-   return 0;
+   unsigned bugs;
+   cbr_force_again(o, io, cs, r->variant, PIN_TRIES, CBR_UNTIL_BUG, trace, r, &bugs);
+   return bugs > 0;
 }
 
 /* Writes to `path` a copy of cs's schedule whose only tail is tr's
@@ -106,18 +95,8 @@ static int pinned_fails(const cbr_options *o, const cbr_io *io, const cbr_schedu
    cb_error err;
    if (cbr_load_schedule(path, cs->s->program_digest, 0, 0, &pin, &err) != 0)
       return 0;
-   cbr_options again = *o;
-   again.events_out = again.record = NULL;
-   cbr_io quiet = *io;
-   quiet.capture_stderr = 1;
-   unsigned runs = 0, bugs = 0;
-   for (int k = 0; k <= o->confirm && bugs == runs; k++) {
-      cbr_result run;
-      cbr_run_one(&again, &quiet, &pin, 0, &run);
-      r->seconds += run.seconds;
-      runs++;
-      bugs += cbr_verdict_is_bug(run.verdict);
-   }
+   unsigned bugs, runs = cbr_force_again(o, io, &pin, 0, 1 + o->confirm, CBR_UNTIL_PASS,
+                                         NULL, r, &bugs);
    cbr_free_schedule(&pin);
    r->pinned_runs = runs;
    return bugs == runs;

@@ -245,6 +245,16 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
  * that passed; else the last. */
 void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
                       const cbr_schedule *cs, cbr_result *r);
+/* Forces cs's variant up to `times` more times, its output kept quiet (the
+ * program's stderr was shown once) and no --events-out written; each run
+ * records its trace into `record` when not NULL.  Stops at the first run
+ * that is a bug (CBR_UNTIL_BUG) or is not (CBR_UNTIL_PASS), or never
+ * (CBR_UNTIL_END).  Adds the time to r->seconds; returns the runs, *bugs
+ * of them failed, deadlocked or hung. */
+enum cbr_until { CBR_UNTIL_END, CBR_UNTIL_BUG, CBR_UNTIL_PASS };
+unsigned cbr_force_again(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
+                         unsigned variant, int times, enum cbr_until until,
+                         const char *record, cbr_result *r, unsigned *bugs);
 /* When r is such a bug: records a failing run of its variant and forces
  * that run's whole order (pin.c); r->pinned names the schedule file when
  * it failed every time. */

@@ -183,6 +183,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
       fputs(", \"reproduce\": ", out);
       cb_json_write_string(out, cbr_not_reproduced(r) ? ""
                                 : cbr_reproduce_command(rep, i, buf, sizeof buf));
+      fputs(", \"pinned\": ", out); /* the reproducer when the schedule was not */
+      cb_json_write_string(out, r->pinned);
       fputc('}', out);
    }
    fprintf(out, "],\n \"summary\": {\"runs\": %zu, \"passed\": %zu, "

@@ -46,28 +46,44 @@ int cbr_not_reproduced(const cbr_result *r)
    return r->confirm_runs && r->confirm_bugs < r->confirm_runs && !r->pinned[0];
 }
 
+unsigned cbr_force_again(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
+                         unsigned variant, int times, enum cbr_until until,
+                         const char *record, cbr_result *r, unsigned *bugs)
+{
+   cbr_options again = *o;
+   again.events_out = NULL;
+   again.record = record;
+   cbr_io quiet = *io;
+   quiet.capture_stderr = 1; /* the program's stderr was shown once */
+   unsigned runs = 0;
+   *bugs = 0;
+   for (int k = 0; k < times; k++) {
+      cbr_result run;
+      cbr_run_one(&again, &quiet, cs, variant, &run);
+      r->seconds += run.seconds;
+      runs++;
+      int bug = cbr_verdict_is_bug(run.verdict);
+      *bugs += (unsigned)bug;
+      if (o->verbose)
+         fprintf(stderr, "cbreplay: %s variant %u forced again: %s\n", cs->name,
+                 variant, cbr_verdict_name(run.verdict));
+      if ((until == CBR_UNTIL_BUG && bug) || (until == CBR_UNTIL_PASS && !bug))
+         break;
+   }
+   return runs;
+}
+
 /* Forces r's variant again o->confirm times when r is a bug; counts the
  * runs that were bugs again.  Those runs write no --events-out or --record
- * file: the first run's are the ones kept. */
+ * file: the first run's are the ones kept.  A failure that did not come
+ * back every time is pinned when it can be (pin.c). */
 static void confirm(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
                     cbr_result *r)
 {
    if (!cbr_verdict_is_bug(r->verdict) || o->confirm <= 0)
       return;
-   cbr_options again = *o;
-   again.events_out = again.record = NULL;
-   cbr_io quiet = *io;
-   quiet.capture_stderr = 1; /* the program's stderr was shown once */
-   for (int k = 0; k < o->confirm; k++) {
-      cbr_result run;
-      cbr_run_one(&again, &quiet, cs, r->variant, &run);
-      r->seconds += run.seconds;
-      r->confirm_runs++;
-      r->confirm_bugs += cbr_verdict_is_bug(run.verdict);
-      if (o->verbose)
-         fprintf(stderr, "cbreplay: %s variant %u forced again: %s\n", cs->name,
-                 r->variant, cbr_verdict_name(run.verdict));
-   }
+   r->confirm_runs = cbr_force_again(o, io, cs, r->variant, o->confirm, CBR_UNTIL_END,
+                                     NULL, r, &r->confirm_bugs);
    cbr_pin(o, io, cs, r);
 }
 
