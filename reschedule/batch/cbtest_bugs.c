@@ -93,7 +93,7 @@ int cbt_reproduced(const cbt_run *r)
 {
    if (!r->again)
       return -1;
-   return r->again_failed == r->again;
+   return r->again_failed == r->again || r->pinned[0]; /* pinned: every time */
 }
 
 int cbt_stops_forcing(const cbt_run *r)

@@ -335,17 +335,23 @@ static void replay_facts(cbt_run *r)
                         : !strncmp(line + 38, "no", 2) ? 0
                         : strstr(line + 38, "left the schedule's path") ? CBT_LEFT_PATH
                         : -1;
+      /* "  pinned: variant V failed again M of N times (...); ... forced,
+       * failed K of K: PATH": the schedule's own counts stay as they were. */
       const char *pin = !strncmp(line, "  pinned: ", 10) ? strstr(line, " forced, failed ") : NULL;
-      if (pin && (pin = strstr(pin, ": ")) != NULL) {
+      int v;
+      if (pin && (pin = strstr(pin, ": ")) != NULL &&
+          sscanf(line, "  pinned: variant %d failed again %u of %u", &v, &m, &n) == 3) {
          cbt_fmt(r->pinned, sizeof r->pinned, "%s", pin + 2);
          r->pinned[strcspn(r->pinned, "\n")] = 0;
+         r->again = n;
+         r->again_failed = m;
       }
       const char *failed = strstr(line, ", it failed ");
       if (sscanf(line, "  not reproduced: forced again %u", &n) == 1 &&
           failed && sscanf(failed, ", it failed %u", &m) == 1) {
          r->again = n;
          r->again_failed = m;
-      } else if (!strncmp(line, "  reproduce: ", 13) &&
+      } else if (!strncmp(line, "  reproduce: ", 13) && !r->pinned[0] &&
                  !strstr(line, "(not forced again")) {
          r->again = r->again_failed = CBT_CONFIRM; /* every one it was asked */
       }

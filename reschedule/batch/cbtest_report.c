@@ -133,6 +133,8 @@ static void json_reproduced(cbt_json *j, const cbt_run *r)
       cbt_json_bool(j, "reproduced", rep);
    cbt_json_uint(j, "forced_again", r->again);
    cbt_json_uint(j, "failed_again", r->again_failed);
+   /* The reproducer when the schedule alone was not (cbreplay's pin.c). */
+   cbt_json_string(j, "pinned", r->pinned[0] ? r->pinned : NULL);
    if (r->violation < 0)
       cbt_json_string(j, "violation_happened", NULL);
    else

@@ -404,6 +404,11 @@ like "$(cat "$FAKE/pinned.out")" "reproduce: [^ ]*cbreplay --schedule [^ ]*/sche
    "a pinned failure: the reproduce command names the pinned schedule, no --variant"
 is "$(jget "$FAKE/pinned-out/report.json" '$d->{bugs}[0]{reproduced} ? "true" : "false"')" true \
    "a pinned failure: report.json says reproduced"
+is "$(jget "$FAKE/pinned-out/report.json" '$d->{bugs}[0]{forced_again} . "/" . $d->{bugs}[0]{failed_again} . " " . ($d->{bugs}[0]{pinned} =~ m{/s1-pinned\.pb$} ? "pinned" : "?")')" "3/2 pinned" \
+   "a pinned failure: report.json keeps the schedule's own counts (forced again 3, failed 2) and names the pinned file"
+like "$(cd "$FAKE" && bin/cbtest --merge -o pinned-merged pinned-out 2>&1)" \
+   "reproduce: [^ ]*cbreplay --schedule [^ ]*/schedules/s1-pinned.pb -- " \
+   "a pinned failure: --merge of its folder still names the pinned schedule (test.state keeps it)"
 
 # Of two bugs of equal score, the one whose violation happened in its run
 # ranks first: the other's failure came from elsewhere.
