@@ -57,6 +57,7 @@ typedef struct {
    int all;                /* --all */
    int variant;            /* --variant N, -1: try them in turn */
    int confirm;            /* --confirm N: forced again after a bug */
+   int pin;                /* --pin: pin every confirmed failure (pin.c) */
    int jobs;               /* -j N */
    int json;               /* --json */
    double timeout_s;       /* --timeout S */
@@ -255,9 +256,9 @@ enum cbr_until { CBR_UNTIL_END, CBR_UNTIL_BUG, CBR_UNTIL_PASS };
 unsigned cbr_force_again(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
                          unsigned variant, int times, enum cbr_until until,
                          const char *record, cbr_result *r, unsigned *bugs);
-/* When r is such a bug: records a failing run of its variant and forces
- * that run's whole order (pin.c); r->pinned names the schedule file when
- * it failed every time. */
+/* When r is such a bug (or, with --pin, any confirmed failure): records a
+ * failing run of its variant and forces that run's whole order (pin.c);
+ * r->pinned names the schedule file when it failed every time. */
 void cbr_pin(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
              cbr_result *r);
 

@@ -411,6 +411,13 @@ void cbt_source_line(const cbt_suite *s, const cbt_test *t, const char *dir,
  * source paths. */
 void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r,
                        cbt_bug *b);
+/* The cbreplay command line that forces t's run ri, the one for cbtest's
+ * own forced runs and for --run-job's: at most CBT_REPLAY_WORDS words, then
+ * the test's command.  num (32 bytes) and rec hold words it points to.
+ * Returns the words written (no NULL after them). */
+#define CBT_REPLAY_WORDS 11
+size_t cbt_replay_argv(const cbt_suite *s, const cbt_test *t, size_t ri, double timeout_s,
+                       char **argv, char num[32], char *rec, size_t reclen);
 /* The verdict of a forced run from how its cbreplay job ended. */
 void cbt_judge_replay(cbt_run *r, const cb_job_end *e);
 /* Sets up a test in s->tests[i] (folder DIR/tests/ID, or `dir` when not

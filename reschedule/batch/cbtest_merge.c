@@ -90,21 +90,13 @@ static int job_error(const char *fmt, const char *a, const char *b)
  * stop signal when interrupted, or CBT_EXIT_USAGE after saying why. */
 static int force_one(const cbt_suite *s, cbt_test *t, cbt_run *r)
 {
-   char num[32];
-   cbt_fmt(num, sizeof num, "%g", t->timeout_s);
-   char **argv = calloc((size_t)t->cmd.argc + 8, sizeof *argv);
+   char num[32], rec[PATH_MAX];
+   char **argv = calloc((size_t)t->cmd.argc + CBT_REPLAY_WORDS + 1, sizeof *argv);
    cb_pool *pool = cb_pool_new(1, CBT_GRACE_S);
    if (!argv || !pool)
       return job_error("%s%s", "out of memory", "");
-   size_t k = 0;
-   argv[k++] = (char *)s->cbreplay;
-   argv[k++] = "--schedule";
-   argv[k++] = r->path;
-   argv[k++] = "--timeout";
-   argv[k++] = num;
-   argv[k++] = "--";
-   for (int a = 0; a < t->cmd.argc; a++)
-      argv[k++] = t->cmd.argv[a];
+   /* The plain run's command line: a job's verdict must mean the same. */
+   cbt_replay_argv(s, t, (size_t)(r - t->runs), t->timeout_s, argv, num, rec, sizeof rec);
    cb_job job;
    cbt_program_job(&job, argv, r->out_path, r->err_path,
                    CBT_DEFAULT_RECORD_TIMEOUT_S + 4 * t->timeout_s + 60.0,

@@ -21,12 +21,15 @@ cat >"$TMP/coin.c" <<'EOF'
 #include <time.h>
 #include <unistd.h>
 static volatile int busy;
-static void *writer(void *p) { busy = 1; usleep(2000); busy = 0; return p; }
+#ifndef HOLD
+#define HOLD 2000
+#endif
+static void *writer(void *p) { busy = 1; usleep(HOLD); busy = 0; return p; }
 static void *reader(void *p)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    if (ts.tv_nsec / 1000 % 2)     /* a coin: look at once, or after the writer */
+    if (HOLD == 2000 && ts.tv_nsec / 1000 % 2) /* a coin: look at once, or after the writer */
         usleep(6000);
     if (busy) {
         fprintf(stderr, "coin: the reader saw the writer busy\n");
@@ -45,6 +48,8 @@ int main(void)
 }
 EOF
 cc -O1 -g -pthread -o "$TMP/coin" "$TMP/coin.c" || exit 1
+# always: the writer holds its flag 300 ms, the reader looks at once.
+cc -O1 -g -pthread -DHOLD=300000 -o "$TMP/always" "$TMP/coin.c" || exit 1
 # main creates both threads, the writer sets its flag; then all run free.
 "$MK" -o "$TMP/s1.pb" --id 1 --program "$TMP/coin" --prefix 2,0,0 --tail 2:1 --pattern RWR || exit 1
 
@@ -73,4 +78,21 @@ done
 is "$fails" 6 "the pinned schedule fails 6 runs of 6"
 like "$(cbtrace dump "$TMP/s1-pinned.pb")" "tail variant 0: a failing run's whole order, forced" \
    "cbtrace dump names its tail"
+
+# --pin (cbtest passes it): a failure that came back every time is pinned
+# too; without it, it is not.
+mkdir -p "$TMP/a"
+"$MK" -o "$TMP/a/s1.pb" --id 1 --program "$TMP/always" --prefix 2,0,0 --tail 2:1 --pattern RWR || exit 1
+out=$(cbreplay --schedule "$TMP/a/s1.pb" --confirm 3 --timeout 30 -- "$TMP/always" 2>&1)
+is $? 1 "always: the schedule fails"
+unlike "$out" "pinned:" "without --pin a failure that came back every time is not pinned"
+like "$out" "reproduce: cbreplay --schedule $TMP/a/s1.pb --timeout 30 -- $TMP/always" \
+   "its reproducer is the schedule"
+out=$(cbreplay --schedule "$TMP/a/s1.pb" --confirm 3 --pin --timeout 30 -- "$TMP/always" 2>&1)
+is $? 1 "always, --pin: the schedule fails"
+like "$out" "pinned: variant 0 failed again 3 of 3 times .*forced, failed 4 of 4: $TMP/a/s1-pinned.pb" \
+   "with --pin it is pinned"
+like "$out" "reproduce: cbreplay --schedule $TMP/a/s1-pinned.pb --timeout 30 -- $TMP/always" \
+   "and the pinned schedule is the reproducer"
+like "$(cbreplay --help 2>&1)" "--pin +pin every failure" "--help names --pin"
 done_testing
