@@ -344,6 +344,7 @@ typedef struct {
    size_t runs, runs_done, passed, failed, infeasible, hung, deadlocks,
       run_errors;
    size_t bugs;
+   size_t not_reproduced; /* of the bugs: no forced run came back every time */
 } cbt_totals;
 
 typedef struct {

@@ -52,6 +52,8 @@ void cbt_totals_of(const cbt_suite *s, cbt_totals *tt)
       }
    }
    tt->bugs = s->nbugs;
+   for (size_t b = 0; b < s->nbugs; b++)
+      tt->not_reproduced += s->bugs[b].reproduced == 0;
 }
 
 static int same_sites(const cbt_run *a, const cbt_run *b)

@@ -274,4 +274,8 @@ void cbt_print_summary(FILE *out, const cbt_suite *s)
    if (t.run_errors)
       fprintf(out, ", %zu could not run", t.run_errors);
    fputs("\n", out);
+   if (t.not_reproduced)
+      fprintf(out, "%zu of the bugs not reproduced: their failure did not come back "
+                   "every time it was forced, so there is no command that reproduces "
+                   "it (their forced runs did fail)\n", t.not_reproduced);
 }

@@ -75,6 +75,8 @@ like "$OUT" "not reproduced: forced again [0-9]+ times?, it failed 0" \
    "once: the summary says the failure did not come back"
 like "$OUT" "run again: .*cbreplay --schedule" "once: and gives the command as 'run again'"
 unlike "$OUT" "reproduce: " "once: no 'reproduce:' line for it"
+like "$OUT" "1 of the bugs not reproduced: .*no command that reproduces" \
+   "once: the totals say one bug has no reproducer"
 is "$(jget "$J" '$d->{bugs}[0]{reproduced} ? "true" : "false"')" false \
    "once: report.json: reproduced false"
 is "$(jget "$J" '$d->{bugs}[0]{failed_again}')" 0 "once: report.json: failed again 0 times"
@@ -91,6 +93,7 @@ if [ -x "$CB_PROGRAM_BIN/rww" ]; then
       >"$TMP/out2.txt" 2>"$TMP/err2.txt"); RC=$?
    is "$RC" 1 "rww: a bug (exit 1)"
    like "$(cat "$TMP/out2.txt")" "reproduce: .*cbreplay --schedule" "rww: a reproducer"
+   unlike "$(cat "$TMP/out2.txt")" "of the bugs not reproduced" "rww: no bug without a reproducer"
    is "$(jget "$TMP/out2/report.json" '$d->{bugs}[0]{reproduced} ? "true" : "false"')" true \
       "rww: report.json: reproduced true"
    is "$(jget "$TMP/out2/report.json" '$d->{bugs}[0]{forced_again} . "/" . $d->{bugs}[0]{failed_again}')" 3/3 \
