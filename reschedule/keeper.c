@@ -62,6 +62,16 @@ void cbr_remove_on_signal(const char *plan, const char *out,
    g_files[3] = dir;
 }
 
+/* Pinning's folder and the trace it records there (pin.c), around the
+ * runs it makes. */
+static const char *volatile g_pin[2];
+
+void cbr_remove_pin_on_signal(const char *trace, const char *dir)
+{
+   g_pin[0] = trace;
+   g_pin[1] = dir;
+}
+
 static void on_fatal_signal(int sig)
 {
    cbr_kill_run();
@@ -70,6 +80,10 @@ static void on_fatal_signal(int sig)
          unlink(g_files[i]);
    if (g_files[3])
       rmdir(g_files[3]);
+   if (g_pin[0])
+      unlink(g_pin[0]);
+   if (g_pin[1])
+      rmdir(g_pin[1]);
    signal(sig, SIG_DFL);
    raise(sig);
 }

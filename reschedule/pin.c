@@ -130,10 +130,12 @@ void cbr_pin(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
       return;
    snprintf(trace, sizeof trace, "%s/run.pb", dir);
    pinned_path(cs, path, sizeof path);
+   cbr_remove_pin_on_signal(trace, dir);
    int ok = record_failing_run(o, io, cs, r, trace) &&
             write_pinned(cs, trace, path) == 0;
    unlink(trace);
    rmdir(dir);
+   cbr_remove_pin_on_signal(NULL, NULL);
    if (ok && pinned_fails(o, io, cs, path, r)) {
       snprintf(r->pinned, sizeof r->pinned, "%s", path);
       if (o->verbose)

@@ -321,6 +321,8 @@ void cbr_restore_signals(void);
  * fourth; NULL: none), the run's temporary files. */
 void cbr_remove_on_signal(const char *plan, const char *out,
                           const char *events, const char *dir);
+/* The same for pin.c's recorded trace and its folder (NULL, NULL: none). */
+void cbr_remove_pin_on_signal(const char *trace, const char *dir);
 
 /* --record (record_run.c): encodes the raw stream the run wrote to `raw`
  * into the trace o->record, its header naming the program as `cbtrace

@@ -95,4 +95,18 @@ like "$out" "pinned: variant 0 failed again 3 of 3 times .*forced, failed 4 of 4
 like "$out" "reproduce: cbreplay --schedule $TMP/a/s1-pinned.pb --timeout 30 -- $TMP/always" \
    "and the pinned schedule is the reproducer"
 like "$(cbreplay --help 2>&1)" "--pin +pin every failure" "--help names --pin"
+
+# Killed while pinning: the folder of the run it records is removed.
+mkdir -p "$TMP/tmpd"
+TMPDIR=$TMP/tmpd cbreplay --schedule "$TMP/a/s1.pb" --confirm 3 --pin --timeout 30 \
+   -- "$TMP/always" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 600 ] && ! ls -d "$TMP/tmpd"/cbreplay-pin.* >/dev/null 2>&1; do
+   sleep 0.1; i=$((i + 1))
+done
+kill -TERM $pid
+wait $pid
+ok "cbreplay was pinning when it was killed" [ $i -lt 600 ]
+is "$(ls "$TMP/tmpd" | grep -c '^cbreplay')" 0 "killed while pinning: no folder of it is left"
 done_testing
