@@ -256,6 +256,7 @@ typedef struct {
    cbp_step *r3; size_t nr3, capr3;
    cbp_rf *rf;
    uint64_t *hold;
+   uint64_t *pv;  /* a prefix as the tail's second thread sees it */
 } synth;
 
 /* Region III with T1 on through what T2 reads: when T2's way to f read in
@@ -350,6 +351,34 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
    return NULL;
 }
 
+/* Whether, with T1 and T2 lowered to c->prefix, a read of the tail's
+ * second thread B would see another value: the tail runs the first one,
+ * A, up to its cut and then B up to its (build_tail), so B's reads come
+ * after A's writes there even where the recorded run had them before.  A
+ * flusher that polled a dirty flag 79,000 times while an application
+ * thread updated it 6 times: both lowered, the updates ran first and the
+ * flusher's first poll flushed (blind trial 14's writeback). */
+static int b_reads_after_a(synth *S, const cbp_candidate *c) {
+   int t1_first = pos_of(c->x1) <= pos_of(c->x2);
+   uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
+   cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
+   uint32_t n = S->x->nthreads;
+   if (A == B || xB.count <= c->prefix[B - 1] || xA.count <= c->prefix[A - 1]) return 0;
+   /* Only B's reads before A's last write there in the trace can change. */
+   uint64_t lastw = 0;
+   for (uint64_t k = c->prefix[A - 1]; k < xA.count; k++) {
+      uint64_t i = cbp_rf_trace_index(S->rf, A, k);
+      uint32_t var = S->x->var_of[i];
+      if (S->t->events[i].kind == CB_EV_WRITE && var && S->x->var_shared[var]) lastw = i + 1;
+   }
+   uint64_t to = lastw ? cbp_rf_count_at(S->rf, B, lastw - 1) : 0;
+   if (to > xB.count) to = xB.count;
+   if (to <= c->prefix[B - 1]) return 0;
+   memcpy(S->pv, c->prefix, n * sizeof *S->pv);
+   S->pv[A - 1] = xA.count;
+   return cbp_rf_moves_read(S->rf, S->pv, B, c->prefix[B - 1], to);
+}
+
 /* T1 and T2 down to the least cuts that the other prefixes need of them,
  * unless a read moved that way would see another value, theirs or another
  * prefix's read of what they wrote there (readsfrom.c): a worker that
@@ -376,7 +405,12 @@ static void lower_tail_threads(synth *S, cbp_candidate *c) {
          if (cbp_rf_moves_read(S->rf, c->prefix, j, to, c->prefix[j - 1]) ||
              cbp_rf_others_read(S->rf, c->prefix, j, to, c->prefix[j - 1]))
             continue;
+         uint64_t was = c->prefix[j - 1];
          c->prefix[j - 1] = to;
+         if (b_reads_after_a(S, c)) {
+            c->prefix[j - 1] = was;
+            continue;
+         }
          changed = 1;
       }
    }
@@ -554,7 +588,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
 
    synth S = {t, x, v, L, bad, cbp_xcalloc(n + 1, sizeof(uint64_t)),
               cbp_xcalloc(n + 1, sizeof(uint64_t)), NULL, 0, 0, r->rf,
-              cbp_xcalloc(n + 1, sizeof(uint64_t))};
+              cbp_xcalloc(n + 1, sizeof(uint64_t)), cbp_xcalloc(n + 1, sizeof(uint64_t))};
    uint64_t *saved = cbp_xcalloc(n + 1, sizeof *saved);
    for (size_t k = 0; k < nwhich; k++) {
       cbp_candidate *c = &r->c[which[k]];
@@ -567,7 +601,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
          cbp_alternates_build(t, x, S.rf, c, c->through_f, cbp_held_ok(t, L, S.rf, r, c));
       }
    }
-   free(S.r3); free(S.need); free(S.end); free(saved); free(late); free(S.hold);
+   free(S.r3); free(S.need); free(S.end); free(saved); free(late); free(S.hold); free(S.pv);
    r->rf = S.rf; /* kept for the next batch and for ranking */
    bad_cuts_free(S.bad, n);
 }

@@ -140,6 +140,45 @@ static void test_read_first(void) {
       "(T2 at %llu, e1 %llu)", (unsigned long long)f_at, c ? (unsigned long long)c->ce : 0ull);
 }
 
+/* A flusher polls a dirty flag (w.c:35) while an application thread is
+ * not yet running; then the application updates twice back to back, and
+ * the flusher's next poll sees the flag set and clears it (w.c:42).  The
+ * RWW on dirty puts the second update between that poll and the clear;
+ * the tail runs the application to it first, so the flusher's earlier
+ * polls must not be lowered into the tail behind the updates (they would
+ * read 1 and flush at once). */
+static const char *flush_run =
+   "T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+   "T2 start T1\nT2 begin flusher\n"
+   "T2 lock m\nT2 read dirty =0 @w.c:35\nT2 unlock m\n"
+   "T2 lock m\nT2 read dirty =0 @w.c:35\nT2 unlock m\n"
+   "T2 lock m\nT2 read dirty =0 @w.c:35\nT2 unlock m\n"
+   "T3 start T1\nT3 begin app\n"
+   "T3 lock m\nT3 write value =1 @w.c:60\nT3 write dirty =1 @w.c:61\nT3 unlock m\n"
+   "T3 lock m\nT3 write value =2 @w.c:60\nT3 write dirty =1 @w.c:61\nT3 unlock m\n"
+   "T3 end app\n"
+   "T2 lock m\nT2 read dirty =1 @w.c:35\nT2 read value =2 @w.c:36\nT2 unlock m\n"
+   "T2 lock m\nT2 write dirty =0 @w.c:42\nT2 unlock m\nT2 end flusher\n"
+   "T1 join T2\nT1 join T3\nT1 end main\n";
+
+static void test_polls_first(void) {
+   analyse_text(flush_run, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
+   const cbp_candidate *c = NULL;
+   for (size_t i = 0; i < A.r.n && !c; i++) {
+      const cbp_candidate *k = &A.r.c[i];
+      if (k->pattern == CBP_RWW && k->built && !k->dropped && k->t1 == 2 && k->t2 == 3 &&
+          T.locs[T.events[k->e2].loc].line == 42)
+         c = k;
+   }
+   ok(c != NULL, "flusher: the RWW on dirty (the flusher's poll and clear, an update between) is built");
+   uint64_t poll = 7, set = counted_at(3, "w.c", 61); /* the third poll's read */
+   uint64_t at = c ? other_at(c, 3, 2, poll) : 0;
+   ok(c && (at == UINT64_MAX || at <= set),
+      "flusher: its third poll runs before the first update sets dirty (the application "
+      "at %llu when it runs, its first write of dirty is %llu)",
+      (unsigned long long)at, (unsigned long long)set);
+}
+
 /* The base run: main drained under the lock (d.c:44-47), never through
  * the fast path. */
 static const char *base_run =
@@ -202,6 +241,7 @@ static void test_fresh(void) {
 int main(void) {
    test_t1_past_e();
    test_read_first();
+   test_polls_first();
    test_fresh();
    text_trace_free();
    printf("1..%d\n", ntest);
