@@ -116,6 +116,29 @@ enum cb_call_code {
 #define CB_SIZE_SPLIT 0x40u
 #define CB_SIZE_BYTES(size) ((size) & 0x3fu)
 
+/* The store of a locked read-modify-write instruction (a CAS in VEX IR:
+ * Valgrind turns `lock or` and `lock xadd` into a CAS just as it does
+ * `lock cmpxchg` and `xchg`): how its new value came about, in the
+ * record's rmw byte (0 in tools before it) and in trace.proto's
+ * Events.kind_size_rmw.  Only WRITE events carry one; 0 on every other
+ * event and in older traces.  Whether a word is a hand-made lock
+ * (trace/spinlocks.c) turns on it: only an instruction whose old value
+ * the program gets back can tell a thread that it took the lock. */
+enum cb_rmw_class {
+   CB_RMW_NONE = 0,     /* not such a store, or not known */
+   CB_RMW_EXCHANGE = 1, /* the new value is not computed from the value the
+                           instruction read: xchg, cmpxchg (a CAS loop's
+                           fetch-or is one too) */
+   CB_RMW_FETCH_OP = 2, /* new = op(old, x), and the old value reaches the
+                           program: xadd, lock bts/btr/btc (the bit in the
+                           carry flag) */
+   CB_RMW_OP = 3,       /* new = op(old, x), and the program sees at most
+                           the flags of the result: lock or/and/xor/add/
+                           sub/inc/dec whose fetched value is thrown away
+                           (`atomic_fetch_or(&map, bit);` as a statement) */
+   CB_RMW_COUNT = 4
+};
+
 /* Lock modes, in the size field of LOCK and UNLOCK. */
 enum cb_lock_mode {
    CB_LOCK_MUTEX = 0,
@@ -178,7 +201,8 @@ enum cb_lock_mode {
 typedef struct {
    unsigned char kind;       /* enum cb_event_kind or CB_WIRE_* */
    unsigned char size;       /* see the table above */
-   unsigned short pad;
+   unsigned char rmw;        /* WRITE: enum cb_rmw_class, else 0 */
+   unsigned char pad;
    unsigned int tid;         /* thread id, creation order, main = 1 */
    unsigned int loc;         /* code location id, 0 = unknown */
    unsigned int pad2;

@@ -43,6 +43,9 @@ typedef struct {
                      lock: cb_spinlocks_mark); 0 as read */
    uint32_t tid;  /* creation order, main = 1 */
    uint32_t loc;  /* index into cb_trace.locs, 0 = unknown */
+   uint8_t rmw;   /* a WRITE that is a locked instruction's store: enum
+                     cb_rmw_class (cb_wire.h); 0 otherwise and in older
+                     traces */
    uint64_t addr;
    uint64_t value;
 } cb_event;
@@ -204,6 +207,10 @@ const char *cb_event_kind_name(unsigned kind);      /* "read", "lock", ... */
  * instruction (x++ built -O2, a CAS), which runs whole. */
 const char *cb_pattern_kind_word(const char *pattern, int is_f, const char *kind);
 int cb_event_kind_from_name(const char *name);      /* -1 if unknown */
+/* A locked instruction's store in words (enum cb_rmw_class): "exchange",
+ * "fetch-op", "op"; "" for none.  And back (-1 if unknown). */
+const char *cb_rmw_name(unsigned rmw);
+int cb_rmw_from_name(const char *name);
 /* Whether an order violation is a lost wake-up: e1 a wait's start (the
  * release of its mutex, predict/orders.c) and f the signal that woke it,
  * forced first, so that it finds no waiter (kinds: CB_EV_*). */
@@ -279,7 +286,8 @@ const char *cb_location_source(const cb_trace *t, uint32_t loc);
 int cb_event_carries_value(unsigned kind, unsigned size);
 /* One event in words, as `cbtrace dump` prints it, one line:
  *   INDEX T<tid> KIND [OPERANDS] [@ FILE:LINE] [in FUNCTION]
- * OPERANDS by kind: read/write: VARIABLE size N [= VALUE]; lock/unlock:
+ * OPERANDS by kind: read/write: VARIABLE size N [= VALUE] [rmw-CLASS] (a
+ * locked instruction's store: rmw-exchange, rmw-fetch-op, rmw-op); lock/unlock:
  * VARIABLE mutex|rd|wr [try]; wait: COND VARIABLE-of-mutex; signal/broadcast:
  * COND; barrier-enter/leave: BARRIER count N; create/join: T<n>; start: from
  * T<n>; begin/end: FUNCTION; alloc: VARIABLE size N; free: VARIABLE;

@@ -94,6 +94,22 @@ int cb_event_kind_from_name(const char *name)
    return -1;
 }
 
+static const char *const rmw_names[CB_RMW_COUNT] = {"", "exchange", "fetch-op",
+                                                    "op"};
+
+const char *cb_rmw_name(unsigned rmw)
+{
+   return rmw < CB_RMW_COUNT ? rmw_names[rmw] : "";
+}
+
+int cb_rmw_from_name(const char *name)
+{
+   for (unsigned k = 1; name && k < CB_RMW_COUNT; k++)
+      if (strcmp(name, rmw_names[k]) == 0)
+         return (int)k;
+   return -1;
+}
+
 static const char *base_name(const char *path)
 {
    const char *s = strrchr(path, '/');
@@ -424,6 +440,8 @@ static void print_operands(FILE *out, const cb_trace *t, const cb_event *e,
               CB_SIZE_BYTES(e->size));
       if (cb_event_has_value(e->kind, e->size))
          fprintf(out, " = %" PRIu64, e->value);
+      if (e->rmw)
+         fprintf(out, " rmw-%s", cb_rmw_name(e->rmw));
       break;
    case CB_EV_LOCK:
    case CB_EV_UNLOCK:

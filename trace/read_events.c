@@ -38,6 +38,13 @@ static int loc_state_fit(loc_state *s, size_t nlocs, cb_error *err)
    return 0;
 }
 
+/* Whether a read-modify-write class fits its kind table entry: a class,
+ * and none but on a WRITE. */
+static int rmw_ok(uint64_t ks, uint64_t rmw)
+{
+   return rmw < CB_RMW_COUNT && (rmw == 0 || (ks & 31) == CB_EV_WRITE);
+}
+
 /* Checks every column of an Events message; on success the chunk can be
  * decoded without further checks.  nlocs: locations known after this
  * chunk's own definitions. */
@@ -65,6 +72,12 @@ int cb_check_events(const Cbtools__Events *ev, uint64_t expect_first,
    for (size_t k = 0; k < ev->n_kind_size_table; k++)
       if (ev->kind_size_table[k] >= (1u << 13))
          return cb_fail(why, "bad kind table");
+   if (ev->n_kind_size_rmw && ev->n_kind_size_rmw != ev->n_kind_size_table)
+      return cb_fail(why, "%zu read-modify-write classes for %zu kinds",
+                     ev->n_kind_size_rmw, ev->n_kind_size_table);
+   for (size_t k = 0; k < ev->n_kind_size_rmw; k++)
+      if (!rmw_ok(ev->kind_size_table[k], ev->kind_size_rmw[k]))
+         return cb_fail(why, "bad read-modify-write class");
    size_t nval = 0;
    int64_t loc = 0;
    for (size_t i = 0; i < n; i++) {
@@ -283,7 +296,7 @@ static int parse_events(span ev, raw_events *re)
       if (get_varint(&p, end, &tag) < 0)
          return -1;
       unsigned f = (unsigned)(tag >> 3), wt = (unsigned)(tag & 7);
-      if (f >= F_KS && f < F_END) {
+      if ((f >= F_KS && f <= F_TABLE) || f == F_RMW) {
          if (wt != 2 || seen[f])
             return -1;
          if (get_varint(&p, end, &v) < 0 || v > (uint64_t)(end - p))
@@ -341,6 +354,18 @@ static int decode_head(const cb_trace *t, const raw_events *re, scratch *s,
       if (v >= (1u << 13))
          return cb_fail(why, "bad kind table");
       tb[k] = (uint32_t)v;
+   }
+   /* Each entry's read-modify-write class joins it above bit 13. */
+   size_t n_rmw = re->count[F_RMW];
+   if (n_rmw && n_rmw != n_table)
+      return cb_fail(why, "%zu read-modify-write classes for %zu kinds", n_rmw,
+                     n_table);
+   p = col[F_RMW].p;
+   for (size_t k = 0; k < n_rmw; k++) {
+      uint64_t v = next_varint(&p, bad);
+      if (!rmw_ok(tb[k], v))
+         return cb_fail(why, "bad read-modify-write class");
+      tb[k] |= (uint32_t)v << 13;
    }
    const uint8_t *pa = col[F_SW_AT].p, *pt = col[F_SW_TID].p;
    size_t at = 0;
@@ -407,11 +432,14 @@ long cb_decode_events(cb_trace *t, const raw_events *re, size_t nlocs,
          next_switch = sw < n_at ? i + sw_at[sw] : SIZE_MAX;
       }
       uint32_t ks = (uint32_t)next_varint(&pks, &bad);
+      unsigned rmw = 0;
       if (n_table) {
          if (__builtin_expect(ks >= n_table, 0))
             return cb_fail(why, "event %llu: bad kind index",
                            (unsigned long long)(expect_first + i));
          ks = table[ks];
+         rmw = ks >> 13;
+         ks &= (1u << 13) - 1;
       }
       unsigned kind = ks & 31, size = ks >> 5;
       if (__builtin_expect(kind == CB_EV_NONE || kind >= CB_EV_KIND_COUNT ||
@@ -432,6 +460,7 @@ long cb_decode_events(cb_trace *t, const raw_events *re, size_t nlocs,
       e->flags = e->was = 0; /* in memory only (cbtrace.h) */
       e->tid = (uint32_t)tid;
       e->loc = (uint32_t)loc;
+      e->rmw = (uint8_t)rmw;
       e->addr = event_addr(ls, by_loc, loc, &addr, delta);
       e->value = 0;
       if (cb_event_has_value(kind, size)) {
@@ -472,9 +501,10 @@ int cb_take_events(cb_trace *t, const Cbtools__Events *ev, loc_state *ls,
          next_switch = sw < ev->n_switch_at ? i + ev->switch_at[sw] : SIZE_MAX;
       }
       uint32_t ks = ev->kind_size[i];
+      cb_event *e = &out[i];
+      e->rmw = ev->n_kind_size_rmw ? (uint8_t)ev->kind_size_rmw[ks] : 0;
       if (ev->n_kind_size_table)
          ks = ev->kind_size_table[ks];
-      cb_event *e = &out[i];
       e->kind = (uint8_t)(ks & 31);
       e->size = (uint8_t)(ks >> 5);
       e->flags = e->was = 0; /* in memory only (cbtrace.h) */

@@ -42,7 +42,8 @@ typedef struct {
 
 /* An Events message as the hand decoder sees it: where each packed column
  * is and how many varints it holds. */
-enum { F_KS = 2, F_SW_AT, F_SW_TID, F_ADDR, F_LOC, F_VALUE, F_TABLE, F_END };
+enum { F_KS = 2, F_SW_AT, F_SW_TID, F_ADDR, F_LOC, F_VALUE, F_TABLE,
+       F_BY_LOC /* 9: a varint, in by_loc */, F_RMW, F_END };
 typedef struct {
    span col[F_END];
    size_t count[F_END];

@@ -6,7 +6,9 @@
  * read or write: `size N` (bytes, default 4), `same-insn` (the access
  * belongs to the same machine instruction as the thread's previous event,
  * CB_SIZE_SAME_INSN) and `split` (that instruction is a plain
- * read-modify-write replay can cut, CB_SIZE_SPLIT).
+ * read-modify-write replay can cut, CB_SIZE_SPLIT), and on a write
+ * `rmw-exchange`, `rmw-fetch-op` or `rmw-op` (the store of a locked
+ * instruction, enum cb_rmw_class).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -94,7 +96,7 @@ typedef struct {
    char *w[MAX_WORDS];
    int nw, blank;             /* blank: no word at all */
    const char *at;            /* @file:line, or NULL */
-   int has_value, same, split;
+   int has_value, same, split, rmw;
    uint64_t value, size;
 } tf_line;
 
@@ -120,6 +122,8 @@ static int split_words(char *line, size_t lineno, tf_line *L, cb_error *err) {
          L->has_value = 1;
       } else if (!strcmp(w[i], "same-insn")) L->same = 1;
       else if (!strcmp(w[i], "split")) L->split = 1;
+      else if (!strncmp(w[i], "rmw-", 4) && cb_rmw_from_name(w[i] + 4) > 0)
+         L->rmw = cb_rmw_from_name(w[i] + 4);
       else if (!strcmp(w[i], "size") && i >= 3 && i + 1 < nw &&
                (!strcmp(w[1], "read") || !strcmp(w[1], "write"))) {
          if (parse_u64(w[++i], &L->size) || L->size == 0 || L->size > 32)
@@ -146,6 +150,9 @@ static int line_kind(const tf_line *L, size_t lineno, cb_event *e, cb_error *err
       e->size = (uint8_t)(L->size | (L->same ? CB_SIZE_SAME_INSN : 0) |
                           (L->split ? CB_SIZE_SPLIT : 0));
       if (L->has_value) e->value = L->value;
+      if (L->rmw && e->kind != CB_EV_WRITE)
+         return cb_fail(err, "line %zu: rmw- on a read", lineno);
+      e->rmw = (uint8_t)L->rmw;
       return 1;
    case CB_EV_LOCK:
       e->size = kw[0] == 'r' ? CB_LOCK_RD : kw[0] == 'w' ? CB_LOCK_WR : CB_LOCK_MUTEX;

@@ -155,6 +155,7 @@ static void take_event(cb_wire_decoder *d, const cb_wire_event *e)
       return;
    }
    cb_event ev = {.kind = e->kind, .size = e->size, .tid = e->tid, .loc = e->loc,
+                   .rmw = e->kind == CB_EV_WRITE && e->rmw < CB_RMW_COUNT ? e->rmw : 0,
                    .addr = e->addr, .value = e->value};
    if (ev.loc > d->max_loc) {
       ev.loc = 0;

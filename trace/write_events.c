@@ -84,17 +84,18 @@ static __attribute__((noinline)) unsigned add_kind(cb_writer *w, unsigned ks)
 {
    unsigned idx = (unsigned)w->nks;
    w->ks_table[w->nks++] = ks;
-   if (cb_event_has_value(ks & 31, ks >> 5))
+   if (cb_event_has_value(ks & 31, (ks >> 5) & 0xff))
       idx |= KIND_VALUE;
    w->kind_index[ks] = (uint16_t)idx;
    return idx;
 }
 
 /* Appends one event that is known to be sound: kind 1..18, tid != 0,
- * loc <= max_loc; the chunk is not full. */
+ * loc <= max_loc, rmw a class and 0 unless a WRITE; the chunk is not
+ * full. */
 static inline __attribute__((always_inline)) void
-put_event(cb_writer *w, cursor *c, unsigned kind, unsigned size, unsigned tid,
-          uint32_t loc, uint64_t addr, uint64_t value)
+put_event(cb_writer *w, cursor *c, unsigned kind, unsigned size, unsigned rmw,
+          unsigned tid, uint32_t loc, uint64_t addr, uint64_t value)
 {
    if (__builtin_expect(tid != c->cur_tid, 0)) {
       c->sw_at = put_varint(c->sw_at, c->n - c->last_switch);
@@ -102,7 +103,7 @@ put_event(cb_writer *w, cursor *c, unsigned kind, unsigned size, unsigned tid,
       c->last_switch = c->n;
       c->cur_tid = tid;
    }
-   unsigned ks = kind | size << 5;
+   unsigned ks = kind | size << 5 | rmw << 13;
    unsigned idx = w->kind_index[ks];
    if (__builtin_expect(idx == KIND_ABSENT, 0))
       idx = add_kind(w, ks);
@@ -135,9 +136,13 @@ int cb_writer_event(cb_writer *w, const cb_event *e, cb_error *err)
    if (e->loc > w->max_loc)
       return cb_fail(err, "event %llu: location %u was never defined",
                      (unsigned long long)(w->first_index + w->n), e->loc);
+   if (e->rmw >= CB_RMW_COUNT || (e->rmw && e->kind != CB_EV_WRITE))
+      return cb_fail(err, "event %llu: read-modify-write class %u on a %s",
+                     (unsigned long long)(w->first_index + w->n), e->rmw,
+                     e->kind == CB_EV_WRITE ? "write" : "non-write");
    cursor c;
    cursor_load(w, &c);
-   put_event(w, &c, e->kind, e->size, e->tid, e->loc, e->addr, e->value);
+   put_event(w, &c, e->kind, e->size, e->rmw, e->tid, e->loc, e->addr, e->value);
    cursor_store(w, &c);
    if (w->n == CB_CHUNK_EVENTS)
       return cb_writer_flush(w, err);
@@ -160,7 +165,7 @@ long cb_writer_wire_events(cb_writer *w, const unsigned char *recs,
          /* The fields of a cb_wire_event, loaded one by one (memcpy: the
           * bytes have no declared type and may be unaligned). */
          const unsigned char *r = recs + i * sizeof(cb_wire_event);
-         unsigned kind = r[0], size = r[1];
+         unsigned kind = r[0], size = r[1], rmw = r[2];
          uint32_t tid, loc;
          uint64_t addr, value;
          memcpy(&tid, r + 4, 4);
@@ -179,7 +184,12 @@ long cb_writer_wire_events(cb_writer *w, const unsigned char *recs,
             loc = 0;
             bad_loc++;
          }
-         put_event(w, &c, kind, size, tid, loc, addr, value);
+         /* The tool sets rmw on a WRITE only; anything else is damage,
+          * and an unknown class is none. */
+         if (__builtin_expect(rmw != 0, 0) &&
+             (kind != CB_EV_WRITE || rmw >= CB_RMW_COUNT))
+            rmw = 0;
+         put_event(w, &c, kind, size, rmw, tid, loc, addr, value);
       }
       events += c.n - w->n;
       cursor_store(w, &c);

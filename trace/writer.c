@@ -90,8 +90,11 @@ static int write_chunk(cb_writer *w, const Cbtools__Chunk *head,
    if (w->n > 0) {
       /* The kind table first, at the end of `small`: its length counts. */
       uint8_t *table = w->small + 128, *t = table;
-      for (size_t k = 0; k < w->nks; k++)
-         t = put_varint(t, w->ks_table[k]);
+      int any_rmw = 0;
+      for (size_t k = 0; k < w->nks; k++) {
+         t = put_varint(t, w->ks_table[k] & (KS_COUNT - 1));
+         any_rmw |= w->ks_table[k] >= KS_COUNT;
+      }
       size_t table_len = (size_t)(t - table);
       size_t col_len[NCOLS], body = 0;
       for (int c = 0; c < NCOLS; c++) {
@@ -102,6 +105,8 @@ static int write_chunk(cb_writer *w, const Cbtools__Chunk *head,
       body += 1 + varint_len(w->first_index);       /* first_index */
       body += 1 + varint_len(table_len) + table_len; /* kind_size_table */
       body += 2;                                     /* addr_by_location */
+      if (any_rmw)                                   /* kind_size_rmw */
+         body += 1 + varint_len(w->nks) + w->nks;
       /* Tags and lengths go to small[0..127], each run of them flushed
        * into the iovec before the column it introduces. */
       uint8_t *s = w->small, *from = s;
@@ -126,6 +131,15 @@ static int write_chunk(cb_writer *w, const Cbtools__Chunk *head,
       t[0] = 9 << 3 | 0;
       t[1] = 1;
       iov[niov - 1].iov_len += 2;
+      if (any_rmw) {
+         /* Events.kind_size_rmw, packed: a class < 128 is one byte. */
+         uint8_t *r = t + 2;
+         *r++ = 10 << 3 | 2;
+         r = put_varint(r, w->nks);
+         for (size_t k = 0; k < w->nks; k++)
+            *r++ = (uint8_t)(w->ks_table[k] / KS_COUNT);
+         iov[niov - 1].iov_len += (size_t)(r - (t + 2));
+      }
    }
    len = tail ? pack_into(tail, &w->tail_buf, &w->tail_cap) : 0;
    if (len == SIZE_MAX)

@@ -34,6 +34,10 @@ enum { COL_KS, COL_SW_AT, COL_SW_TID, COL_ADDR, COL_LOC, COL_VALUE, NCOLS };
 #define KIND_ABSENT 0xffffu  /* kind_index: not in this chunk's table yet */
 #define KIND_VALUE 0x8000u   /* kind_index: the event carries a value */
 #define KS_COUNT 8192        /* kind | size << 5 */
+/* The key of the per-chunk table: kind | size << 5 | rmw << 13 (only a
+ * WRITE has an rmw class, so at most KS_TABLE_MAX distinct keys). */
+#define KEY_COUNT (KS_COUNT * CB_RMW_COUNT)
+#define KS_TABLE_MAX (KS_COUNT + (CB_RMW_COUNT - 1) * 256)
 
 typedef struct {
    uint64_t addr;
@@ -54,10 +58,10 @@ struct cb_writer {
    size_t last_switch;       /* offset of the last switch in the chunk */
    uint32_t prev_loc;
    uint32_t cur_tid;         /* 0 at the start of a chunk */
-   /* kind|size<<5 -> index into ks_table | KIND_VALUE, or KIND_ABSENT;
-    * the entries of the table are reset at each chunk. */
-   uint16_t kind_index[KS_COUNT];
-   uint32_t ks_table[KS_COUNT];
+   /* key -> index into ks_table | KIND_VALUE, or KIND_ABSENT; the entries
+    * of the table are reset at each chunk. */
+   uint16_t kind_index[KEY_COUNT];
+   uint32_t ks_table[KS_TABLE_MAX];
    size_t nks;
    /* Last address per location; slots of an older generation count as 0. */
    uint32_t gen;
@@ -74,7 +78,7 @@ struct cb_writer {
     * (tags, lengths, the kind table). */
    uint8_t *head_buf, *tail_buf;
    size_t head_cap, tail_cap;
-   uint8_t small[KS_COUNT * 2 + 256];
+   uint8_t small[KS_TABLE_MAX * 3 + 256]; /* tags, table, rmw column */
 };
 
 #endif /* CB_WRITER_PRIV_H */

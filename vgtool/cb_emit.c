@@ -54,7 +54,8 @@ VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
       cb_replay_counted(t, (UChar)(info >> 8), (UInt)(info >> 32), a, value);
    }
    t->counted++;
-   cb_put((UChar)(info >> 8), size, t->wid, (UInt)(info >> 32), a, value);
+   cb_put_rmw((UChar)(info >> 8), size, (UChar)((info >> CB_INFO_RMW_SHIFT) & 3),
+              t->wid, (UInt)(info >> 32), a, value);
 }
 
 /* Replay: may the running thread execute this instruction now?  Returns
@@ -190,9 +191,9 @@ static void cb_emit_mem_inline(CbEmit *em, IRExpr *addr, IRExpr *value,
                                               guard));
    IRTemp keep = cb_tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64,
                                                  IRExpr_RdTmp(keep1)));
-   /* first word: kind, size (| same-instruction flag), tid; second word:
-    * the location */
-   ULong w0 = (ULong)kind | ((ULong)size << 8);
+   /* first word: kind, size (| same-instruction flag), rmw, tid; second
+    * word: the location */
+   ULong w0 = (ULong)kind | ((ULong)size << 8) | ((ULong)em->rmw << 16);
    IRExpr *word0 = IRExpr_Binop(Iop_Or64, mkIRExpr_HWord(w0),
                                 IRExpr_RdTmp(em->tid32));
    if (em->first) {
@@ -263,7 +264,8 @@ void cb_emit_mem(CbEmit *em, IRExpr *addr, IRExpr *value, UInt size,
       3, "cb_ev_mem", VG_(fnptr_to_fnentry)(cb_ev_mem),
       mkIRExprVec_3(addr, value,
                     mkIRExpr_HWord(CB_INFO(size, kind, em->first, em->loc) |
-                                   (cb_sole(em, size, kind) ? CB_INFO_SOLE : 0))));
+                                   (cb_sole(em, size, kind) ? CB_INFO_SOLE : 0) |
+                                   ((UWord)em->rmw << CB_INFO_RMW_SHIFT))));
    if (guard)
       d->guard = guard;
    addStmtToIRSB(em->sb, IRStmt_Dirty(d));

@@ -45,8 +45,9 @@ Bool cb_futex_blocks(const UWord *args);   /* a futex call's op waits */
 void cb_out_end(void);         /* END record and final flush */
 void cb_out_forked_child(ThreadId tid);
 
-static inline void cb_put(UChar kind, UChar size, UInt tid, UInt loc,
-                          ULong addr, ULong value)
+/* A record; rmw: a locked instruction's store, enum cb_rmw_class. */
+static inline void cb_put_rmw(UChar kind, UChar size, UChar rmw, UInt tid,
+                              UInt loc, ULong addr, ULong value)
 {
    cb_wire_event *e;
    if (UNLIKELY(cb_buf_used + sizeof(cb_wire_event) > CB_BUF_BYTES))
@@ -54,6 +55,7 @@ static inline void cb_put(UChar kind, UChar size, UInt tid, UInt loc,
    e = (cb_wire_event *)(cb_buf + cb_buf_used);
    e->kind = kind;
    e->size = size;
+   e->rmw = rmw;
    e->pad = 0;
    e->tid = tid;
    e->loc = loc;
@@ -61,6 +63,12 @@ static inline void cb_put(UChar kind, UChar size, UInt tid, UInt loc,
    e->addr = addr;
    e->value = value;
    cb_buf_used += sizeof(cb_wire_event);
+}
+
+static inline void cb_put(UChar kind, UChar size, UInt tid, UInt loc,
+                          ULong addr, ULong value)
+{
+   cb_put_rmw(kind, size, CB_RMW_NONE, tid, loc, addr, value);
 }
 
 /* Location id of a code address; emits its LOCDEF the first time.  Its

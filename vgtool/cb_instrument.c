@@ -68,6 +68,8 @@ typedef struct {
    UChar  *gate;      /* per statement, CB_GATE_* (cb_classify.c) */
    UChar  *sole;      /* per statement: its instruction's only access */
    const VexGuestLayout *layout;
+   IRSB   *bb;        /* the superblock as it came, and the statement */
+   Int     at;        /* being walked (cb_rmw.c reads around it) */
    UInt    insn_len;
    /* Loaded addresses of this instruction, so a CAS after a load of the
     * same address (a lock-prefixed add) adds only its write. */
@@ -125,8 +127,10 @@ static void cb_walk_cas(CbWalk *w, IRStmt *st, IRExpr *addr)
       guard = IRExpr_RdTmp(g);
    }
    em->first = False; /* the write is part of this instruction */
+   em->rmw = cb_rmw_class(w->bb, w->at);
    cb_emit_mem(em, addr, dbl ? mkIRExpr_HWord(0) : cb_widen(sb, cas->dataLo),
                size, CB_EV_WRITE, guard);
+   em->rmw = CB_RMW_NONE;
 }
 
 /* A helper call that touches memory (an x87/SSE state save, a cpuid…):
@@ -209,6 +213,7 @@ static void cb_walk_stmt(CbWalk *w, IRStmt *st, Int i)
 {
    CbEmit *em = &w->em;
    Int n;
+   w->at = i;
    IRExpr *addr = cb_stmt_access(st, &n);
    Bool instr = addr && cb_addr_needs_helper(&w->sc, addr);
    if (cb_inline_is_chased_call(st, em->insn, w->insn_len))
@@ -256,7 +261,7 @@ IRSB *cb_instrument(VgCallbackClosure *closure, IRSB *bb,
    CbWalk w = { .em = { .sb = sb, .first = True, .stk_lo = IRTemp_INVALID,
                         .stk_len = IRTemp_INVALID, .tid32 = IRTemp_INVALID,
                         .has_ev = IRTemp_INVALID, .known = CB_CHAIN_INVALID },
-                .layout = layout };
+                .layout = layout, .bb = bb };
    w.sc.ntmps = bb->tyenv->types_used;
    w.sc.rsp_derived = VG_(calloc)("cb.scan", w.sc.ntmps + 1, 1);
    w.gate = VG_(calloc)("cb.gate", bb->stmts_used + 1, 1);

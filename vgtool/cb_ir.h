@@ -15,6 +15,8 @@
  * spinner's repeated one is dropped (cb_repeat.c).  Record mode's inline
  * path marks it in the record's pad2 word instead. */
 #define CB_INFO_SOLE (1ul << 17)
+/* Replay mode: a locked instruction's store, enum cb_rmw_class (2 bits). */
+#define CB_INFO_RMW_SHIFT 18
 #define CB_INFO(size, kind, first, loc)                                      \
    ((UWord)(size) | ((UWord)(kind) << 8) | ((first) ? CB_INFO_FIRST : 0) |   \
     ((UWord)(loc) << 32))
@@ -42,6 +44,8 @@ typedef struct {
    Bool   split;      /* the instruction can be split (cb_split.c) */
    Bool   sole;       /* the access being emitted is its instruction's only
                          one (a read of it may be a spinner's: cb_repeat.c) */
+   UChar  rmw;        /* the access being emitted is a locked instruction's
+                         store of this enum cb_rmw_class (cb_rmw.c), else 0 */
 } CbEmit;
 
 /* Where the replay gate of each instruction goes: before the first access
@@ -55,6 +59,9 @@ enum { CB_GATE_NONE = 0, CB_GATE_BEFORE = 1, CB_GATE_BEFORE_MULTI = 2,
 Bool cb_addr_needs_helper(const CbScan *sc, IRExpr *addr);
 IRExpr *cb_stmt_access(IRStmt *st, Int *nacc);
 void cb_scan(IRSB *bb, CbScan *sc, UChar *gate, UChar *sole, Int offset_sp);
+
+/* ---- locked read-modify-writes (cb_rmw.c) ---- */
+UChar cb_rmw_class(IRSB *bb, Int at);
 
 /* ---- emitters (cb_emit.c) ---- */
 IRExpr *cb_widen(IRSB *sb, IRExpr *e);

@@ -121,13 +121,17 @@ static cb_event make_event(size_t i, uint32_t nlocs)
                          ((i & 1) ? CB_SIZE_SAME_INSN : 0));
    if (cb_event_carries_value(e.kind, e.size))
       e.value = (i % 3 == 0) ? UINT64_MAX - (r % 5) : r % 1000;
+   /* A locked instruction's store now and then (every class). */
+   if (e.kind == CB_EV_WRITE && i % 7 < 3)
+      e.rmw = (uint8_t)(1 + i % 7);
    return e;
 }
 
 static int same_event(const cb_event *a, const cb_event *b)
 {
    return a->kind == b->kind && a->size == b->size && a->tid == b->tid &&
-          a->loc == b->loc && a->addr == b->addr && a->value == b->value;
+          a->loc == b->loc && a->addr == b->addr && a->value == b->value &&
+          a->rmw == b->rmw;
 }
 
 static void test_round_trip(void)
@@ -1092,7 +1096,7 @@ static void test_hand_encoding(void)
    cb_frame_reader r;
    const uint8_t *pl;
    size_t plen;
-   int frames = 0, same_bytes = 1, decoded = 1, saw_wide_kind = 0;
+   int frames = 0, same_bytes = 1, decoded = 1, saw_wide_kind = 0, saw_rmw = 0;
    size_t next = 0;
    uint64_t *last = calloc(nlocs + 2, sizeof *last);
    uint32_t *last_gen = calloc(nlocs + 2, sizeof *last_gen);
@@ -1132,9 +1136,11 @@ static void test_hand_encoding(void)
             uint64_t value = 0;
             if (cb_event_carries_value(ks & 31, ks >> 5))
                value = vi < ev->n_value ? ev->value[vi++] : ~e->value;
+            uint32_t rmw = ev->n_kind_size_rmw ? ev->kind_size_rmw[ev->kind_size[i]] : 0;
             decoded &= (ks & 31) == e->kind && (ks >> 5) == e->size &&
                        tid == e->tid && loc == e->loc && addr == e->addr &&
-                       value == e->value;
+                       value == e->value && rmw == e->rmw;
+            saw_rmw |= rmw != 0;
          }
          decoded &= vi == ev->n_value;
          next += m;
@@ -1147,6 +1153,7 @@ static void test_hand_encoding(void)
    ok(decoded && next == n, "protobuf-c's columns give back every event "
                             "(%zu of %zu)", next, n);
    ok(saw_wide_kind, "a chunk with over 128 kind|size pairs was among them");
+   ok(saw_rmw, "locked instructions' stores keep their class (kind_size_rmw)");
    free(last);
    free(last_gen);
    free(file);
@@ -1155,7 +1162,8 @@ static void test_hand_encoding(void)
 
 /* The raw tool stream straight into the writer: runs of events, stopping
  * at what is not one; events without a thread are dropped, undefined
- * locations become location 0. */
+ * locations become location 0, a read-modify-write class is kept on a
+ * WRITE and dropped elsewhere or when it is none. */
 static void test_wire_events(void)
 {
    const char *p = path_of("wire.pb");
@@ -1173,6 +1181,7 @@ static void test_wire_events(void)
                          .size = (unsigned char)(i % 9),
                          .tid = (unsigned)(1 + i / 5000 + (i & 1) * 70000),
                          .loc = (unsigned)(i % 3),
+                         .rmw = (unsigned char)(i % 5),
                          .addr = 0x404000 + i * 8, .value = i * 1000003};
       if (i == 77)
          e.tid = 0;
@@ -1182,7 +1191,9 @@ static void test_wire_events(void)
          e.kind = CB_WIRE_LOCDEF;
       memcpy(raw + i * sizeof e, &e, sizeof e);
       cb_event c = {.kind = e.kind, .size = e.size, .tid = e.tid,
-                    .loc = e.loc > 1 ? 0 : e.loc, .addr = e.addr,
+                    .loc = e.loc > 1 ? 0 : e.loc,
+                    .rmw = e.kind == CB_EV_WRITE && e.rmw < CB_RMW_COUNT ? e.rmw : 0,
+                    .addr = e.addr,
                     .value = cb_event_carries_value(e.kind, e.size) ? e.value : 0};
       if (e.tid && i < n - 10) {
          want[nwant++] = c;
