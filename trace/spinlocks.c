@@ -12,7 +12,13 @@
  * A word is a lock word when, over the whole trace (cb_lockword_state):
  *   - it is taken at least once by a locked read-modify-write instruction
  *     (xchg, lock cmpxchg, lock bts: a write glued to its read, not split)
- *     that reads 0 and writes non-zero: the acquire;
+ *     that reads 0 and writes non-zero: the acquire.  Not by one whose
+ *     old value the program never gets (CB_RMW_OP: `atomic_fetch_or(&map,
+ *     bit);` as a statement, a `lock or`): such a thread cannot know that
+ *     it took anything, so the word is no lock (trial 12's bitmap
+ *     allocator, whose map Valgrind's serial scheduling kept at 0 and 1,
+ *     was taken for one and its check-then-act never predicted).  A
+ *     fetch-or whose result is tested (`lock bts`, a CAS loop) can be;
  *   - while it is held, only its holder writes 0 (the release: a plain
  *     store, or an exchange), and other threads' locked instructions leave
  *     it non-zero with the value they read or a small contention mark (1
@@ -70,7 +76,7 @@ static int step(word *w, const cb_trace *t, size_t i, int rmw) {
    if (e->kind == CB_EV_READ) return 0; /* spinning, testing: free */
    uint64_t v = e->value, r = rmw ? t->events[i - 1].value : 0;
    if (!w->holder) {
-      if (rmw && r == 0 && v != 0) {
+      if (rmw && r == 0 && v != 0 && e->rmw != CB_RMW_OP) {
          w->holder = e->tid;
          w->taken++;
          return 1;

@@ -2,7 +2,9 @@
  * text-form traces (TAP): which words are locks (a test-and-set spin lock,
  * a futex mutex under contention) and which are not (a counter, a claim
  * never given back, a pointer swapped by a lock-free stack), and what
- * prediction makes of them: the data they guard, never the word itself.
+ * prediction makes of them: the data they guard, never the word itself;
+ * a word set by locked instructions that never return its old value (a
+ * bitmap's fetch-or) is none.
  * Built plain and under ASan+UBSan.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdio.h>
@@ -155,6 +157,50 @@ static void test_not_locks(void) {
    ok(n == 0, "a word another thread clears while it is held is not a lock");
 }
 
+/* A bitmap allocator's map (trial 12's bitalloc): each thread loads it,
+ * takes the first clear bit with a fetch-or and clears it with a
+ * fetch-and when done.  Valgrind runs one thread at a time, so the map
+ * only ever holds 0 and 1, as a lock word would.  RMW is the class of
+ * the two locked instructions' stores. */
+static long bitmap(const char *rmw) {
+   char text[2048];
+   snprintf(text, sizeof text,
+            "T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+            "T2 start T1\nT2 begin user\n"
+            "T2 read map =0 size 8 @b.c:21\n"
+            "T2 read map =0 size 8 @b.c:25\nT2 write map =1 size 8 @b.c:25 same-insn %s\n"
+            "T2 write owner =2 @b.c:43\nT2 read owner =2 @b.c:46\n"
+            "T2 read map =1 size 8 @b.c:32\nT2 write map =0 size 8 @b.c:32 same-insn %s\n"
+            "T2 end user\nT3 start T1\nT3 begin user\n"
+            "T3 read map =0 size 8 @b.c:21\n"
+            "T3 read map =0 size 8 @b.c:25\nT3 write map =1 size 8 @b.c:25 same-insn %s\n"
+            "T3 write owner =3 @b.c:43\nT3 read owner =3 @b.c:46\n"
+            "T3 read map =1 size 8 @b.c:32\nT3 write map =0 size 8 @b.c:32 same-insn %s\n"
+            "T3 end user\nT1 join T2\nT1 join T3\nT1 end main\n",
+            rmw, rmw, rmw, rmw);
+   return load(text);
+}
+
+static void test_computed_rmw(void) {
+   ok(bitmap("rmw-op") == 0 && count(CB_EV_LOCK, 0) == 0,
+      "a word set by a fetch-or whose result is thrown away (lock or) is no lock");
+   ok(bitmap("rmw-fetch-op") == 1,
+      "set by a fetch-or whose result the program gets (lock bts) it can be one");
+   ok(bitmap("rmw-exchange") == 1, "and by an exchange or compare-and-swap");
+   ok(bitmap("") == 1, "a trace without classes (older) is read as before");
+   /* A fetch-and that clears the word is a release, whatever its class. */
+   long n = load(
+      "T1 start T1\nT1 create T2\nT2 start T1\n"
+      "T1 read lk =0 @r.c:3\nT1 write lk =1 @r.c:3 same-insn rmw-fetch-op\n"
+      "T1 write x =1 @r.c:4\n"
+      "T1 read lk =1 @r.c:5\nT1 write lk =0 @r.c:5 same-insn rmw-op\n"
+      "T2 read lk =0 @r.c:3\nT2 write lk =1 @r.c:3 same-insn rmw-fetch-op\n"
+      "T2 write x =2 @r.c:4\n"
+      "T2 read lk =1 @r.c:5\nT2 write lk =0 @r.c:5 same-insn rmw-op\nT1 join T2\n");
+   ok(n == 1 && count(CB_EV_UNLOCK, 0) == 2,
+      "a bts lock released by atomic_fetch_and(&l, 0) is a lock word (%ld)", n);
+}
+
 /* A pair (lo, hi) updated in two sections of a semaphore used as a lock,
  * read together by a checker in a third: a post happens before the wait
  * that takes its token, which would order every section after the one
@@ -209,6 +255,7 @@ int main(void) {
    test_sem_lock();
    test_futex_mutex();
    test_not_locks();
+   test_computed_rmw();
    text_trace_free();
    printf("1..%d\n", ntest);
    return nfail != 0;
