@@ -29,7 +29,7 @@
 
 /* Temporaries followed: the new value's inputs, the old value's copies.
  * An instruction has a handful; beyond this the answer is conservative. */
-#define CB_RMW_TMPS 16
+#define CB_RMW_TMPS 32
 
 typedef struct {
    IRTemp t[CB_RMW_TMPS];
@@ -155,18 +155,50 @@ static Bool is_flags_operand(Int off)
           off == __builtin_offsetof(VexGuestAMD64State, guest_CC_NDEP);
 }
 
-static Bool is_widening(IROp op)
+/* A conversion that keeps the value's low bits: the front end widens and
+ * narrows the old value around the CAS (a 32-bit bts works on 64 bits). */
+static Bool is_conversion(IROp op)
 {
-   return op == Iop_8Uto64 || op == Iop_16Uto64 || op == Iop_32Uto64 ||
-          op == Iop_8Uto32 || op == Iop_16Uto32 || op == Iop_8Uto16;
+   switch (op) {
+   case Iop_8Uto16: case Iop_8Uto32: case Iop_8Uto64: case Iop_16Uto32:
+   case Iop_16Uto64: case Iop_32Uto64: case Iop_8Sto16: case Iop_8Sto32:
+   case Iop_8Sto64: case Iop_16Sto32: case Iop_16Sto64: case Iop_32Sto64:
+   case Iop_64to32: case Iop_64to16: case Iop_64to8: case Iop_32to16:
+   case Iop_32to8: case Iop_16to8:
+      return True;
+   default:
+      return False;
+   }
+}
+
+/* The temporary e copies or converts, or IRTemp_INVALID. */
+static IRTemp copied(const IRExpr *e)
+{
+   if (e->tag == Iex_RdTmp)
+      return e->Iex.RdTmp.tmp;
+   if (e->tag == Iex_Unop && is_conversion(e->Iex.Unop.op) &&
+       e->Iex.Unop.arg->tag == Iex_RdTmp)
+      return e->Iex.Unop.arg->Iex.RdTmp.tmp;
+   return IRTemp_INVALID;
+}
+
+/* The statement in [from, at) that defines t, or -1. */
+static Int def_of(IRSB *bb, Int from, Int at, IRTemp t)
+{
+   for (Int j = at - 1; j >= from; j--) {
+      const IRStmt *st = bb->stmts[j];
+      if (st && st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == t)
+         return j;
+   }
+   return -1;
 }
 
 /* Whether a use of the old value (a temporary of old) by st leaves it
  * with nothing the program could test: the new value's computation (a
- * temporary of inputs), the CAS's retry comparison, a plain widening
- * (whose result joins old), or the flags thunk. */
-static Bool use_hidden(const IRStmt *st, CbTmpSet *old, const CbTmpSet *inputs,
-                       const IRStmt *cas)
+ * temporary of inputs), the CAS itself and its retry comparison, a copy
+ * (already in old), or the flags thunk. */
+static Bool use_hidden(const IRStmt *st, const CbTmpSet *old,
+                       const CbTmpSet *inputs, const IRStmt *cas)
 {
    if (st == cas)
       return True;
@@ -174,19 +206,48 @@ static Bool use_hidden(const IRStmt *st, CbTmpSet *old, const CbTmpSet *inputs,
       return is_flags_operand(st->Ist.Put.offset) && atom_in(st->Ist.Put.data, old);
    if (st->tag != Ist_WrTmp)
       return False;
-   IRTemp t = st->Ist.WrTmp.tmp;
    const IRExpr *e = st->Ist.WrTmp.data;
-   if (set_has(inputs, t))
+   if (set_has(inputs, st->Ist.WrTmp.tmp) || set_has(old, st->Ist.WrTmp.tmp))
       return True;
-   if (e->tag == Iex_Binop &&
-       (e->Iex.Binop.op == Iop_CasCmpNE8 || e->Iex.Binop.op == Iop_CasCmpNE16 ||
-        e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64))
-      return True;
-   if (e->tag == Iex_Unop && is_widening(e->Iex.Unop.op) && atom_in(e->Iex.Unop.arg, old)) {
-      set_add(old, t);
-      return !old->full;
+   return e->tag == Iex_Binop &&
+          (e->Iex.Binop.op == Iop_CasCmpNE8 || e->Iex.Binop.op == Iop_CasCmpNE16 ||
+           e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64);
+}
+
+/* The new value's inputs back to the instruction's start (from), through
+ * every operand; whether one of them is computed from the old value by
+ * more than a copy. */
+static Bool inputs_of(IRSB *bb, Int from, Int at, IRTemp data,
+                      const CbTmpSet *old, CbTmpSet *inputs)
+{
+   Bool computed = False;
+   set_add(inputs, data);
+   for (Int j = at - 1; j >= from; j--) {
+      const IRStmt *st = bb->stmts[j];
+      if (!st || st->tag != Ist_WrTmp || !set_has(inputs, st->Ist.WrTmp.tmp) ||
+          set_has(old, st->Ist.WrTmp.tmp))
+         continue;
+      const IRExpr *e = st->Ist.WrTmp.data;
+      const IRExpr *args[3] = {NULL, NULL, NULL};
+      if (e->tag == Iex_RdTmp)
+         args[0] = e;
+      else if (e->tag == Iex_Unop)
+         args[0] = e->Iex.Unop.arg;
+      else if (e->tag == Iex_Binop) {
+         args[0] = e->Iex.Binop.arg1;
+         args[1] = e->Iex.Binop.arg2;
+      } else if (e->tag == Iex_Triop) {
+         args[0] = e->Iex.Triop.details->arg1;
+         args[1] = e->Iex.Triop.details->arg2;
+         args[2] = e->Iex.Triop.details->arg3;
+      }
+      if (copied(e) == IRTemp_INVALID && expr_uses(e, old))
+         computed = True;
+      for (Int k = 0; k < 3; k++)
+         if (args[k] && args[k]->tag == Iex_RdTmp)
+            set_add(inputs, args[k]->Iex.RdTmp.tmp);
    }
-   return False;
+   return computed;
 }
 
 UChar cb_rmw_class(IRSB *bb, Int at)
@@ -194,43 +255,41 @@ UChar cb_rmw_class(IRSB *bb, Int at)
    const IRStmt *cas = bb->stmts[at];
    tl_assert(cas->tag == Ist_CAS);
    const IRCAS *c = cas->Ist.CAS.details;
-   if (c->oldHi != IRTemp_INVALID || c->expdLo->tag != Iex_RdTmp)
-      return CB_RMW_EXCHANGE;      /* cmpxchg16b, or a constant expected */
-   IRTemp t_old = c->expdLo->Iex.RdTmp.tmp;
-   /* The new value's inputs within this instruction, back to its IMark;
-    * and where the expected value was loaded, if it was. */
-   CbTmpSet inputs = { .n = 0 }, old = { .n = 0 };
-   set_add(&old, t_old);
-   if (c->dataLo->tag == Iex_RdTmp)
-      set_add(&inputs, c->dataLo->Iex.RdTmp.tmp);
-   Bool computed = False;
-   Int load_at = -1;
-   for (Int j = at - 1; j >= 0; j--) {
-      const IRStmt *st = bb->stmts[j];
-      if (st && st->tag == Ist_IMark)
-         break;
-      if (!st || st->tag != Ist_WrTmp)
-         continue;
-      IRTemp t = st->Ist.WrTmp.tmp;
-      const IRExpr *e = st->Ist.WrTmp.data;
-      if (t == t_old && e->tag == Iex_Load && eqIRAtom(e->Iex.Load.addr, c->addr))
-         load_at = j;
-      if (!set_has(&inputs, t) || e->tag == Iex_Load)
-         continue;
-      if (expr_uses(e, &old))
-         computed = True;
-      /* Flat IR: the operands are atoms. */
-      if (e->tag == Iex_Binop) {
-         if (e->Iex.Binop.arg1->tag == Iex_RdTmp) set_add(&inputs, e->Iex.Binop.arg1->Iex.RdTmp.tmp);
-         if (e->Iex.Binop.arg2->tag == Iex_RdTmp) set_add(&inputs, e->Iex.Binop.arg2->Iex.RdTmp.tmp);
-      } else if (e->tag == Iex_Unop && e->Iex.Unop.arg->tag == Iex_RdTmp) {
-         set_add(&inputs, e->Iex.Unop.arg->Iex.RdTmp.tmp);
-      }
-   }
-   /* A cmpxchg's expected value comes from a register, even when the
+   if (c->oldHi != IRTemp_INVALID || c->expdLo->tag != Iex_RdTmp ||
+       c->dataLo->tag != Iex_RdTmp)
+      return CB_RMW_EXCHANGE;      /* cmpxchg16b, or a constant operand */
+   Int from = at;
+   while (from > 0 && !(bb->stmts[from - 1] && bb->stmts[from - 1]->tag == Ist_IMark))
+      from--;
+   /* The expected value, back through copies to this instruction's load
+    * of the address.  A cmpxchg's comes from a register, even when the
     * optimiser forwarded an earlier instruction's load into it: that CAS
     * can fail, and the program learns whether it did. */
-   if (load_at < 0 || !computed || inputs.full)
+   IRTemp t = c->expdLo->Iex.RdTmp.tmp;
+   Int load_at = -1;
+   for (Int hops = 0; hops < CB_RMW_TMPS && load_at < 0; hops++) {
+      Int j = def_of(bb, from, at, t);
+      if (j < 0)
+         return CB_RMW_EXCHANGE;
+      const IRExpr *e = bb->stmts[j]->Ist.WrTmp.data;
+      if (e->tag == Iex_Load && eqIRAtom(e->Iex.Load.addr, c->addr))
+         load_at = j;
+      else if ((t = copied(e)) == IRTemp_INVALID)
+         return CB_RMW_EXCHANGE;
+   }
+   if (load_at < 0)
+      return CB_RMW_EXCHANGE;
+   /* The old value and its copies, forwards (the superblock is SSA). */
+   CbTmpSet old = { .n = 0 }, inputs = { .n = 0 };
+   set_add(&old, bb->stmts[load_at]->Ist.WrTmp.tmp);
+   for (Int j = load_at + 1; j < bb->stmts_used; j++) {
+      const IRStmt *st = bb->stmts[j];
+      if (st && st->tag == Ist_WrTmp && copied(st->Ist.WrTmp.data) != IRTemp_INVALID &&
+          set_has(&old, copied(st->Ist.WrTmp.data)))
+         set_add(&old, st->Ist.WrTmp.tmp);
+   }
+   Bool computed = inputs_of(bb, from, at, c->dataLo->Iex.RdTmp.tmp, &old, &inputs);
+   if (!computed || old.full || inputs.full)
       return CB_RMW_EXCHANGE;
    for (Int j = load_at + 1; j < bb->stmts_used; j++) {
       const IRStmt *st = bb->stmts[j];
