@@ -1,5 +1,6 @@
 /* writer.c: the streaming trace writer.  Events are gathered into columns
- * (trace.proto, message Events): kind|size<<5 through a per-chunk table,
+ * (trace.proto, message Events): kind|size<<5 through a per-chunk table
+ * (whose entries also carry a locked store's class, kind_size_rmw),
  * thread switches, zig-zag deltas of address (from the last address of the
  * same location) and location, and values only for events that carry one.
  * Every CB_CHUNK_EVENTS events (or on flush) the columns become one Chunk in
