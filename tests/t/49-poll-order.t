@@ -93,12 +93,15 @@ int main(void)
 }
 EOF
 cc -O0 -g -pthread -o "$TMP/sampler" "$TMP/sampler.c" &&
-cc -O2 -g -pthread -o "$TMP/sampler_o2" "$TMP/sampler.c" &&
 cc -O0 -g -pthread -DFIXED -o "$TMP/sampler_fixed" "$TMP/sampler.c" ||
    { echo "Bail out! cannot build sampler.c"; exit 1; }
 
-for p in sampler sampler_o2; do
-   (cd "$TMP" && cbtest -j 1 --timeout 10 --max-runs 10 -o "$p.out" -- "./$p" >"$p.log" 2>&1)
+# A loaded machine records other interleavings, where the RWW on fresh
+# ranks lower (11th once): cbtest stops at the first confirmed bug, so a
+# budget of 25 costs nothing when it is found early.  (At -O2 it is found
+# too, 5 of 5 runs; one build keeps make check short.)
+for p in sampler; do
+   (cd "$TMP" && cbtest -j 1 --timeout 10 --max-runs 25 -o "$p.out" -- "./$p" >"$p.log" 2>&1)
    is $? 1 "$p: a bug confirmed"
    # The clear after a newer reading (RWW on fresh), or the reading
    # replaced between the logger's copy and its clear (WRW on reading).
