@@ -40,6 +40,8 @@ static void write_jobs(FILE *f, const void *arg)
       for (size_t r = 0; r < t->nruns; r++) {
          char line[3 * PATH_MAX] = "";
          cb_append_shell_quoted(line, sizeof line, self);
+         if (s->o->all_bugs) /* the job forces as the plain run would (--pin) */
+            cb_append_shell_quoted(line, sizeof line, "--all-bugs");
          cb_append_shell_quoted(line, sizeof line, "--run-job");
          cb_append_shell_quoted(line, sizeof line, t->dir);
          cb_append_shell_quoted(line, sizeof line, t->runs[r].name);

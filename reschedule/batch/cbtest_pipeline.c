@@ -78,7 +78,11 @@ size_t cbt_replay_argv(const cbt_suite *s, const cbt_test *t, size_t ri, double 
    argv[k++] = num;
    argv[k++] = "--confirm";
    argv[k++] = CBT_STR(CBT_CONFIRM);
-   argv[k++] = "--pin"; /* a failure's reproducer is its whole order */
+   /* A failure's reproducer is its whole order.  Not under --all-bugs,
+    * where every failing schedule of a bug would be pinned (about five
+    * more forced runs each), not only the one that reproduces it. */
+   if (!s->o->all_bugs)
+      argv[k++] = "--pin";
    if (cbt_explore_record_path(t, ri, rec, reclen)) {
       argv[k++] = "--record";
       argv[k++] = rec;

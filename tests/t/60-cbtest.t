@@ -258,8 +258,8 @@ is "$(grep -c '^cbpredict' "$LOG")" 3 "cbpredict ran once for each test recorded
 is "$(grep -c '^cbreplay' "$LOG")" 5 "every schedule was forced once"
 is "$(grep '^cbreplay' "$LOG" | grep -c -- '--confirm 3 ')" 5 \
    "each with --confirm 3: a failing run is forced three more times before it is called reproduced"
-is "$(grep '^cbreplay' "$LOG" | grep -c -- '--confirm 3 --pin ')" 5 \
-   "each with --pin: a confirmed failure's whole order is forced as its reproducer"
+is "$(grep '^cbreplay' "$LOG" | grep -c -- ' --pin ')" 0 \
+   "--all-bugs: no --pin (every failing schedule of a bug would be pinned, not the one that reproduces it)"
 is "$(grep '^cbpredict' "$LOG" | grep -c -- --z3)" 0 "no --z3 unless asked"
 is "$(sort -n "$CONC" | tail -n 1)" 1 "-j 1: never more than one job at once"
 like "$ERR" "cbtest: \[[0-9]/5\] 001-buggy: 5 schedules: 1 passed, 2 failed, 0 deadlocked, 1 infeasible, 1 hung: BUG" \
@@ -395,6 +395,8 @@ fake_test() {
 : >"$LOG"
 fake_test once
 is "$(grep -c '^cbreplay' "$LOG")" 2 "a failure not reproduced: the next schedule is forced, the one after its bug not"
+is "$(grep '^cbreplay' "$LOG" | grep -c -- '--confirm 3 --pin ')" 2 \
+   "each with --pin: a confirmed failure's whole order is forced as its reproducer"
 like "$(cat "$FAKE/once.out")" "1 not forced \(the test's bug was confirmed" "the third is counted as not forced"
 like "$(grep -A2 '^Bugs by rank' "$FAKE/once.out" | tr '\n' '~')" "~  #1  [0-9.]+  RWW on b .*~  #2  [0-9.]+  RWW on a " \
    "the bug that reproduced ranks first, the one that did not after it (same score)"

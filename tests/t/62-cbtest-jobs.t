@@ -41,7 +41,8 @@ NRUNS=$(perl -MJSON::PP -0777 -ne 'my $d = decode_json($_); print $d->{summary}{
 is "$NJOBS" "$NRUNS" "--emit-jobs: one line per forced run ($NJOBS)"
 like "$(cat "$TMP/emit.out")" "job.? written to .*jobs.txt.*cbtest --merge" "--emit-jobs: says what to do next"
 is "$(ls "$TMP"/shared/tests/*/replay-* 2>/dev/null | wc -l)" 0 "--emit-jobs: nothing forced yet"
-like "$(head -n 1 "$TMP/jobs.txt")" "cbtest'? --run-job '?/.*/shared/tests/001-rww'? s1$" "a job line: cbtest --run-job TESTDIR sN"
+like "$(head -n 1 "$TMP/jobs.txt")" "cbtest'? --all-bugs --run-job '?/.*/shared/tests/001-rww'? s1$" \
+   "a job line: cbtest --all-bugs --run-job TESTDIR sN (it forces as the plain run does)"
 
 # Run the lines somewhere else, as a job array would, and merge.
 mkdir -p "$TMP/elsewhere"
