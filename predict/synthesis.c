@@ -42,6 +42,16 @@
 
 static uint64_t pos_of(cbp_point p) { return p.tidx == NONE ? 0 : p.tidx + 1; }
 
+/* Region II's order: A, the thread whose cut comes first in the recorded
+ * run, runs to its cut xA before B runs to its cut xB. */
+typedef struct { uint32_t A, B; cbp_point xA, xB; } tail_order;
+
+static tail_order order_of(const cbp_candidate *c) {
+   int t1_first = pos_of(c->x1) <= pos_of(c->x2);
+   return t1_first ? (tail_order){c->t1, c->t2, c->x1, c->x2}
+                   : (tail_order){c->t2, c->t1, c->x2, c->x1};
+}
+
 static void add_step(cbp_candidate *c, size_t *cap, uint32_t tid, uint64_t n) {
    if (!n) return;
    if (c->ntail && c->tail[c->ntail - 1].tid == tid) { c->tail[c->ntail - 1].count += n; return; }
@@ -324,8 +334,8 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
    c->f_rel = 0;
    cbp_alternates_clear(c);
    if (c->pattern == CBP_DLK) return cbp_dlk_tail(S->t, S->x, S->v, S->L, &S->rf, c);
-   int t1_first = pos_of(c->x1) <= pos_of(c->x2);
-   uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
+   tail_order o = order_of(c);
+   uint32_t A = o.A, B = o.B;
    cbp_point from2 = c->x2;
    uint64_t first = 0, past = t1_past_e(S, c, &from2, &first), t1_at = 0;
    int found = 0;
@@ -359,9 +369,9 @@ static const char *build_tail(synth *S, cbp_candidate *c) {
  * thread updated it 6 times: both lowered, the updates ran first and the
  * flusher's first poll flushed (blind trial 14's writeback). */
 static int b_reads_after_a(synth *S, const cbp_candidate *c) {
-   int t1_first = pos_of(c->x1) <= pos_of(c->x2);
-   uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
-   cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
+   tail_order o = order_of(c);
+   uint32_t A = o.A, B = o.B;
+   cbp_point xA = o.xA, xB = o.xB;
    uint32_t n = S->x->nthreads;
    if (A == B || xB.count <= c->prefix[B - 1] || xA.count <= c->prefix[A - 1]) return 0;
    /* Only B's reads before A's last write there in the trace can change. */
@@ -444,9 +454,9 @@ static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
    if (!c->prefix) c->prefix = cbp_xcalloc(n ? n : 1, sizeof *c->prefix);
    free(c->tail); c->tail = NULL; c->ntail = 0;
    /* Region I: A up to its cut, B at most to its, a consistent cut. */
-   int t1_first = pos_of(c->x1) <= pos_of(c->x2);
-   uint32_t A = t1_first ? c->t1 : c->t2, B = t1_first ? c->t2 : c->t1;
-   cbp_point xA = t1_first ? c->x1 : c->x2, xB = t1_first ? c->x2 : c->x1;
+   tail_order o = order_of(c);
+   uint32_t A = o.A, B = o.B;
+   cbp_point xA = o.xA, xB = o.xB;
    c->prefix[A - 1] = xA.count;
    if (c->prefix[B - 1] > xB.count) c->prefix[B - 1] = xB.count;
    for (uint32_t k = 0; k < c->nmore; k++) { /* a longer deadlock cycle */

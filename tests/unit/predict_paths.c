@@ -81,6 +81,20 @@ static uint64_t counted_at(uint32_t tid, const char *file, uint32_t line) {
    return UINT64_MAX;
 }
 
+/* The built RWW of threads t1 and t2 whose e1 (e2 when which is 1) is at
+ * file:line; NULL when none. */
+static const cbp_candidate *rww_at(uint32_t t1, uint32_t t2, int which, const char *file,
+                                   uint32_t line) {
+   for (size_t i = 0; i < A.r.n; i++) {
+      const cbp_candidate *k = &A.r.c[i];
+      const cb_location *l = &T.locs[T.events[which ? k->e2 : k->e1].loc];
+      if (k->pattern == CBP_RWW && k->built && !k->dropped && k->t1 == t1 && k->t2 == t2 &&
+          !strcmp(l->file, file) && l->line == line)
+         return k;
+   }
+   return NULL;
+}
+
 static void test_t1_past_e(void) {
    char text[2048];
    fast_path_trace(text, sizeof text, 0);
@@ -122,13 +136,7 @@ static const char *guard_run =
 
 static void test_read_first(void) {
    analyse_text(guard_run, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
-   const cbp_candidate *c = NULL;
-   for (size_t i = 0; i < A.r.n && !c; i++) {
-      const cbp_candidate *k = &A.r.c[i];
-      if (k->pattern == CBP_RWW && k->built && !k->dropped && k->t1 == 2 && k->t2 == 3 &&
-          !strcmp(T.locs[T.events[k->e1].loc].file, "g.c") && T.locs[T.events[k->e1].loc].line == 48)
-         c = k;
-   }
+   const cbp_candidate *c = rww_at(2, 3, 0, "g.c", 48);
    ok(c != NULL, "guard: the RWW on front (T2 reads and writes, T3 writes) is built");
    uint64_t set = counted_at(2, "g.c", 22), test = counted_at(3, "g.c", 20);
    uint64_t at = c ? other_at(c, 2, 3, test) : UINT64_MAX;
@@ -163,13 +171,7 @@ static const char *flush_run =
 
 static void test_polls_first(void) {
    analyse_text(flush_run, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
-   const cbp_candidate *c = NULL;
-   for (size_t i = 0; i < A.r.n && !c; i++) {
-      const cbp_candidate *k = &A.r.c[i];
-      if (k->pattern == CBP_RWW && k->built && !k->dropped && k->t1 == 2 && k->t2 == 3 &&
-          T.locs[T.events[k->e2].loc].line == 42)
-         c = k;
-   }
+   const cbp_candidate *c = rww_at(2, 3, 1, "w.c", 42);
    ok(c != NULL, "flusher: the RWW on dirty (the flusher's poll and clear, an update between) is built");
    uint64_t poll = 7, set = counted_at(3, "w.c", 61); /* the third poll's read */
    uint64_t at = c ? other_at(c, 3, 2, poll) : 0;
