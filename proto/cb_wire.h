@@ -305,8 +305,9 @@ enum cb_wait_kind {
  *   holder-where file:line where the holder took the lock or "?", value in
  *   hex (BARRIER: arrived << 32 | count, else 0), name the object's symbol
  *   ("name+offset") or "?"),
- *   and last, from the tool's shut-down, "end exit <N>" (the program called
- *   exit with N), "end signal" (it ended otherwise: a fatal signal) or "end
+ *   and last, from the tool's shut-down, "end exit <N> by <tid>" (thread
+ *   tid called exit with N: exit_group, or the last thread's exit; older
+ *   tools wrote no "by"), "end signal" (it ended otherwise: a fatal signal) or "end
  *   deadlock" (the tool ended the run: the "blocked" lines say why).
  *   A run without an "end" line is one where Valgrind or the tool died,
  *   unless the tool said "exec" (the program called execve, which the tool

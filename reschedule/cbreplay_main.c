@@ -78,7 +78,8 @@ static int read_trace_facts(const char *path, trace_facts *tf, cb_error *err)
  * recorded again after cbpredict ran makes the folder stale.  Returns 1 and
  * the trace's facts when there is such a trace; the last one read is kept,
  * as every schedule of a run usually sits in one folder. */
-static int sibling_trace(const char *schedule_path, trace_facts *tf)
+static int sibling_trace(const char *schedule_path, trace_facts *tf,
+                         char *path, size_t pathlen)
 {
    static char cached[PATH_MAX];
    static trace_facts cached_tf;
@@ -101,6 +102,7 @@ static int sibling_trace(const char *schedule_path, trace_facts *tf)
       snprintf(cached, sizeof cached, "%s", trace);
    }
    *tf = cached_tf;
+   snprintf(path, pathlen, "%s", cached);
    return 1;
 }
 
@@ -178,10 +180,14 @@ static int load_schedules(cbr_options *o, uint64_t digest,
    for (size_t i = 0; i < n; i++) {
       int known = o->trace != NULL;
       trace_facts tf = given;
+      char origin[PATH_MAX] = "";
       if (!known)
-         known = sibling_trace(paths[i], &tf);
+         known = sibling_trace(paths[i], &tf, origin, sizeof origin);
+      else
+         snprintf(origin, sizeof origin, "%s", o->trace);
       if (cbr_load_schedule(paths[i], digest, known, tf.id, &cs[i], &err) != 0)
          return fail("", &err);
+      memcpy(cs[i].origin, origin, sizeof origin);
       /* The schedule's own record of the run's exit status; older
        * schedules have only their trace's. */
       const cb_schedule *s = cs[i].s;

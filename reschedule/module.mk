@@ -5,6 +5,7 @@ CBREPLAY_SRCS := reschedule/options.c reschedule/find_schedule.c \
                  reschedule/validate.c reschedule/plan.c reschedule/status.c \
                  reschedule/keeper.c reschedule/run_one.c \
                  reschedule/judge.c reschedule/diverged.c reschedule/variants.c reschedule/pin.c \
+                 reschedule/misread.c \
                  reschedule/check_cmd.c reschedule/run_all.c \
                  reschedule/report.c reschedule/report_bug.c \
                  reschedule/report_json.c \
@@ -30,8 +31,8 @@ $(BUILD)/tests/replay_%: tests/unit/replay_%.c $(CBREPLAY_LIB) $(LIBCBTRACE)
 
 # The unit tests again under ASan+UBSan.
 CBREPLAY_SAN_OBJS := $(CBREPLAY_SRCS:%.c=$(BUILD)/san/%.o)
-$(BUILD)/tests/replay_unit-san: tests/unit/replay_unit.c $(CBREPLAY_SAN_OBJS) \
-                                $(LIBCBTRACE_SAN)
+$(BUILD)/tests/replay_%-san: tests/unit/replay_%.c $(CBREPLAY_SAN_OBJS) \
+                             $(LIBCBTRACE_SAN)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) $(SAN_CFLAGS) -Ireschedule -o $@ $< \
 	   $(CBREPLAY_SAN_OBJS) $(LIBCBTRACE_SAN) $(HOST_LDLIBS)
@@ -43,7 +44,8 @@ $(BUILD)/bench/replay_pingpong: tests/unit/replay_pingpong.c
 
 REPLAY_TEST_HELPERS := $(BUILD)/tests/replay_mkschedule \
                        $(BUILD)/tests/replay_events $(BUILD)/tests/replay_unit \
-                       $(BUILD)/tests/replay_unit-san
+                       $(BUILD)/tests/replay_unit-san \
+                       $(BUILD)/tests/replay_misread $(BUILD)/tests/replay_misread-san
 
 all: $(BIN)/cbreplay
 CHECK_DEPS += $(BIN)/cbreplay $(REPLAY_TEST_HELPERS)

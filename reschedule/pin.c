@@ -32,13 +32,20 @@
 #define PIN_TRIES 4
 
 /* Forces cs's variant while recording into `trace` until a run is a bug;
- * 1 when one was. */
+ * 1 when one was.  Its trace also says what the thread that ended it read
+ * otherwise than the recorded run (misread.c), when that run's trace is
+ * known. */
 static int record_failing_run(const cbr_options *o, const cbr_io *io,
                               const cbr_schedule *cs, cbr_result *r,
                               const char *trace)
 {
    unsigned bugs;
-   cbr_force_again(o, io, cs, r->variant, PIN_TRIES, CBR_UNTIL_BUG, trace, r, &bugs);
+   cbr_status st;
+   cbr_status_init(&st);
+   cbr_force_again(o, io, cs, r->variant, PIN_TRIES, CBR_UNTIL_BUG, trace, r, &bugs, &st);
+   if (bugs > 0 && st.end == CBR_END_EXIT &&
+       cbr_misread_of_run(cs->origin, trace, st.end_tid, &r->misread) < 0)
+      memset(&r->misread, 0, sizeof r->misread);
    return bugs > 0;
 }
 
@@ -102,7 +109,7 @@ static int pinned_fails(const cbr_options *o, const cbr_io *io, const cbr_schedu
    if (cbr_load_schedule(path, cs->s->program_digest, 0, 0, &pin, &err) != 0)
       return 0;
    unsigned bugs, runs = cbr_force_again(o, io, &pin, 0, 1 + o->confirm, CBR_UNTIL_PASS,
-                                         NULL, r, &bugs);
+                                         NULL, r, &bugs, NULL);
    cbr_free_schedule(&pin);
    r->pinned_runs = runs;
    return bugs == runs;

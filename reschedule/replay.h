@@ -95,6 +95,8 @@ typedef struct {
    char name[64];       /* "s17" */
    cb_schedule *s;
    int recorded_exit;   /* exit status of the recorded run, -1 unknown */
+   char origin[PATH_MAX]; /* the trace it came from (--trace, or the one
+                             beside TRACE.schedules/), "" unknown */
 } cbr_schedule;
 
 /* Reads and validates a schedule against the program (digest already
@@ -149,6 +151,8 @@ typedef struct {
                              CBR_END_EXIT, CBR_END_SIGNAL or
                              CBR_END_DEADLOCK (the tool ended the run) */
    int end_exit;          /* CBR_END_EXIT: the program's exit code */
+   unsigned end_tid;      /* CBR_END_EXIT: the thread that called exit, 0
+                             unknown */
    int execd;             /* "exec": the program replaced itself, so no
                              "end" will come */
    int progress;          /* set by cbr_status_line when a scheduling fact
@@ -191,6 +195,17 @@ int cbr_verdict_exit(enum cbr_verdict v);
 /* failed, deadlock, hung: a bug of the program. */
 int cbr_verdict_is_bug(enum cbr_verdict v);
 
+/* The last value the thread that ended a failing run read where the
+ * recorded run read another, on the path both runs took (misread.c). */
+typedef struct {
+   int found;
+   unsigned tid;
+   unsigned long long value, recorded;
+   char variable[256];  /* as the recorded trace names it */
+   char where[160];     /* file:line */
+   char function[128];  /* "" when unknown */
+} cbr_misread;
+
 /* Plain data, so that a worker process can hand it to the pool in one write. */
 typedef struct {
    enum cbr_verdict verdict;
@@ -216,6 +231,8 @@ typedef struct {
                               run's whole order that failed every time
                               (pin.c), "" when none */
    unsigned pinned_runs;   /* the times it was forced */
+   cbr_misread misread;    /* from the failing run pin.c recorded, when the
+                              schedule's trace is known */
 } cbr_result;
 /* A bug that --confirm forced again and that did not come back every time,
  * and whose failing run, forced whole, did not either: no reproducer. */
@@ -251,16 +268,27 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
  * records its trace into `record` when not NULL.  Stops at the first run
  * that is a bug (CBR_UNTIL_BUG) or is not (CBR_UNTIL_PASS), or never
  * (CBR_UNTIL_END).  Adds the time to r->seconds; returns the runs, *bugs
- * of them failed, deadlocked or hung. */
+ * of them failed, deadlocked or hung; the last such run's status lines in
+ * *bug_status when not NULL. */
 enum cbr_until { CBR_UNTIL_END, CBR_UNTIL_BUG, CBR_UNTIL_PASS };
 unsigned cbr_force_again(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
                          unsigned variant, int times, enum cbr_until until,
-                         const char *record, cbr_result *r, unsigned *bugs);
+                         const char *record, cbr_result *r, unsigned *bugs,
+                         cbr_status *bug_status);
 /* When r is such a bug (or, with --pin, any confirmed failure): records a
  * failing run of its variant and forces that run's whole order (pin.c);
  * r->pinned names the schedule file when it failed every time. */
 void cbr_pin(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
              cbr_result *r);
+/* The last read of thread tid on the path both runs took whose value in
+ * trace `run` differs from the recorded trace's (misread.c): 1 and *m when
+ * there is one, 0 when none, -1 when out of memory. */
+int cbr_find_misread(const cb_trace *rec, const cb_trace *run, unsigned tid,
+                     cbr_misread *m);
+/* The same from the two traces' files; 0 when recorded is "" or tid 0, -1
+ * when a trace cannot be read. */
+int cbr_misread_of_run(const char *recorded, const char *failed, unsigned tid,
+                       cbr_misread *m);
 
 /* Fills st->divergence when st->unexpected: "diverged: T2 event 17
  * expected read checking+40 at bank.c:34, found write at bank.c:40", the

@@ -316,6 +316,24 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
               f_kind(s), cbr_event_where(s->f, 1, c, sizeof c));
 }
 
+/* What the thread that ended a failing run read otherwise than the
+ * recorded run (misread.c): "misread: T2 read r->deadline_ms = 0 (recorded
+ * run: 250) at reqqueue.c:47 in handler(), ...".  cbtest reads the line
+ * (cbtest_crash.c): keep its words. */
+static void print_misread(FILE *out, const cbr_result *r)
+{
+   const cbr_misread *m = &r->misread;
+   char v1[32], v2[32];
+   if (!m->found)
+      return;
+   fprintf(out, "  misread: T%u read %s = %s (recorded run: %s) at %s%s%s%s, the last value "
+                "T%u read otherwise than in the recorded run before it ended the run "
+                "(exit %d)\n",
+           m->tid, m->variable, value_str(m->value, v1, sizeof v1),
+           value_str(m->recorded, v2, sizeof v2), m->where, *m->function ? " in " : "",
+           m->function, *m->function ? "()" : "", m->tid, r->status.end_exit);
+}
+
 static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
 {
    const cbr_schedule *cs = &rep->cs[i];
@@ -363,6 +381,7 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
                  ? "unknown (the run left the schedule's path, so the tool "
                    "could not follow e1, f and e2)"
                  : "unknown (the tool did not say)");
+   print_misread(out, r);
    if (r->stderr_tail[0] && !r->stderr_shown)
       print_stderr_tail(out, "the program's stderr ended with", r);
    if (cbr_not_reproduced(r))

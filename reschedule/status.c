@@ -31,8 +31,9 @@
  *                                           the tool's end will not come
  *   blocked T K OBJ WHERE H HWHERE V NAME   a thread of a deadlock: what
  *                                           it waits for (cb_wire.h)
- *   end exit <N> | end signal               the tool's last line: the
- *   end deadlock                            program exited N, or ended
+ *   end exit <N> by <T> | end signal        the tool's last line: the
+ *   end deadlock                            program exited N (thread T
+ *                                           called exit), or ended
  *                                           otherwise (a fatal signal), or
  *                                           deadlocked and the tool ended
  *                                           it; a run without it is one
@@ -108,10 +109,12 @@ static int blocked_line(cbr_status *st, const char *rest)
    return 1;
 }
 
-/* "end exit N" | "end signal" | "end deadlock": the tool's last line. */
+/* "end exit N by T" | "end signal" | "end deadlock": the tool's last
+ * line (older tools: "end exit N"). */
 static int end_line(cbr_status *st, const char *rest)
 {
    int code;
+   unsigned tid;
    if (strcmp(rest, "signal") == 0) {
       st->end = CBR_END_SIGNAL;
    } else if (strcmp(rest, "deadlock") == 0) {
@@ -119,6 +122,8 @@ static int end_line(cbr_status *st, const char *rest)
    } else if (sscanf(rest, "exit %d", &code) == 1) {
       st->end = CBR_END_EXIT;
       st->end_exit = code;
+      if (sscanf(rest, "exit %d by %u", &code, &tid) == 2)
+         st->end_tid = tid;
    } else {
       return 0;
    }

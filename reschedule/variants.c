@@ -48,7 +48,8 @@ int cbr_not_reproduced(const cbr_result *r)
 
 unsigned cbr_force_again(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
                          unsigned variant, int times, enum cbr_until until,
-                         const char *record, cbr_result *r, unsigned *bugs)
+                         const char *record, cbr_result *r, unsigned *bugs,
+                         cbr_status *bug_status)
 {
    cbr_options again = *o;
    again.events_out = NULL;
@@ -64,6 +65,8 @@ unsigned cbr_force_again(const cbr_options *o, const cbr_io *io, const cbr_sched
       runs++;
       int bug = cbr_verdict_is_bug(run.verdict);
       *bugs += (unsigned)bug;
+      if (bug && bug_status)
+         *bug_status = run.status;
       if (o->verbose)
          fprintf(stderr, "cbreplay: %s variant %u forced again: %s\n", cs->name,
                  variant, cbr_verdict_name(run.verdict));
@@ -83,7 +86,7 @@ static void confirm(const cbr_options *o, const cbr_io *io, const cbr_schedule *
    if (!cbr_verdict_is_bug(r->verdict) || o->confirm <= 0)
       return;
    r->confirm_runs = cbr_force_again(o, io, cs, r->variant, o->confirm, CBR_UNTIL_END,
-                                     NULL, r, &r->confirm_bugs);
+                                     NULL, r, &r->confirm_bugs, NULL);
    cbr_pin(o, io, cs, r);
 }
 

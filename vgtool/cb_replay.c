@@ -621,11 +621,13 @@ void cb_replay_deadlocked(void)
 
 static Bool cb_exit_seen;
 static Int  cb_exit_code;
+static UInt cb_exit_wid;   /* the thread that ended the program */
 
 void cb_replay_exit_called(CbThread *t, Int code)
 {
    cb_exit_seen = True;
    cb_exit_code = code & 0xff;
+   cb_exit_wid = t->wid;
    if (cb_left && t->wid <= cb_nthreads)
       cb_left[t->wid] = True;
 }
@@ -650,7 +652,8 @@ void cb_replay_end(void)
    if (cb_deadlocked)
       VG_(snprintf)(buf, sizeof buf, "end deadlock");
    else if (cb_exit_seen)
-      VG_(snprintf)(buf, sizeof buf, "end exit %d", cb_exit_code);
+      VG_(snprintf)(buf, sizeof buf, "end exit %d by %u", cb_exit_code,
+                    cb_exit_wid);
    else
       VG_(snprintf)(buf, sizeof buf, "end signal");
    cb_replay_status(buf);

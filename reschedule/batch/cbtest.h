@@ -186,6 +186,8 @@ typedef struct {
    unsigned again, again_failed; /* a bug forced again (cbreplay --confirm)
                                     this often, and failed this often: the
                                     schedule reproduces it when they agree */
+   int has_trace_id;       /* the schedule names the trace it came from */
+   uint64_t trace_id;
    char pinned[PATH_MAX];  /* when they did not: the schedule of a failing
                               run's whole order that reproduced it
                               (cbreplay's "pinned:" line), else "" */
@@ -223,26 +225,34 @@ typedef struct {
    char src_path[3][PATH_MAX];
 } cbt_bug;
 
-/* Where a forced run that crashed died in the program's own code
- * (cbtest_crash.c): its signal, and the first frame of Valgrind's stack
- * in a source file of its pattern. */
+/* Where a forced run failed in the program's own terms (cbtest_crash.c):
+ * where it crashed (its signal, and the first frame of Valgrind's stack in
+ * a source file of its pattern), or else the value its failing thread
+ * read otherwise than the recorded run (cbreplay's "misread:" line,
+ * reschedule/misread.c). */
 /* Schedules forced after a first bug that crashed away from its pattern,
  * and after one that failed once its run had left the schedule's path. */
 #define CBT_CRASH_RUNS 2
 #define CBT_LEFT_PATH_RUNS 3
 typedef struct {
-   char signal[16];      /* "SIGSEGV" */
+   char signal[16];      /* "SIGSEGV"; "" for a misread */
    char function[128];
    char file[128];       /* base name */
    unsigned line;
+   char variable[256];   /* a misread's variable */
+   char misread[512];    /* a misread in words: "T2 read r->deadline_ms =
+                            0 (recorded run: 250) at q.c:47 in handler()" */
 } cbt_crash;
-/* r's crash site from its stderr; 0 when it did not crash (or no frame
- * is in its program's files). */
+/* r's crash site from its stderr, else its misread from cbreplay's
+ * report; 0 when neither. */
 int cbt_crash_site(const cbt_run *r, cbt_crash *c);
 /* How many lines from the crashing line r's nearest access in the
- * crashing function is, -1 when it has none there. */
+ * crashing function is, -1 when it has none there; for a misread, 0 when
+ * r's variable is the one misread or r has an access at its line, else
+ * -1. */
 int cbt_crash_distance(const cbt_run *r, const cbt_crash *c);
-/* "the program died of SIGSEGV in log_msg() at log.c:20" */
+/* "the program died of SIGSEGV in log_msg() at log.c:20", or the
+ * misread's words */
 void cbt_crash_words(const cbt_crash *c, char *buf, size_t len);
 /* ---- cbtest_lastline.c ---- */
 /* The last line of a job's output file that is not empty nor Valgrind's,
@@ -297,6 +307,8 @@ typedef struct {
    char id[96];           /* "001-rww" */
    char dir[PATH_MAX];    /* DIR/tests/001-rww, absolute */
    char trace[PATH_MAX];
+   uint64_t trace_id;     /* trace's id, as its first schedule names it (0
+                             unknown): explored schedules come from others */
    char schedules[PATH_MAX];
    enum cbt_test_state state;
    enum cbt_outcome outcome;
@@ -416,7 +428,7 @@ void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r,
  * own forced runs and for --run-job's: at most CBT_REPLAY_WORDS words, then
  * the test's command.  num (32 bytes) and rec hold words it points to.
  * Returns the words written (no NULL after them). */
-#define CBT_REPLAY_WORDS 11
+#define CBT_REPLAY_WORDS 13
 size_t cbt_replay_argv(const cbt_suite *s, const cbt_test *t, size_t ri, double timeout_s,
                        char **argv, char num[32], char *rec, size_t reclen);
 /* The verdict of a forced run from how its cbreplay job ended. */

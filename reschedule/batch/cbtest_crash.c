@@ -1,4 +1,5 @@
-/* cbtest_crash.c: where a forced run crashed, and which bug that points at.
+/* cbtest_crash.c: where a forced run crashed, or what its failing thread
+ * misread, and which bug that points at.
  *
  * A forced run that kills the program with a signal says where in the
  * program's own code it died: Valgrind's "Process terminating with default
@@ -12,6 +13,16 @@
  * function that crashed, nearest the crashing line first (cbtest_pipeline.c),
  * and the ranking puts a bug that crashed in its own function before one
  * that crashed elsewhere (cbtest_bugs.c).
+ *
+ * A run that failed by the program's own check (an exit code) points the
+ * same way through its misread (reschedule/misread.c): the value the
+ * thread that ended the run read otherwise than the recorded run, which
+ * cbreplay reports when it recorded a failing run (--pin, which cbtest
+ * passes, and --trace).  A schedule aimed at a queue's `next` link let a
+ * handler take a request before its deadline was set, and the handler
+ * read the deadline 0: the bug to show first is one on the deadline.  So
+ * the schedules forced next are those on the misread variable or with an
+ * access at its read, and a bug on it ranks before one beside it.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -69,7 +80,67 @@ static int frame_of(const char *line, char *func, size_t flen, char *file,
    return 1;
 }
 
+static int signal_site(const cbt_run *r, cbt_crash *c);
+
+/* "  misread: T2 read VAR = V (recorded run: W) at FILE:LINE in FUNC(),
+ * the last value ..." (reschedule/report_bug.c) into c; 0 when the line
+ * is not one. */
+static int misread_of(const char *line, cbt_crash *c)
+{
+   const char *p = !strncmp(line, "  misread: ", 11) ? line + 11 : NULL;
+   const char *var = p ? strstr(p, " read ") : NULL;
+   const char *eq = var ? strstr(var, " = ") : NULL;
+   const char *at = eq ? strstr(eq, ") at ") : NULL;
+   const char *end = at ? strstr(at, ", the last value ") : NULL;
+   if (!end || (size_t)(eq - var - 6) >= sizeof c->variable ||
+       (size_t)(end - p) >= sizeof c->misread)
+      return 0;
+   memcpy(c->variable, var + 6, (size_t)(eq - var - 6));
+   c->variable[eq - var - 6] = 0;
+   memcpy(c->misread, p, (size_t)(end - p));
+   c->misread[end - p] = 0;
+   /* FILE:LINE, then " in FUNC()" when the function is known */
+   const char *where = at + 5, *in = strstr(where, " in ");
+   const char *colon = memchr(where, ':', (size_t)(end - where));
+   if (!colon || (size_t)(colon - where) >= sizeof c->file)
+      return 0;
+   memcpy(c->file, where, (size_t)(colon - where));
+   c->file[colon - where] = 0;
+   snprintf(c->file, sizeof c->file, "%s", base_of(c->file));
+   c->line = (unsigned)strtoul(colon + 1, NULL, 10);
+   if (in && in < end) {
+      size_t n = (size_t)(end - in - 4);
+      if (n > 2 && n < sizeof c->function && !strncmp(end - 2, "()", 2)) {
+         memcpy(c->function, in + 4, n - 2);
+         c->function[n - 2] = 0;
+      }
+   }
+   return 1;
+}
+
+/* The misread cbreplay's report on r gives, if any. */
+static int misread_site(const cbt_run *r, cbt_crash *c)
+{
+   FILE *f = r->out_path[0] ? fopen(r->out_path, "r") : NULL;
+   char line[2048];
+   int found = 0;
+   while (f && !found && fgets(line, sizeof line, f))
+      found = misread_of(line, c);
+   if (f)
+      fclose(f);
+   if (!found)
+      memset(c, 0, sizeof *c);
+   return found;
+}
+
 int cbt_crash_site(const cbt_run *r, cbt_crash *c)
+{
+   if (signal_site(r, c))
+      return 1;
+   return r->verdict == CBT_FAILED && misread_site(r, c);
+}
+
+static int signal_site(const cbt_run *r, cbt_crash *c)
 {
    memset(c, 0, sizeof *c);
    if (r->verdict != CBT_FAILED || !r->err_path[0])
@@ -108,6 +179,14 @@ int cbt_crash_distance(const cbt_run *r, const cbt_crash *c)
 {
    const cbt_event *ev[3] = {&r->e1, &r->f, &r->e2};
    int best = -1;
+   if (!c->signal[0]) { /* a misread: its variable, or its very read */
+      if (c->variable[0] && !strcmp(r->variable, c->variable))
+         return 0;
+      for (int k = 0; k < 3; k++)
+         if (ev[k]->line == c->line && !strcmp(base_of(ev[k]->file), c->file))
+            return 0;
+      return -1;
+   }
    for (int k = 0; k < 3; k++) {
       if (strcmp(ev[k]->function, c->function) ||
           strcmp(base_of(ev[k]->file), c->file))
@@ -121,6 +200,10 @@ int cbt_crash_distance(const cbt_run *r, const cbt_crash *c)
 
 void cbt_crash_words(const cbt_crash *c, char *buf, size_t len)
 {
+   if (!c->signal[0]) {
+      cbt_fmt(buf, len, "%s", c->misread);
+      return;
+   }
    cbt_fmt(buf, len, "the program died of %s in %s() at %s:%u", c->signal,
            c->function, c->file, c->line);
 }

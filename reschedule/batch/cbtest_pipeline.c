@@ -83,6 +83,14 @@ size_t cbt_replay_argv(const cbt_suite *s, const cbt_test *t, size_t ri, double 
     * more forced runs each), not only the one that reproduces it. */
    if (!s->o->all_bugs)
       argv[k++] = "--pin";
+   /* The recorded run, beside which a pinned failing run's misread is
+    * found (reschedule/misread.c, cbtest_crash.c); not for a schedule
+    * exploration took from another trace, which --trace would refuse. */
+   const cbt_run *r = &t->runs[ri];
+   if (r->has_trace_id && t->trace_id && r->trace_id == t->trace_id) {
+      argv[k++] = "--trace";
+      argv[k++] = (char *)t->trace;
+   }
    if (cbt_explore_record_path(t, ri, rec, reclen)) {
       argv[k++] = "--record";
       argv[k++] = rec;

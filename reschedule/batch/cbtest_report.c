@@ -140,16 +140,38 @@ static void json_reproduced(cbt_json *j, const cbt_run *r)
    else
       cbt_json_bool(j, "violation_happened", r->violation);
 }
+/* "misread": what the failing thread read otherwise than the recorded
+ * run (cbtest_crash.c), and whether none of the bug's accesses is that
+ * read; null when cbreplay did not say. */
+static void json_misread(cbt_json *j, const cbt_crash *c, const cbt_bug *b)
+{
+   if (!c) {
+      cbt_json_string(j, "misread", NULL);
+      return;
+   }
+   cbt_json_object(j, "misread");
+   cbt_json_string(j, "words", c->misread);
+   cbt_json_string(j, "variable", c->variable);
+   cbt_json_string(j, "function", c->function[0] ? c->function : NULL);
+   cbt_json_string(j, "file", c->file);
+   cbt_json_int(j, "line", (long long)c->line);
+   cbt_json_bool(j, "away_from_pattern", b->crash_away);
+   cbt_json_end(j);
+}
+
 /* "crash": where a forced run that crashed died (cbtest_crash.c), and
  * whether that is away from every access of the bug's pattern; null
  * when it did not crash. */
 static void json_crash(cbt_json *j, const cbt_run *r, const cbt_bug *b)
 {
    cbt_crash c;
-   if (!cbt_crash_site(r, &c)) {
+   int site = cbt_crash_site(r, &c);
+   if (!site || !c.signal[0]) {
       cbt_json_string(j, "crash", NULL);
+      json_misread(j, site ? &c : NULL, b);
       return;
    }
+   json_misread(j, NULL, b);
    cbt_json_object(j, "crash");
    cbt_json_string(j, "signal", c.signal);
    cbt_json_string(j, "function", c.function);

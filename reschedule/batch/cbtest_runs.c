@@ -113,6 +113,8 @@ int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen)
       char name[32];
       cbt_fmt(name, sizeof name, "s%d", nums[i]);
       cbt_fill_run(t, &t->runs[i], name);
+      if (!t->trace_id && t->runs[i].has_trace_id)
+         t->trace_id = t->runs[i].trace_id; /* cbpredict's, from t->trace */
    }
    free(nums);
    return 0;
@@ -141,6 +143,8 @@ void cbt_fill_run(const cbt_test *t, cbt_run *r, const char *name)
    cbt_fmt(r->variable, sizeof r->variable, "%s",
            sch->variable_name && *sch->variable_name ? sch->variable_name
                                                      : "?");
+   r->has_trace_id = sch->has_trace_id;
+   r->trace_id = sch->trace_id;
    copy_event(&r->e1, sch->e1);
    copy_event(&r->f, sch->f);
    copy_event(&r->e2, sch->e2);

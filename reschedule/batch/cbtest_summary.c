@@ -130,8 +130,12 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
    if (cbt_crash_site(r, &c)) {
       char words[512];
       cbt_crash_words(&c, words, sizeof words);
-      fprintf(out, "      crash:     %s%s\n", words,
-              bug->crash_away ? ", where none of these accesses is" : "");
+      if (c.signal[0])
+         fprintf(out, "      crash:     %s%s\n", words,
+                 bug->crash_away ? ", where none of these accesses is" : "");
+      else
+         fprintf(out, "      misread:   %s%s\n", words,
+                 bug->crash_away ? ", which none of these accesses is" : "");
    }
    char said[512];
    if (cbt_said(r, said, sizeof said))

@@ -2,7 +2,7 @@
 # cbreplay's command line: --help, usage errors, and bad input refused with
 # exit 2 and a clear line: missing/corrupt schedule, missing program, a
 # schedule predicted for another program or trace.  Also runs the unit tests
-# of its parts (tests/unit/replay_unit.c).  Needs no Valgrind tool: a fake
+# of its parts (tests/unit/replay_unit.c, replay_misread.c).  Needs no Valgrind tool: a fake
 # tool folder (CBTOOLS_LIB) passes the "is the tool built" check.
 . "$(dirname "$0")/../tap.sh"
 
@@ -19,6 +19,13 @@ out=$("$TOP/build/tests/replay_unit-san" "$TMP/unit-san" 2>&1)
 rc=$?
 is "$rc" 0 "replay_unit passes under ASan+UBSan"
 [ "$rc" = 0 ] || printf '%s\n' "$out" | grep -v '^ok' | sed 's/^/#   /' | head -30
+# misread.c, plain and under ASan+UBSan.
+for u in replay_misread replay_misread-san; do
+   out=$("$TOP/build/tests/$u" 2>&1)
+   rc=$?
+   is "$rc" 0 "$u passes"
+   [ "$rc" = 0 ] || printf '%s\n' "$out" | grep -v '^ok' | sed 's/^/#   /' | head -30
+done
 
 out=$(cbreplay --help)
 is $? 0 "--help exits 0"

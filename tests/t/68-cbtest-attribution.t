@@ -27,6 +27,18 @@
 # stdout and exits 1, that line; the crash above said nothing (null), not
 # its progress.  On the build before, no report had any of them.  The
 # twin reads both in one critical section: clean.
+# 4. What the failing thread misread (reschedule/misread.c): a print
+# spooler whose main fills in a job's copy count after queueing it
+# (tests/data/spooljob.c, -O2, the printer's loop in its start routine).
+# The first schedule that fails is one on the queue's head (an RWR in
+# take()), which only lets the printer take a job early; the printer
+# then reads the job's copies 0 and exits 1.  cbreplay, given --pin and
+# the trace, compares its recorded failing run with the recorded run and
+# says "misread: T2 read j->copies ... = 0 (recorded run: N)"; cbtest
+# forces the schedules on that variable next, and the order violation on
+# j->copies (main's write after the printer's read) comes first.  On the
+# build before, the first bug was the RWR on head and nothing said what
+# the printer read.  The twin sets the count before queueing: clean.
 . "$(dirname "$0")/../tap.sh"
 
 if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$TOP/bin/cbtest" ]; then
@@ -160,5 +172,28 @@ is "$rc_blockgrow_stdout" 1 "blockgrow_stdout: a bug is confirmed (exit 1)"
 like "$(cat "$TMP/blockgrow_stdout.d/stdout")" "^      said: +blockgrow: [0-9]+ values in a block of [0-9]+$" \
    "blockgrow_stdout: the summary quotes the line the program printed before exit 1 (the head of its details)"
 is "$rc_blockgrow_fixed" 0 "blockgrow_fixed: clean (exit 0)"
+
+cb_build_data spooljob.c spooljob
+cb_build_data spooljob.c spooljob_fixed -DFIXED
+for v in spooljob spooljob_fixed; do
+   cb_cbtest $v --timeout 20
+   eval "rc_$v=\$RC"
+done
+OUT=$(cat "$TMP/spooljob.d/stdout")
+read_at=$(grep -n 'j->copies < 1' "$TOP/tests/data/spooljob.c" | cut -d: -f1)
+is "$rc_spooljob" 1 "spooljob: a bug is confirmed (exit 1)"
+like "$OUT" "#1 .* ORD on j->copies .* f spooljob\.c:$read_at " \
+   "spooljob: the first bug is the order violation on the job's copies, the value the printer misread"
+like "$OUT" "^      misread: +T2 read j->copies \(heap block of [0-9]+ bytes from spooljob\.c:[0-9]+, offset 4\) = 0 \(recorded run: [1-3]\) at spooljob\.c:$read_at in printer\(\)$" \
+   "spooljob: the summary says what the printer read, and where"
+like "$OUT" "misread: .*, which none of these accesses is" \
+   "spooljob: a bug whose accesses are not that read says so"
+like "$(cat "$TMP"/spooljob.d/rep/tests/*/replay-s*.out)" \
+   "  misread: T2 read j->copies .* = 0 \(recorded run: [1-3]\) at spooljob\.c:$read_at in printer\(\), the last value T2 read otherwise than in the recorded run before it ended the run \(exit 1\)" \
+   "spooljob: cbreplay's report has the misread"
+J=$TMP/spooljob.d/rep/report.json
+is "$(jget "$J" '"$d->{bugs}[0]{misread}{function}:$d->{bugs}[0]{misread}{line} " . ($d->{bugs}[0]{misread}{away_from_pattern} ? "away" : "its own") . " " . (defined $d->{bugs}[0]{crash} ? "crash" : "no crash")')" \
+   "printer:$read_at its own no crash" "spooljob: report.json has the misread, the first bug's own read"
+is "$rc_spooljob_fixed" 0 "spooljob_fixed: clean (exit 0)"
 
 done_testing
