@@ -307,8 +307,10 @@ enum cb_wait_kind {
  *   ("name+offset") or "?"),
  *   and last, from the tool's shut-down, "end exit <N> by <tid>" (thread
  *   tid called exit with N: exit_group, or the last thread's exit; older
- *   tools wrote no "by"), "end signal" (it ended otherwise: a fatal signal) or "end
- *   deadlock" (the tool ended the run: the "blocked" lines say why).
+ *   tools wrote no "by"), "end signal [by <tid>]" (it ended otherwise: a fatal signal) or "end
+ *   deadlock" (the tool ended the run: the "blocked" lines say why);
+ *   "by <tid>" after "signal": thread tid raised SIGABRT (abort, a failed
+ *   assert).
  *   A run without an "end" line is one where Valgrind or the tool died,
  *   unless the tool said "exec" (the program called execve, which the tool
  *   does not follow: the exec'd program's end is the run's).

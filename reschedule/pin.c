@@ -43,7 +43,7 @@ static int record_failing_run(const cbr_options *o, const cbr_io *io,
    cbr_status st;
    cbr_status_init(&st);
    cbr_force_again(o, io, cs, r->variant, PIN_TRIES, CBR_UNTIL_BUG, trace, r, &bugs, &st);
-   if (bugs > 0 && st.end == CBR_END_EXIT &&
+   if (bugs > 0 && (st.end == CBR_END_EXIT || st.end == CBR_END_SIGNAL) &&
        cbr_misread_of_run(cs->origin, trace, st.end_tid, &r->misread) < 0)
       memset(&r->misread, 0, sizeof r->misread);
    return bugs > 0;

@@ -151,8 +151,8 @@ typedef struct {
                              CBR_END_EXIT, CBR_END_SIGNAL or
                              CBR_END_DEADLOCK (the tool ended the run) */
    int end_exit;          /* CBR_END_EXIT: the program's exit code */
-   unsigned end_tid;      /* CBR_END_EXIT: the thread that called exit, 0
-                             unknown */
+   unsigned end_tid;      /* the thread that called exit (CBR_END_EXIT) or
+                             raised SIGABRT (CBR_END_SIGNAL), 0 unknown */
    int execd;             /* "exec": the program replaced itself, so no
                              "end" will come */
    int progress;          /* set by cbr_status_line when a scheduling fact

@@ -323,15 +323,19 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
 static void print_misread(FILE *out, const cbr_result *r)
 {
    const cbr_misread *m = &r->misread;
-   char v1[32], v2[32];
+   char v1[32], v2[32], how[32];
    if (!m->found)
       return;
+   if (r->status.end == CBR_END_EXIT)
+      snprintf(how, sizeof how, "exit %d", r->status.end_exit);
+   else
+      snprintf(how, sizeof how, "abort");
    fprintf(out, "  misread: T%u read %s = %s (recorded run: %s) at %s%s%s%s, the last value "
                 "T%u read otherwise than in the recorded run before it ended the run "
-                "(exit %d)\n",
+                "(%s)\n",
            m->tid, m->variable, value_str(m->value, v1, sizeof v1),
            value_str(m->recorded, v2, sizeof v2), m->where, *m->function ? " in " : "",
-           m->function, *m->function ? "()" : "", m->tid, r->status.end_exit);
+           m->function, *m->function ? "()" : "", m->tid, how);
 }
 
 static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)

@@ -31,7 +31,7 @@
  *                                           the tool's end will not come
  *   blocked T K OBJ WHERE H HWHERE V NAME   a thread of a deadlock: what
  *                                           it waits for (cb_wire.h)
- *   end exit <N> by <T> | end signal        the tool's last line: the
+ *   end exit <N> by <T> | end signal [by T] the tool's last line: the
  *   end deadlock                            program exited N (thread T
  *                                           called exit), or ended
  *                                           otherwise (a fatal signal), or
@@ -109,14 +109,17 @@ static int blocked_line(cbr_status *st, const char *rest)
    return 1;
 }
 
-/* "end exit N by T" | "end signal" | "end deadlock": the tool's last
- * line (older tools: "end exit N"). */
+/* "end exit N by T" | "end signal [by T]" | "end deadlock": the tool's
+ * last line (older tools: "end exit N"). */
 static int end_line(cbr_status *st, const char *rest)
 {
    int code;
    unsigned tid;
    if (strcmp(rest, "signal") == 0) {
       st->end = CBR_END_SIGNAL;
+   } else if (sscanf(rest, "signal by %u", &tid) == 1) {
+      st->end = CBR_END_SIGNAL;
+      st->end_tid = tid; /* it raised SIGABRT */
    } else if (strcmp(rest, "deadlock") == 0) {
       st->end = CBR_END_DEADLOCK;
    } else if (sscanf(rest, "exit %d", &code) == 1) {

@@ -358,6 +358,7 @@ void cb_replay_ending(void);             /* shut-down starts */
 void cb_replay_fini(void);
 void cb_replay_exit_called(CbThread *t, Int code); /* exit_group, or the
                                                      last exit */
+void cb_replay_abort_raised(CbThread *t); /* SIGABRT sent by t */
 void cb_replay_exec_called(void);        /* execve: the tool's end may not come */
 void cb_replay_deadlocked(void);         /* the run ends: a deadlock */
 void cb_replay_end(void);                /* the last status line */

@@ -16,6 +16,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 #include "cb_global.h"
 
@@ -166,6 +167,11 @@ static void cb_pre_syscall(ThreadId tid, UInt syscallno, UWord *args,
    if (cb_replaying && (syscallno == __NR_exit_group ||
                         (syscallno == __NR_exit && cb_nlive <= 1)))
       cb_replay_exit_called(cb_thread(tid), (Int)args[0]);
+   /* abort() (a failed assert) raises SIGABRT in its own thread: the
+    * thread that ends the run, as exit's caller is. */
+   if (cb_replaying && ((syscallno == __NR_tgkill && args[2] == VKI_SIGABRT) ||
+                        (syscallno == __NR_tkill && args[1] == VKI_SIGABRT)))
+      cb_replay_abort_raised(cb_thread(tid));
    if (cb_replaying && (syscallno == __NR_execve ||
                         syscallno == __NR_execveat))
       cb_replay_exec_called();

@@ -632,6 +632,15 @@ void cb_replay_exit_called(CbThread *t, Int code)
       cb_left[t->wid] = True;
 }
 
+/* The run will end by SIGABRT (abort, a failed assert) from t, unless it
+ * is caught: "end signal by T" names t (the last to raise it). */
+static UInt cb_abort_wid;
+
+void cb_replay_abort_raised(CbThread *t)
+{
+   cb_abort_wid = t->wid;
+}
+
 /* The program replaces itself: Valgrind (without --trace-children) does
  * not follow, and no shut-down of the tool will say how the run ended.
  * Say so now, and release the plan, which nothing can follow any more.
@@ -654,6 +663,8 @@ void cb_replay_end(void)
    else if (cb_exit_seen)
       VG_(snprintf)(buf, sizeof buf, "end exit %d by %u", cb_exit_code,
                     cb_exit_wid);
+   else if (cb_abort_wid)
+      VG_(snprintf)(buf, sizeof buf, "end signal by %u", cb_abort_wid);
    else
       VG_(snprintf)(buf, sizeof buf, "end signal");
    cb_replay_status(buf);

@@ -14,11 +14,12 @@
  * and the ranking puts a bug that crashed in its own function before one
  * that crashed elsewhere (cbtest_bugs.c).
  *
- * A run that failed by the program's own check (an exit code) points the
- * same way through its misread (reschedule/misread.c): the value the
- * thread that ended the run read otherwise than the recorded run, which
- * cbreplay reports when it recorded a failing run (--pin, which cbtest
- * passes, and --trace).  A schedule aimed at a queue's `next` link let a
+ * A run that failed by the program's own check (an exit code, or an
+ * abort: a failed assert) points the same way through its misread
+ * (reschedule/misread.c): the value the thread that ended the run read
+ * otherwise than the recorded run, which cbreplay reports when it
+ * recorded a failing run (--pin, which cbtest passes, and --trace).  A
+ * schedule aimed at a queue's `next` link let a
  * handler take a request before its deadline was set, and the handler
  * read the deadline 0: the bug to show first is one on the deadline.  So
  * the schedules forced next are those on the misread variable or with an
@@ -124,6 +125,7 @@ static int misread_site(const cbt_run *r, cbt_crash *c)
    FILE *f = r->out_path[0] ? fopen(r->out_path, "r") : NULL;
    char line[2048];
    int found = 0;
+   memset(c, 0, sizeof *c);
    while (f && !found && fgets(line, sizeof line, f))
       found = misread_of(line, c);
    if (f)
@@ -133,11 +135,20 @@ static int misread_site(const cbt_run *r, cbt_crash *c)
    return found;
 }
 
+/* A crash where the program died; but an abort (a failed assert) is the
+ * program's own check, as an exit code is: its misread, when there is
+ * one, says what went wrong. */
 int cbt_crash_site(const cbt_run *r, cbt_crash *c)
 {
-   if (signal_site(r, c))
+   cbt_crash m;
+   int crashed = signal_site(r, c);
+   if (crashed && strcmp(c->signal, "SIGABRT") != 0)
       return 1;
-   return r->verdict == CBT_FAILED && misread_site(r, c);
+   if (r->verdict == CBT_FAILED && misread_site(r, &m)) {
+      *c = m;
+      return 1;
+   }
+   return crashed;
 }
 
 static int signal_site(const cbt_run *r, cbt_crash *c)

@@ -38,7 +38,9 @@
 # forces the schedules on that variable next, and the order violation on
 # j->copies (main's write after the printer's read) comes first.  On the
 # build before, the first bug was the RWR on head and nothing said what
-# the printer read.  The twin sets the count before queueing: clean.
+# the printer read.  The same with an assert() instead of exit 1: the
+# thread that raised SIGABRT is the one whose reads are compared.  The
+# twin sets the count before queueing: clean.
 . "$(dirname "$0")/../tap.sh"
 
 if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$TOP/bin/cbtest" ]; then
@@ -174,8 +176,9 @@ like "$(cat "$TMP/blockgrow_stdout.d/stdout")" "^      said: +blockgrow: [0-9]+ 
 is "$rc_blockgrow_fixed" 0 "blockgrow_fixed: clean (exit 0)"
 
 cb_build_data spooljob.c spooljob
+cb_build_data spooljob.c spooljob_assert -DASSERT
 cb_build_data spooljob.c spooljob_fixed -DFIXED
-for v in spooljob spooljob_fixed; do
+for v in spooljob spooljob_assert spooljob_fixed; do
    cb_cbtest $v --timeout 20
    eval "rc_$v=\$RC"
 done
@@ -194,6 +197,14 @@ like "$(cat "$TMP"/spooljob.d/rep/tests/*/replay-s*.out)" \
 J=$TMP/spooljob.d/rep/report.json
 is "$(jget "$J" '"$d->{bugs}[0]{misread}{function}:$d->{bugs}[0]{misread}{line} " . ($d->{bugs}[0]{misread}{away_from_pattern} ? "away" : "its own") . " " . (defined $d->{bugs}[0]{crash} ? "crash" : "no crash")')" \
    "printer:$read_at its own no crash" "spooljob: report.json has the misread, the first bug's own read"
+OUT=$(cat "$TMP/spooljob_assert.d/stdout")
+assert_at=$(grep -n 'assert(j->copies' "$TOP/tests/data/spooljob.c" | cut -d: -f1)
+is "$rc_spooljob_assert" 1 "spooljob_assert: a bug is confirmed (exit 1)"
+like "$OUT" "#1 .* ORD on j->copies .* f spooljob\.c:$assert_at " \
+   "spooljob_assert: a failed assert (SIGABRT) points at the misread too: the order violation on the copies first"
+like "$(cat "$TMP"/spooljob_assert.d/rep/tests/*/replay-s*.out)" \
+   "  misread: T2 read j->copies .* = 0 \(recorded run: [1-3]\) at spooljob\.c:$assert_at in printer\(\), .* before it ended the run \(abort\)" \
+   "spooljob_assert: cbreplay's report has the misread of the thread that aborted"
 is "$rc_spooljob_fixed" 0 "spooljob_fixed: clean (exit 0)"
 
 done_testing
