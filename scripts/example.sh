@@ -50,8 +50,11 @@ if [ ! -x bin/cbreplay ]; then
    exit 0
 fi
 step "4. Force every predicted schedule; the program's own check judges"
-echo "\$ cbreplay --schedules $out/schedules --all -- $prog"
-bin/cbreplay --schedules "$out/schedules" --all -- "$prog"
+# --pin: each failure's whole order becomes its reproducer, and the run
+# is compared with the trace: the "misread:" line says what the program's
+# check read otherwise than in the recorded run.
+echo "\$ cbreplay --schedules $out/schedules --trace $out/bank.pb --pin --all -- $prog"
+bin/cbreplay --schedules "$out/schedules" --trace "$out/bank.pb" --pin --all -- "$prog"
 status=$?
 echo
 case $status in
@@ -59,7 +62,8 @@ case $status in
    exit 1 ;;
 1) echo "example: found it: a forced schedule makes bank overdraw the account."
    echo "The report above names the check, the other customer's debit, and the"
-   echo "debit that follows the stale check, with the command that replays it."
+   echo "debit that follows the stale check, what main's own check read (its"
+   echo "\"misread:\" line), and the command that replays it."
    exit 0 ;;
 *) echo "example: cbreplay failed (exit $status)" >&2
    exit 1 ;;
