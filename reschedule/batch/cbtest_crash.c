@@ -19,9 +19,9 @@
  * (reschedule/misread.c): the value the thread that ended the run read
  * otherwise than the recorded run, which cbreplay reports when it
  * recorded a failing run (--pin, which cbtest passes, and --trace).  A
- * schedule aimed at a queue's `next` link let a
- * handler take a request before its deadline was set, and the handler
- * read the deadline 0: the bug to show first is one on the deadline.  So
+ * schedule aimed at a queue's `next` link let a handler take a request
+ * before its deadline was set, and the handler read the deadline 0: the
+ * bug to show first is one on the deadline.  So
  * the schedules forced next are those on the misread variable or with an
  * access at its read, and a bug on it ranks before one beside it.
  *
@@ -107,7 +107,8 @@ static int misread_of(const char *line, cbt_crash *c)
       return 0;
    memcpy(c->file, where, (size_t)(colon - where));
    c->file[colon - where] = 0;
-   snprintf(c->file, sizeof c->file, "%s", base_of(c->file));
+   const char *base = base_of(c->file);
+   memmove(c->file, base, strlen(base) + 1);
    c->line = (unsigned)strtoul(colon + 1, NULL, 10);
    if (in && in < end) {
       size_t n = (size_t)(end - in - 4);
