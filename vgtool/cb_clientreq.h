@@ -16,7 +16,8 @@ typedef enum {
    CB_REQ_ATOMIC_END,
    CB_REQ_MAY_I,        /* (caller): replay turn; returns 1 when it may run */
    CB_REQ_LOCK,         /* (obj, mode | trylock << 8, caller) after held */
-   CB_REQ_UNLOCK,       /* (obj, mode, caller) before release */
+   CB_REQ_UNLOCK,       /* (obj, mode, caller) before release; returns 1
+                           when another thread waits to take obj */
    CB_REQ_COND_WAIT,    /* (cond, mutex, caller) after the wait returned */
    CB_REQ_COND_SIGNAL,  /* (cond, broadcast, caller) before the signal */
    CB_REQ_BARRIER_INIT, /* (barrier, count, pshared) */

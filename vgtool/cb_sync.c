@@ -120,6 +120,20 @@ static Bool cb_may_i(CbThread *t, Addr caller)
    return cb_replay_may_run(t);
 }
 
+/* Whether a thread other than t waits in a lock call on lock (its wait
+ * begun in CB_REQ_MAY_I_HELD, not yet seen running again): the spin
+ * unlock's wrapper then yields (cb_preload.c). */
+static Bool cb_lock_awaited(const CbThread *t, Addr lock)
+{
+   for (ThreadId i = 1; i <= cb_max_tid; i++) {
+      const CbThread *u = &cb_threads[i];
+      if (u != t && u->live && u->wait.obj == lock &&
+          u->wait.kind >= CB_WAIT_LOCK && u->wait.kind <= CB_WAIT_WRLOCK)
+         return True;
+   }
+   return False;
+}
+
 /* Locks: only the first acquisition and the last release of a lock a
  * thread holds recursively make events (cb_syncobj.c). */
 static void cb_req_lock(CbThread *t, UWord *args, UWord *ret)
@@ -161,6 +175,7 @@ static void cb_req_lock(CbThread *t, UWord *args, UWord *ret)
          cb_lock_released_unseen(t, args[1]);
          break;
       }
+      *ret = cb_lock_awaited(t, args[1]);
       if (!cb_lock_releasing(t, args[1], &mode))
          break;
       cb_event(t, CB_EV_UNLOCK, mode, cb_caller_loc(args[3]), args[1], 0);
