@@ -570,6 +570,7 @@ int main(int argc, char **argv) {
    int rc = parse_args(argc, argv, &c);
    if (rc >= 0) return rc;
    double t0 = now();
+   cbp_keep_freed_memory();
    uint64_t *seen = NULL;
    if (c.seen_path) {
       cb_error serr;

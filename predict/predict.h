@@ -91,6 +91,9 @@ void cbp_sort_with(void *a, void *b, size_t n, size_t item,
  * 64-byte lines, and from 2 MB on in huge pages where the system grants
  * them (a probe of a table of megabytes otherwise also misses the TLB). */
 void *cbp_table_alloc(size_t bytes);
+/* Asks the allocator to keep freed memory for the next pass instead of
+ * giving it back to the system (util.c says why); called once, first. */
+void cbp_keep_freed_memory(void);
 
 /* ---- Options ------------------------------------------------------------ */
 enum cbp_blocks { CBP_BLOCKS_AUTO, CBP_BLOCKS_FUNCTIONS, CBP_BLOCKS_MARKUP };

@@ -1,5 +1,7 @@
 /* util.c: the small containers every pass uses (an index hash map and
  * growable arrays).  Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,23 @@ static void advise_huge(void *p, size_t bytes) {
 #else
    (void)p; (void)bytes;
 #endif
+}
+
+/* Each pass allocates its arrays and frees them at its end, and the next
+ * pass allocates its own.  By default glibc serves arrays of 128 KB and
+ * more (its threshold grows to 32 MB only once such a block is freed) from
+ * a mapping of their own and gives freed memory back to the system, so
+ * every pass's arrays were fresh pages that the kernel had to zero on
+ * first touch: a quarter of cbpredict's CPU time on 10 M events was the
+ * kernel's clear_page.  Blocks below 32 MB (glibc's largest threshold) now
+ * come from the heap, and the heap is never trimmed: a pass reuses what
+ * the passes before it freed, zeroed by calloc in user space at most.  The
+ * event array and anything else of 32 MB and more are still mappings of
+ * their own (the event array grows by mremap, without a copy).  The peak
+ * grows a little (memory freed but not reused stays counted). */
+void cbp_keep_freed_memory(void) {
+   mallopt(M_MMAP_THRESHOLD, 32 << 20); /* advice: failure is fine */
+   mallopt(M_TRIM_THRESHOLD, INT_MAX);
 }
 
 void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item) {
