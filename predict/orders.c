@@ -44,10 +44,10 @@
 typedef struct {
    uint32_t tid, loc;
    uint8_t kind, used;
+   uint32_t ls;           /* its lockset */
    uint64_t tidx, cidx;
    cbp_point le;          /* T1's last empty-lockset cut before it */
-   uint32_t ls;
-} access_rec;
+} access_rec;             /* 48 bytes: ORD_RECENT of them per variable */
 
 typedef struct {
    uint32_t ls;
@@ -62,6 +62,12 @@ typedef struct {
    uint32_t lastw_var;
 } othr;
 
+/* Event e, trace index i, of thread tid in state h, as a record. */
+static inline access_rec rec_of(uint32_t tid, const cb_event *e, size_t i, const othr *h) {
+   return (access_rec){.tid = tid, .loc = e->loc, .kind = e->kind, .used = 1, .ls = h->ls,
+                       .tidx = i, .cidx = h->cidx, .le = h->le};
+}
+
 typedef struct { uint32_t la, lb; uint8_t ka, kb; } sitekey;
 
 typedef struct {
@@ -74,13 +80,18 @@ typedef struct {
    uint32_t *recent_seen;  /* per recent slot: site (loc << 5 | kind) + 1 whose
                               pair with it is seen, 0: none known */
    cbp_map seen; sitekey *keys; size_t nkeys, capkeys;
-   uint64_t *seen_fast;    /* SEEN_FAST packed site pairs known seen, 0: none */
-   uint32_t *fast_var;     /* per fast slot: the variable it was last met on */
-   uint32_t *fast_idx;     /* per fast slot: its site pair's key index + 1 */
-   /* Per site pair (its key index): the variable of its first candidate,
-    * and its latest instance on another variable (later_instance). */
-   struct later { access_rec a, b; uint32_t var; } *later;
-   uint32_t *first_var; size_t capfirst, caplater;
+   /* SEEN_FAST site pairs known seen, each in one 16-byte slot (one
+    * cache line per look-up): */
+   struct fast {
+      uint64_t w;          /* packed (pack_sites), 0: none */
+      uint32_t var;        /* the variable it was last met on */
+      uint32_t idx;        /* its site pair's key index + 1 */
+   } *seen_fast;
+   /* Per site pair (its key index): its latest instance on another
+    * variable than that of its first candidate (later_instance); the
+    * two variables side by side with it, for the same reason. */
+   struct later { access_rec a, b; uint32_t var, first_var; } *later;
+   size_t caplater;
    cbp_candidate *found; size_t nfound, capfound;
    const cbp_hb *hb;
    access_rec *sigs; size_t nsigs, capsigs; /* signals that woke a wait (hb.h), in
@@ -111,7 +122,7 @@ static uint64_t pack_sites(const sitekey *k) {
    return ((uint64_t)k->la << 36 | (uint64_t)k->lb << 10 | (uint64_t)k->ka << 5 | k->kb) + 1;
 }
 
-static inline uint64_t *fast_slot(opass *p, uint64_t w) {
+static inline struct fast *fast_slot(opass *p, uint64_t w) {
    return &p->seen_fast[(w * 0x9e3779b97f4a7c15ull) >> 54]; /* 10 bits */
 }
 
@@ -122,10 +133,7 @@ static uint32_t seen(opass *p, const sitekey *k, uint32_t var) {
    uint64_t w = pack_sites(k);
    uint32_t idx = *cbp_map_probe(&p->seen, khash(k), keq, p, k);
    if (idx && w) {
-      uint64_t *f = fast_slot(p, w);
-      *f = w;
-      p->fast_var[f - p->seen_fast] = var;
-      p->fast_idx[f - p->seen_fast] = idx;
+      *fast_slot(p, w) = (struct fast){w, var, idx};
    }
    return idx;
 }
@@ -134,10 +142,9 @@ static uint32_t seen(opass *p, const sitekey *k, uint32_t var) {
 static void mark_seen(opass *p, const sitekey *k, uint32_t var) {
    uint32_t *s = cbp_map_probe(&p->seen, khash(k), keq, p, k);
    p->keys = cbp_grow(p->keys, &p->capkeys, p->nkeys, sizeof *p->keys);
-   p->first_var = cbp_grow(p->first_var, &p->capfirst, p->nkeys, sizeof *p->first_var);
    p->later = cbp_grow(p->later, &p->caplater, p->nkeys, sizeof *p->later);
    p->keys[p->nkeys] = *k;
-   p->first_var[p->nkeys] = var;
+   p->later[p->nkeys].first_var = var;
    p->later[p->nkeys].var = 0;
    *s = (uint32_t)++p->nkeys;
    cbp_map_added(&p->seen, khash_i, p);
@@ -223,12 +230,16 @@ static int may_swap(opass *p, const access_rec *a, uint32_t tid, size_t i,
  * (a count the reader waits for under a lock, which the last iteration's
  * write follows and the first's precedes).  Kept as the two accesses
  * only: this runs for every access that meets a seen pair anew. */
-static void later_instance(opass *p, uint32_t idx, const access_rec *a, uint32_t tid,
-                           size_t i, const othr *h, uint32_t var) {
-   if (var == p->first_var[idx - 1]) return;
+static inline void later_instance(opass *p, uint32_t idx, const access_rec *a, uint32_t tid,
+                                  size_t i, const othr *h, uint32_t var) {
    struct later *l = &p->later[idx - 1];
+   if (var == l->first_var) return;
    if (l->var && l->a.tidx >= a->tidx) return;
-   *l = (struct later){*a, {tid, 0, 0, 1, i, h->cidx, h->le, h->ls}, var};
+   /* b's site is taken from its event when the candidate is made. */
+   l->a = *a;
+   l->b = (access_rec){.tid = tid, .used = 1, .ls = h->ls, .tidx = i, .cidx = h->cidx,
+                       .le = h->le};
+   l->var = var;
 }
 
 static void later_candidates(opass *p) {
@@ -255,7 +266,7 @@ static int conflict(opass *p, const access_rec *a, uint32_t tid, size_t i,
       return 1;
    }
    if (!may_swap(p, a, tid, i, e, h)) return 0;
-   access_rec b = {tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   access_rec b = rec_of(tid, e, i, h);
    add_ord(p, &k, a, &b, var, p->x->var_addr[var], 0);
    if (tight_ok(p, a, &b)) push_ord(p, a, &b, var, p->x->var_addr[var], 0, 1);
    return 1;
@@ -289,7 +300,7 @@ static void cond_event(opass *p, uint32_t tid, size_t i, const cb_event *e, othr
    if (e->kind == CB_EV_COND_SIGNAL) {
       if (!cbp_hb_at(hb->out, hb->nout, i, &k)) return; /* woke no one */
       p->sigs = cbp_grow(p->sigs, &p->capsigs, p->nsigs, sizeof *p->sigs);
-      p->sigs[p->nsigs++] = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+      p->sigs[p->nsigs++] = rec_of(tid, e, i, h);
       return;
    }
    /* COND_WAIT, recorded once woken: the signal that woke it (hb.h) came
@@ -327,7 +338,7 @@ static void free_event(opass *p, uint32_t tid, size_t i, const othr *h) {
     * next one may be the join that waits for T1). */
    if (cbp_vc_get(p->v, cbp_vc_seg_at(p->v, tid, h->cidx ? h->cidx - 1 : 0), a->tid) >
        a->le.count) { p->r->dropped_vc++; return; }
-   access_rec f = {tid, p->t->events[i].loc, CB_EV_FREE, 1, i, h->cidx, h->le, h->ls};
+   access_rec f = rec_of(tid, &p->t->events[i], i, h); /* a FREE */
    add_ord(p, &k, a, &f, p->x->var_of[a->tidx], p->t->events[a->tidx].addr, 1);
 }
 
@@ -364,7 +375,7 @@ static void swap_free(opass *p, othr *h, const cb_event *e) {
 static void swap_write(opass *p, othr *h, uint32_t tid, size_t i, const cb_event *e) {
    uint32_t var = p->x->var_of[i];
    if (!var || !p->x->var_shared[var]) return;
-   h->lastw = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   h->lastw = rec_of(tid, e, i, h);
    h->lastw_var = var;
    h->lastw_old = p->val[var];
    h->lastw_new = p->val[var] = (e->size & 0x3f) <= 8 ? e->value : 0;
@@ -386,9 +397,37 @@ static void swap_meet(opass *p, const access_rec *rv, uint32_t var, uint32_t tid
       later |= rv[k].used && rv[k].tid == s->tid && rv[k].kind == CB_EV_WRITE &&
                rv[k].loc == s->loc && rv[k].tidx > s->tidx;
    if (!later || swap_blocked(p, s, tid, i, e, h)) return;
-   access_rec b = {tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   access_rec b = rec_of(tid, e, i, h);
    push_ord(p, s, &b, var, p->x->var_addr[var], 0, 0);
    s->used = 2;
+}
+
+/* The slots of var's recent accesses that b (thread tid, e, locked or
+ * not) is to meet, as bit masks over the ORD_RECENT slots, worked out
+ * with no branch per slot (which slot is whose is as good as random: the
+ * branches mispredicted). */
+typedef struct {
+   unsigned mine;  /* b's own (thread, kind, locked or not) slots */
+   unsigned free;  /* slots never used */
+   unsigned other; /* used by another thread */
+   unsigned need;  /* another thread's conflicting access whose pair with
+                      b's site is not known seen from the slot (rs) */
+} slot_masks;
+
+static slot_masks classify(const access_rec *rv, const uint32_t *rs, uint32_t tid,
+                           const cb_event *e, const othr *h, uint32_t site) {
+   slot_masks m = {0, 0, 0, 0};
+   unsigned ew = e->kind == CB_EV_WRITE, lsnz = h->ls != 0, nosite = site == 0;
+   for (unsigned k = 0; k < ORD_RECENT; k++) {
+      const access_rec *a = &rv[k];
+      unsigned used = a->used != 0, own = a->tid == tid;
+      unsigned other = used & !own;
+      m.free |= !used << k;
+      m.mine |= (used & own & (a->kind == e->kind) & ((a->ls != 0) == lsnz)) << k;
+      m.other |= other << k;
+      m.need |= (other & ((a->kind == CB_EV_WRITE) | ew) & ((rs[k] != site) | nosite)) << k;
+   }
+   return m;
 }
 
 /* b meets every recent conflicting access of another thread, then takes
@@ -396,42 +435,32 @@ static void swap_meet(opass *p, const access_rec *rv, uint32_t var, uint32_t tid
 static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
                          const othr *h) {
    uint32_t var = p->x->var_of[i];
-   if (var && p->x->var_block[var])
-      p->blast[p->x->var_block[var]] =
-         (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   if (var && p->x->var_block[var]) p->blast[p->x->var_block[var]] = rec_of(tid, e, i, h);
    if (!var || !p->x->var_shared[var]) return;
    access_rec *rv = &p->recent[(size_t)var * ORD_RECENT];
    uint32_t *rs = &p->recent_seen[(size_t)var * ORD_RECENT];
    if (p->swap[var].used == 1) swap_meet(p, rv, var, tid, i, e, h);
    /* A thread's accesses to a variable come in runs: the pair of this
     * site with a recent slot, once seen, stays seen until the slot is
-    * taken over, and need not be looked up again. */
+    * taken over, and need not be looked up again.  A thread's own slot
+    * is per kind and per locked or not: its unlocked fast-path check of a
+    * flag stays beside the locked check after it, whose order with a
+    * locked writer only moves whole critical sections. */
    uint32_t site = e->loc < (1u << 26) && e->kind < 32 ? (e->loc << 5 | e->kind) + 1 : 0;
-   int mine = -1, oldest = 0, pend[ORD_RECENT], npend = 0;
-   for (int k = 0; k < ORD_RECENT; k++) {
+   slot_masks m = classify(rv, rs, tid, e, h, site);
+   int pend[ORD_RECENT], npend = 0;
+   for (unsigned o = m.need; o; o &= o - 1) {
+      int k = __builtin_ctz(o);
       const access_rec *a = &rv[k];
-      if (!a->used) { if (mine < 0) mine = k; continue; }
-      /* A thread's own slot is per kind and per locked or not: its
-       * unlocked fast-path check of a flag stays beside the locked check
-       * after it, whose order with a locked writer only moves whole
-       * critical sections. */
-      if (a->tid == tid) {
-         if (a->kind == e->kind && !a->ls == !h->ls) mine = k;
-         continue;
-      }
-      if (rv[k].tidx < rv[oldest].tidx) oldest = k;
-      if ((a->kind != CB_EV_WRITE && e->kind != CB_EV_WRITE) || (site && rs[k] == site))
-         continue;
       /* conflict() would first find the pair seen: most often it is, in
        * the fast table, looked up here without the call. */
       sitekey sk = {a->loc, e->loc, a->kind, e->kind};
       uint64_t w = pack_sites(&sk);
-      uint64_t *f = fast_slot(p, w);
-      if (w && *f == w) {
-         size_t slot = (size_t)(f - p->seen_fast);
-         if (p->fast_var[slot] != var) {
-            later_instance(p, p->fast_idx[slot], a, tid, i, h, var);
-            p->fast_var[slot] = var;
+      struct fast *f = fast_slot(p, w);
+      if (w && f->w == w) {
+         if (f->var != var) {
+            later_instance(p, f->idx, a, tid, i, h, var);
+            f->var = var;
          }
          rs[k] = site;
          continue;
@@ -450,8 +479,15 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
       int k = pend[q];
       if (conflict(p, &rv[k], tid, i, e, h, var)) rs[k] = site;
    }
-   if (mine < 0) mine = oldest;
-   rv[mine] = (access_rec){tid, e->loc, e->kind, 1, i, h->cidx, h->le, h->ls};
+   /* The last own slot, else the first never used, else the oldest of
+    * another thread's (compared with slot 0 first, whoever's it is). */
+   int mine = m.mine ? 31 - __builtin_clz(m.mine) : m.free ? __builtin_ctz(m.free) : 0;
+   if (!m.mine && !m.free)
+      for (unsigned o = m.other; o; o &= o - 1) {
+         int k = __builtin_ctz(o);
+         if (rv[k].tidx < rv[mine].tidx) mine = k;
+      }
+   rv[mine] = rec_of(tid, e, i, h);
    rs[mine] = 0;
 }
 
@@ -475,8 +511,6 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    p.recent_seen = cbp_xcalloc(((size_t)x->nvars + 1) * ORD_RECENT, sizeof *p.recent_seen);
    cbp_map_init(&p.seen, 256);
    p.seen_fast = cbp_xcalloc(SEEN_FAST, sizeof *p.seen_fast);
-   p.fast_var = cbp_xcalloc(SEEN_FAST, sizeof *p.fast_var);
-   p.fast_idx = cbp_xcalloc(SEEN_FAST, sizeof *p.fast_idx);
    p.blast = cbp_xcalloc((size_t)x->nblocks + 1, sizeof *p.blast);
    p.swap = cbp_xcalloc((size_t)x->nvars + 1, sizeof *p.swap);
    p.val = cbp_xcalloc((size_t)x->nvars + 1, sizeof *p.val);
@@ -499,8 +533,10 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
          lock_event(&p, h, e);
       else if (e->kind == CB_EV_COND_SIGNAL || e->kind == CB_EV_COND_WAIT)
          cond_event(&p, e->tid, i, e, h);
-      if (e->kind == CB_EV_UNLOCK) /* with the locks held up to it */
-         h->unlock = (access_rec){e->tid, e->loc, e->kind, 1, i, h->cidx, h->le, ls_before};
+      if (e->kind == CB_EV_UNLOCK) { /* with the locks held up to it */
+         h->unlock = rec_of(e->tid, e, i, h);
+         h->unlock.ls = ls_before;
+      }
       h->cidx++;
    }
    later_candidates(&p);
@@ -512,7 +548,7 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
    free(th); free(p.recent); free(p.recent_seen); free(p.keys); free(p.found);
    cbp_map_free(&p.seen);
-   free(p.seen_fast); free(p.fast_var); free(p.fast_idx); free(p.first_var);
+   free(p.seen_fast);
    free(p.later);
    free(p.sigs); free(p.blast); free(p.swap); free(p.val);
    if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
