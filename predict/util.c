@@ -32,19 +32,20 @@ static void advise_huge(void *p, size_t bytes) {
 }
 
 /* Each pass allocates its arrays and frees them at its end, and the next
- * pass allocates its own.  By default glibc serves arrays of 128 KB and
- * more (its threshold grows to 32 MB only once such a block is freed) from
- * a mapping of their own and gives freed memory back to the system, so
- * every pass's arrays were fresh pages that the kernel had to zero on
- * first touch: a quarter of cbpredict's CPU time on 10 M events was the
- * kernel's clear_page.  Blocks below 32 MB (glibc's largest threshold) now
- * come from the heap, and the heap is never trimmed: a pass reuses what
- * the passes before it freed, zeroed by calloc in user space at most.  The
- * event array and anything else of 32 MB and more are still mappings of
- * their own (the event array grows by mremap, without a copy).  The peak
- * grows a little (memory freed but not reused stays counted). */
+ * pass allocates its own.  By default glibc serves blocks of 128 KB and
+ * more (its threshold grows to 32 MB at most) from a mapping of their own,
+ * the event array among them (grown by mremap), and gives freed memory
+ * back to the system: a pass's arrays were fresh pages that the kernel
+ * zeroed on first touch (clear_page was a quarter of cbpredict's CPU time
+ * on 10 M events), and the system time was erratic (at 50 M events 1.2 to
+ * 5.2 s, against 0.3 s from the heap).  Every block now comes from the
+ * heap, never trimmed: a pass reuses what the passes before it freed
+ * (calloc zeroes it in user space), and the event array, at the heap's top
+ * while the trace is read, grows in place there.  The peak grows by what
+ * the heap cannot reuse (arrays that double leave holes behind): about
+ * 10 MB at 1 M events (91 -> 102 MB) and at 10 M. */
 void cbp_keep_freed_memory(void) {
-   mallopt(M_MMAP_THRESHOLD, 32 << 20); /* advice: failure is fine */
+   mallopt(M_MMAP_MAX, 0); /* advice: failure is fine */
    mallopt(M_TRIM_THRESHOLD, INT_MAX);
 }
 
