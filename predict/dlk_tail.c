@@ -39,10 +39,9 @@ static char why[160];
 /* Walks p's counted events [from, stop): the locks it takes on its way, and
  * the ones it holds at the end. */
 static void walk(const cb_trace *t, cbp_locks *L, const cbp_rf *rf, part *p, uint64_t stop) {
-   const uint64_t *pos = cbp_rf_positions(rf, p->tid);
    p->held.n = p->needs.n = 0;
    for (uint64_t k = p->from; k < stop; k++) {
-      const cb_event *e = &t->events[pos[k]];
+      const cb_event *e = &t->events[cbp_rf_trace_index(rf, p->tid, k)];
       if (e->kind == CB_EV_LOCK) {
          uint32_t l = cbp_lock_of(L, &p->held, e);
          cbp_held_acquire(&p->needs, l);

@@ -470,8 +470,6 @@ void cbp_analysis_free(cbp_analysis *a);
 typedef struct cbp_rf cbp_rf;
 cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x);
 void cbp_rf_free(cbp_rf *rf);
-/* Thread j's counted events: their trace indices, x->counted[j] of them. */
-const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j);
 
 /* ---- The recorded order a prefix keeps (prefix_order.c) -------------------
  * Waits "thread w runs its counted event i only once thread u has run c"

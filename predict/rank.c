@@ -97,7 +97,7 @@ static int is_pattern_event(const cbp_candidate *c, uint64_t i) {
 /* The trace index of thread j's counted event number ci, or UINT64_MAX. */
 static uint64_t pos_of(const ranker *k, uint32_t j, uint64_t ci) {
    if (ci >= k->x->counted[j]) return UINT64_MAX;
-   return cbp_rf_positions(k->rf, j)[ci];
+   return cbp_rf_trace_index(k->rf, j, ci);
 }
 
 /* Where the forced order first differs from the recorded one, and where

@@ -10,9 +10,11 @@
  * at trace index i, moved behind the other prefixes, reads differently when
  * another thread's prefix holds a write of v after i in the trace.
  *
- * Per thread, the trace index of each counted event is kept (8 bytes per
- * counted event), and per shared variable the trace indices of its writes,
- * in trace order, with their threads (12 bytes per write), both built once
+ * Per thread, the trace index of each counted event is kept (4 bytes per
+ * counted event, 8 on a trace of 2^32 events or more: the index is built
+ * when cbpredict's memory peaks), and per shared variable the trace
+ * indices of its writes, in trace order, with their threads (12 bytes per
+ * write), both built once
  * per synthesis run.  From a read, the writes after it are looked up by
  * binary search and followed until the end of the other prefixes, or
  * RF_SCAN events after the read (beyond that a conflict is not looked
@@ -28,11 +30,19 @@
 struct cbp_rf {
    const cb_trace *t;
    const cbp_escape *x;
-   uint64_t **pos; /* per thread 1..n: trace index of counted event k */
+   /* Per thread 1..n: trace index of counted event k (pos_at), as
+    * uint32_t, or as uint64_t when the trace is too long for that. */
+   void **pos;
+   int wide;
    size_t *woff;   /* per variable id v: its writes are [woff[v], woff[v+1]) */
    uint64_t *widx; /* trace index of each write of a shared variable */
    uint32_t *wtid; /* its thread */
 };
+
+/* Trace index of thread j's counted event k (k < x->counted[j]). */
+static inline uint64_t pos_at(const cbp_rf *rf, uint32_t j, uint64_t k) {
+   return rf->wide ? ((const uint64_t *)rf->pos[j])[k] : ((const uint32_t *)rf->pos[j])[k];
+}
 
 /* Whether e, an access of variable v (0: none), is a write the index keeps. */
 static int indexed_write(const cbp_escape *x, const cb_event *e, uint32_t v) {
@@ -70,23 +80,23 @@ cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x) {
    rf->pos = cbp_xcalloc(n + 1, sizeof *rf->pos);
    rf->woff = cbp_xcalloc((size_t)x->nvars + 2, sizeof *rf->woff);
    uint64_t *k = cbp_xcalloc(n + 1, sizeof *k);
+   rf->wide = t->nevents > UINT32_MAX;
+   size_t width = rf->wide ? sizeof(uint64_t) : sizeof(uint32_t);
    for (uint32_t j = 1; j <= n; j++)
-      rf->pos[j] = cbp_xcalloc(x->counted[j] ? x->counted[j] : 1, sizeof **rf->pos);
+      rf->pos[j] = cbp_xcalloc(x->counted[j] ? x->counted[j] : 1, width);
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
       uint32_t v = x->var_of[i];
       if (indexed_write(x, e, v)) rf->woff[v + 1]++;
       if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT || !CB_IS_COUNTED(e->kind))
          continue;
-      if (k[e->tid] < x->counted[e->tid]) rf->pos[e->tid][k[e->tid]++] = i;
+      if (k[e->tid] >= x->counted[e->tid]) continue;
+      if (rf->wide) ((uint64_t *)rf->pos[e->tid])[k[e->tid]++] = i;
+      else ((uint32_t *)rf->pos[e->tid])[k[e->tid]++] = (uint32_t)i;
    }
    free(k);
    index_writes(rf);
    return rf;
-}
-
-const uint64_t *cbp_rf_positions(const cbp_rf *rf, uint32_t j) {
-   return rf->pos[j];
 }
 
 void cbp_rf_free(cbp_rf *rf) {
@@ -99,14 +109,14 @@ void cbp_rf_free(cbp_rf *rf) {
 
 uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k) {
    if (j == 0 || j > rf->x->nthreads || k >= rf->x->counted[j]) return rf->t->nevents;
-   return rf->pos[j][k];
+   return pos_at(rf, j, k);
 }
 
 /* The trace index just past thread k's prefix of `count` events. */
 static uint64_t prefix_end(const cbp_rf *rf, uint32_t k, uint64_t count) {
    if (!count) return 0;
    if (count > rf->x->counted[k]) count = rf->x->counted[k];
-   return rf->pos[k][count - 1] + 1;
+   return pos_at(rf, k, count - 1) + 1;
 }
 
 /* The position in v's writes of its first write after trace index i. */
@@ -142,7 +152,7 @@ int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
    if (to > rf->x->counted[j]) to = rf->x->counted[j];
    uint64_t wstart = cbp_rf_trace_index(rf, w, wfrom);
    for (uint64_t c = from; c < to; c++) {
-      uint64_t i = rf->pos[j][c];
+      uint64_t i = pos_at(rf, j, c);
       uint32_t v = rf->x->var_of[i];
       if (rf->t->events[i].kind != CB_EV_READ || !v || !rf->x->var_shared[v]) continue;
       size_t k = first_write_after(rf, v, i); /* its writer is k - 1 */
@@ -167,7 +177,7 @@ uint64_t cbp_rf_last_writer(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_
     * not from every event of j's way to f (long: a spinning main). */
    uint64_t jend = cbp_rf_trace_index(rf, j, to); /* past j's last read asked about */
    for (uint64_t c = wfrom; c < wto; c++) {
-      uint64_t i = rf->pos[w][c];
+      uint64_t i = pos_at(rf, w, c);
       if (i >= jend) break; /* written after all of them */
       uint32_t v = rf->x->var_of[i];
       if (!indexed_write(rf->x, &rf->t->events[i], v)) continue;
@@ -178,7 +188,7 @@ uint64_t cbp_rf_last_writer(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_
       if (rend > to) rend = to;
       if (rend > r && rend - r > RF_SECTION) rend = r + RF_SECTION;
       for (; r < rend; r++) {
-         uint64_t ri = rf->pos[j][r];
+         uint64_t ri = pos_at(rf, j, r);
          if (rf->t->events[ri].kind != CB_EV_READ || rf->x->var_of[ri] != v) continue;
          if (!last || r < *first) *first = r;
          last = c + 1;
@@ -206,7 +216,7 @@ int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
    uint64_t budget = 16 * (uint64_t)RF_SCAN;
    for (uint64_t c = from; c < to; c++) {
       if (!--budget) return 1;
-      uint64_t i = rf->pos[j][c];
+      uint64_t i = pos_at(rf, j, c);
       const cb_event *r = &rf->t->events[i];
       uint32_t v = rf->x->var_of[i];
       if (r->kind != CB_EV_READ || !v || !rf->x->var_shared[v]) continue;
@@ -229,7 +239,7 @@ static uint64_t count_at(const cbp_rf *rf, uint32_t k, uint64_t i) {
    uint64_t lo = 0, hi = rf->x->counted[k];
    while (lo < hi) {
       uint64_t m = lo + (hi - lo) / 2;
-      if (rf->pos[k][m] < i) lo = m + 1; else hi = m;
+      if (pos_at(rf, k, m) < i) lo = m + 1; else hi = m;
    }
    return lo;
 }
