@@ -27,7 +27,11 @@
 
 #include "predict.h"
 
-#define TFAST 256 /* a power of two: 8 bits of the key's hash */
+/* A power of two (TFAST_BITS of the key's hash).  256 missed one look-up
+ * in four on 10 M generated events with 100 locks (two keys a lock: its
+ * acquisition from nothing held and its release), each then a map probe. */
+#define TFAST_BITS 12
+#define TFAST (1u << TFAST_BITS)
 typedef struct { uint64_t key; uint32_t val, used; } tfast_ent;
 
 struct cbp_locks {
@@ -252,7 +256,7 @@ static uint32_t transition(cbp_locks *L, uint32_t state, int op, uint32_t lock) 
 
 static uint32_t cached(cbp_locks *L, uint32_t state, int op, uint32_t lock) {
    uint64_t key = ((uint64_t)state << 33) | ((uint64_t)op << 32) | lock;
-   tfast_ent *f = &L->tfast[(key * 0x9e3779b97f4a7c15ull) >> 56];
+   tfast_ent *f = &L->tfast[(key * 0x9e3779b97f4a7c15ull) >> (64 - TFAST_BITS)];
    if (f->used && f->key == key) return f->val;
    uint32_t *s = cbp_map_probe(&L->tmap, cbp_mix(key), eq_u64, &L->tkey, &key);
    f->used = 1; f->key = key;
