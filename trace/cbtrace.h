@@ -228,6 +228,10 @@ const char *cb_location_str(const cb_trace *t, uint32_t loc, char *buf,
  * earlier event that has one: the user's code that called into the
  * library.  0 when the event has a file:line itself or none is near. */
 uint32_t cb_user_loc(const cb_trace *t, size_t tidx);
+/* The global symbol that holds addr, or NULL.  The tool cannot learn a
+ * symbol's size (size 0): such a symbol covers the addresses up to the
+ * next symbol, at most 64 KB, so a field of a global struct is in it. */
+const cb_symbol *cb_symbol_at(const cb_trace *t, uint64_t addr);
 /* A data address in words, the best the trace knows:
  *   the source's own name, from debug information (trace.proto Variable):
  *     "checking.balance", "slots[3]", "job", "count+2" (2 bytes into it);

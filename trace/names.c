@@ -265,7 +265,7 @@ static const cb_alloc_span *find_alloc(const cb_trace *t, uint64_t addr,
 /* How far past its start an unsized symbol may name addresses. */
 #define CB_UNSIZED_SYMBOL_SPAN 65536u
 
-static const cb_symbol *find_symbol(const cb_trace *t, uint64_t addr)
+const cb_symbol *cb_symbol_at(const cb_trace *t, uint64_t addr)
 {
    size_t lo = 0, hi = t->nsyms;
    while (lo < hi) {
@@ -342,7 +342,7 @@ const char *cb_variable_str_at(const cb_trace *t, uint64_t addr, size_t index,
          snprintf(buf, len, "%s", v->name);
       return buf;
    }
-   const cb_symbol *s = find_symbol(t, addr);
+   const cb_symbol *s = cb_symbol_at(t, addr);
    if (s && s->name && s->name[0]) {
       int n = static_local_len(s->name);
       if (addr == s->address)
@@ -381,7 +381,7 @@ const char *cb_access_name(const cb_trace *t, uint64_t addr, size_t index,
 {
    cb_variable_str_at(t, addr, index, buf, len);
    const cb_variable *v = find_variable(t, addr);
-   const cb_symbol *s = v ? NULL : find_symbol(t, addr);
+   const cb_symbol *s = v ? NULL : cb_symbol_at(t, addr);
    /* Inside a variable: at an offset (at 0 a line's `items[i]` may be an
     * element of what a pointer variable points to, not the variable; the
     * tool records symbols without a size, so a struct's first member
