@@ -187,9 +187,50 @@ static void test_f_last(void) {
              "F_LAST, the waiter on before the producer");
 }
 
+/* Two threads each fill a four-byte buffer byte by byte (load, store: the
+ * same two lines for every byte), then update a count the same way at
+ * other lines.  Each byte is a variable of its own, so each makes the same
+ * RWW at the same lines: the count's RWW, the last in trace order, must
+ * come before the second byte's (rank.c, mark_repeats), so that a budget
+ * of forced runs meets it. */
+static void test_repeats(void) {
+   char text[4096];
+   size_t n = (size_t)snprintf(text, sizeof text,
+                               "T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n");
+   for (int t = 2; t <= 3; t++) {
+      n += (size_t)snprintf(text + n, sizeof text - n, "T%d start T1\nT%d begin fill\n", t, t);
+      for (int k = 0; k < 4; k++)
+         n += (size_t)snprintf(text + n, sizeof text - n,
+                               "T%d read b%d =%d @f.c:20\nT%d write b%d =%d @f.c:21\n",
+                               t, k, t - 2, t, k, t - 1);
+      n += (size_t)snprintf(text + n, sizeof text - n,
+                            "T%d read count =%d @f.c:30\nT%d write count =%d @f.c:31\n"
+                            "T%d end fill\n", t, t - 2, t, t - 1, t);
+   }
+   snprintf(text + n, sizeof text - n, "T1 join T2\nT1 join T3\nT1 end main\n");
+   run(text);
+   cbp_rank(&T, &A.x, &A.r);
+   size_t first_count = SIZE_MAX, second_byte = SIZE_MAX, bytes = 0;
+   uint32_t t1 = 0, t2 = 0;
+   for (size_t i = 0; i < A.r.n; i++) {
+      const cbp_candidate *c = &A.r.c[i];
+      if (!c->built || c->dropped || c->pattern != CBP_RWW) continue;
+      const cb_location *l = &T.locs[T.events[c->e1].loc];
+      if (l->line == 30 && first_count == SIZE_MAX) first_count = i;
+      if (l->line != 20) continue;
+      if (bytes++ == 0) { t1 = c->t1; t2 = c->t2; continue; }
+      if (c->t1 == t1 && c->t2 == t2 && second_byte == SIZE_MAX) second_byte = i;
+   }
+   ok(first_count != SIZE_MAX && bytes >= 2, "RWWs on the count and on %zu bytes", bytes);
+   ok(second_byte == SIZE_MAX || first_count < second_byte,
+      "the count's RWW (at %zu) before a second byte's of the same lines and threads (at %zu)",
+      first_count, second_byte);
+}
+
 int main(void) {
    test_split();
    test_rank();
+   test_repeats();
    test_tight();
    test_f_on();
    test_f_last();
