@@ -207,7 +207,8 @@ static int cmp_ranked(const void *a, const void *b) {
  * that a budget of forced runs meets as many shapes as it can; the
  * repeats keep their order after them.  The threads are part of the
  * shape: the other thread order of a site triple (symmetric.c keeps two)
- * is a shape of its own. */
+ * is a shape of its own.  Only candidates with a schedule count: one
+ * cbpredict drops meets no shape. */
 static size_t mark_repeats(const cb_trace *t, const cbp_result *r, ranked *o) {
    site_key *keys = cbp_xcalloc(r->n, sizeof *keys);
    cbp_map m;
@@ -215,7 +216,7 @@ static size_t mark_repeats(const cb_trace *t, const cbp_result *r, ranked *o) {
    size_t nkeys = 0, marked = 0;
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[o[i].at];
-      if (c->pattern == CBP_DLK || o[i].fresh) continue;
+      if (c->pattern == CBP_DLK || o[i].fresh || !c->built || c->dropped) continue;
       site_key k = {c->e1 < t->nevents ? t->events[c->e1].loc : 0,
                 c->f < t->nevents ? t->events[c->f].loc : 0,
                 c->e2 < t->nevents ? t->events[c->e2].loc : 0, (uint32_t)c->pattern,
