@@ -41,20 +41,9 @@ include tests/bench.mk
 # scripts/bench-e2e.sh runs the whole pipeline on the buggy test programs.
 bench: $(TEST_PROGRAMS) $(BIN)/cbtrace $(BIN)/cbpredict $(BIN)/cbreplay
 
-# The longest tests start first, so that the last minutes do not run one
-# alone.  Two at a time: three (-j3) ran the suite in 462 s instead of 770
-# but failed a timing-bound check in each of two clean clones (44's 200 ms
-# deadline, 32's recording of samples.c).
-CHECK_FIRST := tests/t/45-replay-e2e.t tests/t/68-cbtest-attribution.t \
-               tests/t/64-cbtest-explore.t tests/t/60-cbtest.t \
-               tests/t/47-replay-spin.t tests/t/62-cbtest-jobs.t \
-               tests/t/49-half-done.t tests/t/67-cbtest-reproduce.t
-CHECK_TESTS := $(CHECK_FIRST) \
-               $(filter-out $(CHECK_FIRST),$(sort $(wildcard tests/t/*.t)))
-
 .PHONY: check
 check: all $(CHECK_DEPS)
-	prove -j2 $(CHECK_TESTS)
+	prove -j2 tests/t/
 
 # Builds everything the tests need without running them (for running one
 # test file by hand: make check-deps && prove -v tests/t/NN-x.t).
