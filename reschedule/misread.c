@@ -51,42 +51,43 @@ static int cmp_read(const void *a, const void *b)
    return x->occ < y->occ ? -1 : x->occ > y->occ;
 }
 
-/* Thread tid's reads of t with a code address, in trace order, each
- * numbered by how many times its code read before; *n of them. */
+static int cmp_trace_order(const void *a, const void *b)
+{
+   const read_at *x = a, *y = b;
+   return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int cmp_code_then_index(const void *a, const void *b)
+{
+   const read_at *x = a, *y = b;
+   if (x->code != y->code)
+      return x->code < y->code ? -1 : 1;
+   return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Thread tid's reads of t with a code address, each numbered by how many
+ * times its code read before (sorted by code, then trace order: one sort,
+ * not a look-up per read over the thread's read sites, which a long
+ * failing run of a large program would make quadratic); *n of them. */
 static read_at *thread_reads(const cb_trace *t, unsigned tid, size_t *n)
 {
-   size_t cap = 64;
-   read_at *r = malloc(cap * sizeof *r), *seen = malloc(cap * sizeof *seen);
-   size_t nseen = 0;
+   size_t count = 0;
+   for (size_t i = 0; i < t->nevents; i++)
+      count += t->events[i].tid == tid && t->events[i].kind == CB_EV_READ;
+   read_at *r = malloc((count ? count : 1) * sizeof *r);
    *n = 0;
-   for (size_t i = 0; r && seen && i < t->nevents; i++) {
+   for (size_t i = 0; r && i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
       uint64_t code = code_of(t, e);
-      if (e->tid != tid || e->kind != CB_EV_READ || !code)
-         continue;
-      /* occurrences so far of this code: a linear look-up over the
-       * distinct read sites of one thread, a few hundred at most in the
-       * programs a test forces (only a failing run is looked at) */
-      size_t k = 0;
-      while (k < nseen && seen[k].code != code)
-         k++;
-      if (*n == cap) { /* nseen <= *n: both fit */
-         cap *= 2;
-         read_at *r2 = realloc(r, cap * sizeof *r2);
-         read_at *s2 = r2 ? realloc(seen, cap * sizeof *s2) : NULL;
-         if (r2) r = r2;
-         if (s2) seen = s2;
-         if (!r2 || !s2) {
-            free(r);
-            free(seen);
-            return NULL;
-         }
-      }
-      if (k == nseen)
-         seen[nseen++] = (read_at){code, 0, 0};
-      r[(*n)++] = (read_at){code, seen[k].occ++, i};
+      if (e->tid == tid && e->kind == CB_EV_READ && code)
+         r[(*n)++] = (read_at){code, 0, i};
    }
-   free(seen);
+   if (!r)
+      return NULL;
+   qsort(r, *n, sizeof *r, cmp_code_then_index);
+   for (size_t k = 1; k < *n; k++)
+      if (r[k].code == r[k - 1].code)
+         r[k].occ = r[k - 1].occ + 1;
    return r;
 }
 
@@ -116,6 +117,7 @@ int cbr_find_misread(const cb_trace *rec, const cb_trace *run, unsigned tid,
       return -1;
    }
    qsort(ra, na, sizeof *ra, cmp_read);
+   qsort(rb, nb, sizeof *rb, cmp_trace_order); /* walked from the end */
    /* From the failing run's end backwards: the first read whose match in
     * the recorded run (the same code's same occurrence) read the same
     * address and saw another value. */

@@ -132,7 +132,7 @@ static int misread_site(const cbt_run *r, cbt_crash *c)
    if (f)
       fclose(f);
    if (!found)
-      memset(c, 0, sizeof *c);
+      memset(c, 0, sizeof *c); /* a line that began to parse and failed */
    return found;
 }
 
