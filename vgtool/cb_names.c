@@ -186,6 +186,11 @@ static void cb_name_addr(Addr a)
        cb_parse(VG_(indexXA)(d1, 0), VG_(indexXA)(d2, 0), name, sizeof name,
                 &offset, file, sizeof file, &line, &local))
       cb_out_vardef(a, offset, line, local, name, file);
+   else if (cb_page_class(a)->data)
+      /* Valgrind describes no function's static (`static char buf[32]`
+       * in a formatter, reached through a pointer at -O0): its symbol
+       * (buf.0) names it, as a constant address's does (cb_emit.c). */
+      cb_symdef_for(a);
    VG_(deleteXA)(d1);
    VG_(deleteXA)(d2);
 }

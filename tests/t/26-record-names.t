@@ -205,4 +205,40 @@ cbtrace record -o "$TMP/clone.pb" -- "$TMP/clone" >/dev/null 2>&1
 D=$(cbtrace dump "$TMP/clone.pb")
 like "$D" "write totals\[2\] size 8 = [0-9]+ @ clone.c:7 in bump" "its accesses are in bump"
 unlike "$D" "constprop" "the clone's suffix is named nowhere"
+# A function's static buffer (a formatter's result) has no variable
+# description in Valgrind's reading of the debug information, and at -O0
+# it is reached through a pointer: its symbol (buf.0) names it.
+cat >"$TMP/fmt.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+static const char *fmt(unsigned x)
+{
+    static char buf[16];
+    char *p = buf + sizeof buf - 1;
+    *p = 0;
+    do { *--p = (char)('0' + x % 10); x /= 10; } while (x);
+    return p;
+}
+static void *worker(void *arg)
+{
+    for (unsigned i = 0; i < 20; i++)
+        fputs(fmt(i + (unsigned)(long)arg), stdout);
+    return NULL;
+}
+int main(void)
+{
+    pthread_t a, b;
+    pthread_create(&a, NULL, worker, (void *)100L);
+    pthread_create(&b, NULL, worker, (void *)200L);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    return 0;
+}
+EOF
+cc -O0 -g -pthread -o "$TMP/fmt" "$TMP/fmt.c"
+cbtrace record -o "$TMP/fmt.pb" -- "$TMP/fmt" >/dev/null 2>&1
+D=$(cbtrace dump "$TMP/fmt.pb")
+like "$D" "write buf\+1[0-9] size 1 = [0-9]+ @ fmt.c:8 in fmt" \
+   "a function's static buffer is named by its symbol"
+unlike "$D" "write 0x[0-9a-f]+ size 1 = [0-9]+ @ fmt.c:8" "no access to it by address"
 done_testing
