@@ -38,6 +38,36 @@ rows() {
 # in_list WORD LIST: WORD is one of the words of LIST.
 in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 
+# record_predict: records $name into $d and predicts; sets rc, nrows
+# (the table's rows) and nfiles (schedule files).
+record_predict() {
+   rm -rf "$d/s"
+   cb_record "$name" "$d/trace.pb"
+   rc=0
+   cbpredict -o "$d/s" "$d/trace.pb" >"$d/table" 2>"$d/err" || rc=$?
+   nrows=$(grep -c '^s[0-9]* ' "$d/table")
+   nfiles=$(ls "$d/s" 2>/dev/null | grep -c '^s[0-9]*\.pb$')
+}
+
+# found_row TABLE: 1 if a row of $pat on $var has the source's e1, f and
+# e2 lines ($e1, $f, $e2), else 0.
+found_row() {
+   found=0
+   while read -r l1 lf l2; do
+      [ -n "$l2" ] || continue # no rows: an empty line, which no list holds
+      in_list "$l1" "$e1" && in_list "$lf" "$f" && in_list "$l2" "$e2" && found=1
+      # An ORD puts one section before another that ran first in the
+      # recording; which ran first is the scheduler's choice (a loaded
+      # machine starts the second thread first now and then), and the
+      # other order is the same bug predicted from the other side.
+      [ "$pat" = ORD ] && in_list "$l1" "$f" && in_list "$lf" "$e1" &&
+         in_list "$l2" "$f" && found=1
+   done <<ROWS
+$(rows "$1" "$pat" "$var")
+ROWS
+   echo $found
+}
+
 for src in "$CB_PROGRAM_SRC"/*.c; do
    name=$(basename "$src" .c)
    expect=$(cb_marker "$src" expect)
@@ -57,13 +87,6 @@ for src in "$CB_PROGRAM_SRC"/*.c; do
    fi
    d=$TMP/$name
    mkdir -p "$d"
-   cb_record "$name" "$d/trace.pb"
-   rc=0
-   cbpredict -o "$d/s" "$d/trace.pb" >"$d/table" 2>"$d/err" || rc=$?
-   is "$rc" 0 "$name: cbpredict exits 0"
-   nrows=$(grep -c '^s[0-9]* ' "$d/table")
-   nfiles=$(ls "$d/s" 2>/dev/null | grep -c '^s[0-9]*\.pb$')
-   is "$nfiles" "$nrows" "$name: one schedule file per row ($nrows)"
    case $expect in
    bug*)
       # The variable is the rest of the marker: libc's hidden state has a
@@ -75,24 +98,26 @@ for src in "$CB_PROGRAM_SRC"/*.c; do
       e1=$(cb_role_lines "$src" e1 | tr '\n' ' ')
       f=$(cb_role_lines "$src" f | tr '\n' ' ')
       e2=$(cb_role_lines "$src" e2 | tr '\n' ' ')
-      found=0
-      while read -r l1 lf l2; do
-         [ -n "$l2" ] || continue # no rows: an empty line, which no list holds
-         in_list "$l1" "$e1" && in_list "$lf" "$f" && in_list "$l2" "$e2" && found=1
-         # An ORD puts one section before another that ran first in the
-         # recording; which ran first is the scheduler's choice (a loaded
-         # machine starts the second thread first now and then), and the
-         # other order is the same bug predicted from the other side.
-         [ "$pat" = ORD ] && in_list "$l1" "$f" && in_list "$lf" "$e1" &&
-            in_list "$l2" "$f" && found=1
-      done <<ROWS
-$(rows "$d/table" "$pat" "$var")
-ROWS
+      # A recorded run is one interleaving, and a loaded machine picks
+      # others (samples.c's monitor peeking while the sampler still
+      # grows the array, not after it): the bug must be predicted from
+      # one of at most three recordings, as 45-replay-e2e.t allows six.
+      for try in 1 2 3; do
+         record_predict
+         found=$(found_row "$d/table")
+         [ "$found" = 1 ] && break
+         [ $try = 3 ] || diag "$name: not predicted from recording $try; recording again"
+      done
+      is "$rc" 0 "$name: cbpredict exits 0"
+      is "$nfiles" "$nrows" "$name: one schedule file per row ($nrows)"
       ok "$name: a $pat on $var at e1 line $(echo $e1), f line $(echo $f), e2 line $(echo $e2)" \
          test "$found" = 1
       [ "$found" = 1 ] || sed 's/^/#   /' "$d/table"
       ;;
    *)
+      record_predict
+      is "$rc" 0 "$name: cbpredict exits 0"
+      is "$nfiles" "$nrows" "$name: one schedule file per row ($nrows)"
       set -- $(cb_marker "$buggy" expect)
       shift 2
       var=$*
