@@ -350,6 +350,14 @@ static inline int cbt_failed_then_passed(const cbt_test *t)
           (t->record_failures > 0 || t->nruns > 0);
 }
 
+/* The words for a test whose recorded run did not pass: "failed natively",
+ * or, when it was stopped at --record-timeout, "did not end when
+ * recorded" (a program the tool made too slow is not one that failed). */
+static inline const char *cbt_native_words(const cbt_test *t)
+{
+   return t->native_timed_out ? "did not end when recorded" : "failed natively";
+}
+
 /* Counts over all tests, for the summary, the reports and the progress. */
 typedef struct {
    size_t tests, done, errors, failed_natively, clean, with_bugs;

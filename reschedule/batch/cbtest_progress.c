@@ -79,7 +79,8 @@ void cbt_progress_test_done(const cbt_suite *s, size_t ti)
       break;
    case CBT_O_FAILED_NATIVELY:
       if (!cbt_failed_then_passed(t)) {
-         fprintf(stderr, "failed natively (%s), not predicted\n", t->error);
+         fprintf(stderr, "%s (%s), not predicted\n", cbt_native_words(t),
+                 t->error);
          break;
       }
       fprintf(stderr, "failed natively once (%s), passed when recorded "

@@ -179,7 +179,8 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       return;
    case CBT_O_FAILED_NATIVELY:
       if (!cbt_failed_then_passed(t)) {
-         fprintf(out, "   failed natively (%s): not predicted\n", t->error);
+         fprintf(out, "   %s (%s): not predicted\n", cbt_native_words(t),
+                 t->error);
          fprintf(out, "   its output: %s/record.err\n", t->dir);
          return;
       }

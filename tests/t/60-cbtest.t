@@ -355,6 +355,9 @@ is "$RC" 2 "--max-runs 0 is bad usage"
 OUT=$(cd "$FAKE" && bin/cbtest --record-timeout 1 -o out4 -- progs/slow 2>&1); RC=$?
 is "$RC" 3 "a hanging recorded run: no bug confirmed, but the test did not pass: exit 3"
 like "$OUT" "did not end within 1 s" "a hanging recorded run: stopped after --record-timeout"
+like "$OUT" "did not end when recorded \(the recorded run did not end" \
+   "a hanging recorded run is not said to have failed natively"
+unlike "$OUT" "failed natively \(" "a hanging recorded run is not said to have failed natively"
 
 # On a terminal the progress line is redrawn in place.
 if script -qec true /dev/null >/dev/null 2>&1; then
