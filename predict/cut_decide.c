@@ -119,12 +119,36 @@ static int cmp_found(const void *a, const void *b) {
    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Whether trace event i is the read half of a locked read-modify-write
+ * instruction (the xchg that C11's atomic_store compiles to, a CAS, a
+ * `lock add`): its write half, glued to it, is the next event (Valgrind
+ * switches threads only between instructions). */
+static int rmw_read_half(const cb_trace *t, uint64_t i) {
+   if (i + 1 >= t->nevents) return 0;
+   const cb_event *r = &t->events[i], *w = &t->events[i + 1];
+   return r->kind == CB_EV_READ && w->kind == CB_EV_WRITE && w->tid == r->tid &&
+          w->addr == r->addr && cbp_glued(w);
+}
+
+/* The pattern in words counts an e1 or e2 that is a whole read-modify-write
+ * as the write it is, as an f already is (access(), cutpoints.c): a value
+ * loaded, another thread's store, then this thread's atomic_store (an
+ * xchg) is a lost update, RWW, not an RWR whose second read is the
+ * exchange's own.  Which cut-points exist does not change, only the name. */
+static int pattern_named(const cb_trace *t, int pat, uint64_t e1, uint64_t e2) {
+   static const int as_w[] = {[CBP_RWR] = CBP_WWR, [CBP_RWW] = CBP_WWW};
+   if ((pat == CBP_RWR || pat == CBP_RWW) && rmw_read_half(t, e1)) pat = as_w[pat];
+   if (pat == CBP_RWR && rmw_read_half(t, e2)) return CBP_RWW;
+   if (pat == CBP_WWR && rmw_read_half(t, e2)) return CBP_WWW;
+   return pat;
+}
+
 static cbp_candidate *make_candidate_of(pass *p, const ewit *e, const fwit *f, int pat) {
    cbp_result *r = p->r;
    r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
    cbp_candidate *c = &r->c[r->n++];
    memset(c, 0, sizeof *c);
-   c->pattern = (enum cbp_pattern)pat;
+   c->pattern = (enum cbp_pattern)pattern_named(p->t, pat, e->e1, e->e2);
    c->var = e->var; c->addr = p->x->var_addr[e->var];
    c->t1 = e->tid; c->t2 = f->tid;
    c->e1 = e->e1; c->e = e->e; c->e2 = e->e2; c->f = f->tidx;

@@ -73,7 +73,7 @@ static void print_event(FILE *out, const char *role, const char *pattern,
       return;
    }
    const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
-   kind = cb_pattern_kind_word(pattern, !strcmp(role, "f"), kind);
+   kind = cb_pattern_kind_word(pattern, role, kind);
    fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
    char v1[32], v2[32];
    if (cbr_shows_value(e) && st->has_value[k] && st->value[k] != e->value)
@@ -118,7 +118,7 @@ static int is_lost_wakeup(const cb_schedule *s)
 /* f's kind in words: an update when the pattern counts it as a write. */
 static const char *f_kind(const cb_schedule *s)
 {
-   return cb_pattern_kind_word(s->pattern, 1, cb_event_kind_name(s->f->kind));
+   return cb_pattern_kind_word(s->pattern, "f", cb_event_kind_name(s->f->kind));
 }
 
 /* Threads the schedule's tail runs: more than two in a deadlock cycle. */

@@ -202,10 +202,12 @@ int cb_writer_close(cb_writer *w, const cb_footer *f, cb_error *err);
 
 const char *cb_event_kind_name(unsigned kind);      /* "read", "lock", ... */
 /* The word for a pattern event's kind in a report: kind itself, or
- * "update" for an f (is_f) that the pattern (RWR, WWR, ...) counts as a
- * write but whose event is a read: the read half of a read-modify-write
- * instruction (x++ built -O2, a CAS), which runs whole. */
-const char *cb_pattern_kind_word(const char *pattern, int is_f, const char *kind);
+ * "update" for an event (role "e1", "f" or "e2") that the pattern (RWR,
+ * WWR, ...) counts as a write but whose event is a read: the read half of
+ * a read-modify-write instruction (x++ built -O2, a CAS, the xchg of an
+ * atomic_store), which runs whole. */
+const char *cb_pattern_kind_word(const char *pattern, const char *role,
+                                 const char *kind);
 int cb_event_kind_from_name(const char *name);      /* -1 if unknown */
 /* A locked instruction's store in words (enum cb_rmw_class): "exchange",
  * "fetch-op", "op"; "" for none.  And back (-1 if unknown). */

@@ -68,13 +68,17 @@ int cb_is_lost_wakeup(const char *pattern, int e1_kind, int f_kind)
           f_kind == CB_EV_COND_SIGNAL;
 }
 
-const char *cb_pattern_kind_word(const char *pattern, int is_f, const char *kind)
+const char *cb_pattern_kind_word(const char *pattern, const char *role,
+                                 const char *kind)
 {
-   if (is_f && kind && !strcmp(kind, "read") && pattern && strlen(pattern) == 3 &&
-       (pattern[0] == 'R' || pattern[0] == 'W') && pattern[1] == 'W' &&
-       (pattern[2] == 'R' || pattern[2] == 'W'))
-      return "update";
-   return kind;
+   int at = !role ? -1 : !strcmp(role, "e1") ? 0 : !strcmp(role, "f") ? 1
+          : !strcmp(role, "e2") ? 2 : -1;
+   if (at < 0 || !kind || strcmp(kind, "read") || !pattern || strlen(pattern) != 3)
+      return kind;
+   for (int i = 0; i < 3; i++)
+      if (pattern[i] != 'R' && pattern[i] != 'W')
+         return kind; /* ORD, DLK: no letters */
+   return pattern[at] == 'W' ? "update" : kind;
 }
 
 const char *cb_event_kind_name(unsigned kind)

@@ -69,7 +69,7 @@ static void print_event(FILE *out, const char *role, const char *pattern,
                         const cbt_event *e)
 {
    char where[PATH_MAX + 32];
-   const char *kind = cb_pattern_kind_word(pattern, !strcmp(role, "f"),
+   const char *kind = cb_pattern_kind_word(pattern, role,
                                            e->kind[0] ? e->kind : "?");
    fprintf(out, "      %-2s %-5s %s", role, kind,
            cbt_event_where(e, where, sizeof where));

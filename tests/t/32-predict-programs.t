@@ -196,4 +196,45 @@ like "$(cat "$TMP/lightswitch/table")" " 0 without a schedule replay can follow"
 like "$(awk '/^s[0-9]+ / && $2 == "DLK" { print $NF }' "$TMP/philosophers/table")" \
    '^T[0-9]+(/T[0-9]+){4}$' "philosophers: one DLK, a cycle of the five threads"
 
+# A lost update through C11 atomics: each worker loads the feature mask,
+# ORs its bit in and stores it back with atomic_store (an xchg at -O2,
+# whose read half is glued to its write).  The pattern counts that store
+# as the write it is: an RWW on the mask, its e2 an update; on the build
+# before it was an RWR whose second read was the exchange's own.
+cat >"$TMP/features.c" <<'EOF'
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+static atomic_uint features;
+static void *enable(void *arg)
+{
+   unsigned bit = 1u << (unsigned long)arg;
+   unsigned m = atomic_load(&features);
+   atomic_store(&features, m | bit);
+   return NULL;
+}
+int main(void)
+{
+   pthread_t t[2];
+   for (unsigned long i = 0; i < 2; i++)
+      pthread_create(&t[i], NULL, enable, (void *)i);
+   for (int i = 0; i < 2; i++)
+      pthread_join(t[i], NULL);
+   printf("features %#x\n", atomic_load(&features));
+   return atomic_load(&features) != 3;
+}
+EOF
+cc -O2 -g -pthread -o "$TMP/features" "$TMP/features.c"
+d=$TMP/features.d
+mkdir -p "$d"
+cbtrace record -o "$d/trace.pb" -- "$TMP/features" >/dev/null 2>&1
+cbpredict -o "$d/s" "$d/trace.pb" >"$d/table" 2>&1
+like "$(cbtrace dump "$d/trace.pb")" "write features size 4 = [0-9]+ rmw-exchange" \
+   "features: atomic_store is an exchange"
+like "$(cat "$d/table")" "^s[0-9]+ +RWW +features " "features: the lost update is an RWW"
+unlike "$(cat "$d/table")" "^s[0-9]+ +RWR +features " "features: no RWR whose second read is the exchange's"
+s=$(awk '/^s[0-9]+ / && $2 == "RWW" { print $1; exit }' "$d/table")
+out=$(cbreplay --schedule "$d/s/$s.pb" -- "$TMP/features" 2>&1)
+like "$out" "e2 +T[0-9]+ update features" "features: the report calls e2 an update"
+
 done_testing

@@ -751,13 +751,17 @@ static void test_names(void)
           strcmp(cb_event_kind_name(CB_EV_ATOMIC_END), "atomic-end") == 0 &&
           strcmp(cb_event_kind_name(200), "?") == 0,
       "kind names both ways");
-   ok(strcmp(cb_pattern_kind_word("RWR", 1, "read"), "update") == 0 &&
-          strcmp(cb_pattern_kind_word("WWW", 1, "read"), "update") == 0 &&
-          strcmp(cb_pattern_kind_word("RWR", 0, "read"), "read") == 0 &&
-          strcmp(cb_pattern_kind_word("RRW", 1, "read"), "read") == 0 &&
-          strcmp(cb_pattern_kind_word("ORD", 1, "read"), "read") == 0 &&
-          strcmp(cb_pattern_kind_word(NULL, 1, "read"), "read") == 0 &&
-          strcmp(cb_pattern_kind_word("RWR", 1, "write"), "write") == 0,
+   ok(strcmp(cb_pattern_kind_word("RWR", "f", "read"), "update") == 0 &&
+          strcmp(cb_pattern_kind_word("WWW", "f", "read"), "update") == 0 &&
+          strcmp(cb_pattern_kind_word("RWW", "e2", "read"), "update") == 0 &&
+          strcmp(cb_pattern_kind_word("WWR", "e1", "read"), "update") == 0 &&
+          strcmp(cb_pattern_kind_word("RWR", "e1", "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word("RWW", "e1", "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word("RRW", "f", "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word("ORD", "f", "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word("RWR", "x", "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word(NULL, "f", "read"), "read") == 0 &&
+          strcmp(cb_pattern_kind_word("RWR", "f", "write"), "write") == 0,
       "an f the pattern counts as a write but that reads (a read-modify-write) is an update");
    /* The built trace writes and reads back whole. */
    const char *p = path_of("built.pb");
