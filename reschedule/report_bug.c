@@ -52,11 +52,17 @@ static void print_source(FILE *out, const cb_sched_location *l)
       fprintf(out, "        %6u | %s\n", l->line, text);
 }
 
-/* A value as a reader takes it: a count in decimal, a larger value
- * (an address, a bit pattern, two fields stored at once) in hex. */
+/* A value as a reader takes it: a count in decimal; a larger one in
+ * decimal and hex, since the tool cannot tell a sum the program prints
+ * in decimal from an address, a bit pattern or two fields stored at
+ * once.  Buffers of CBR_VALUE_LEN. */
+#define CBR_VALUE_LEN 48
 static const char *value_str(unsigned long long v, char *buf, size_t len)
 {
-   snprintf(buf, len, v < (1ull << 20) ? "%llu" : "0x%llx", v);
+   if (v < (1ull << 20))
+      snprintf(buf, len, "%llu", v);
+   else
+      snprintf(buf, len, "%llu (0x%llx)", v, v);
    return buf;
 }
 
@@ -75,7 +81,7 @@ static void print_event(FILE *out, const char *role, const char *pattern,
    const char *kind = e->has_kind ? cb_event_kind_name(e->kind) : "access";
    kind = cb_pattern_kind_word(pattern, role, kind);
    fprintf(out, "    %-3s T%u %-5s %s", role, e->tid, kind, var);
-   char v1[32], v2[32];
+   char v1[CBR_VALUE_LEN], v2[CBR_VALUE_LEN];
    if (cbr_shows_value(e) && st->has_value[k] && st->value[k] != e->value)
       fprintf(out, " = %s (recorded run: %s)",
               value_str(st->value[k], v1, sizeof v1),
@@ -323,7 +329,7 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
 static void print_misread(FILE *out, const cbr_result *r)
 {
    const cbr_misread *m = &r->misread;
-   char v1[32], v2[32], how[32];
+   char v1[CBR_VALUE_LEN], v2[CBR_VALUE_LEN], how[32];
    if (!m->found)
       return;
    if (r->status.end == CBR_END_EXIT)

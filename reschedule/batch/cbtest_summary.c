@@ -132,10 +132,10 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
       cbt_crash_words(&c, words, sizeof words);
       if (c.signal[0])
          fprintf(out, "      crash:     %s%s\n", words,
-                 bug->crash_away ? ", where none of these accesses is" : "");
+                 bug->crash_away ? ", away from the accesses above" : "");
       else
          fprintf(out, "      misread:   %s%s\n", words,
-                 bug->crash_away ? ", which none of these accesses is" : "");
+                 bug->crash_away ? ", none of the accesses above" : "");
    }
    char said[512];
    if (cbt_said(r, said, sizeof said))

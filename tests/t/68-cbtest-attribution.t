@@ -189,7 +189,7 @@ like "$OUT" "#1 .* ORD on j->copies .* f spooljob\.c:$read_at " \
    "spooljob: the first bug is the order violation on the job's copies, the value the printer misread"
 like "$OUT" "^      misread: +T2 read j->copies \(heap block of [0-9]+ bytes from spooljob\.c:[0-9]+, offset 4\) = 0 \(recorded run: [1-3]\) at spooljob\.c:$read_at in printer\(\)$" \
    "spooljob: the summary says what the printer read, and where"
-like "$OUT" "misread: .*, which none of these accesses is" \
+like "$OUT" "misread: .*, none of the accesses above" \
    "spooljob: a bug whose accesses are not that read says so"
 like "$(cat "$TMP"/spooljob.d/rep/tests/*/replay-s*.out)" \
    "  misread: T2 read j->copies .* = 0 \(recorded run: [1-3]\) at spooljob\.c:$read_at in printer\(\), the last value T2 read otherwise than in the recorded run before it ended the run \(exit 1\)" \
