@@ -13,7 +13,8 @@
  *   cbtest_progress.c  the progress line on stderr
  *   cbtest_summary.c   the human summary, bugs and reproduce commands
  *   cbtest_json.c      one small JSON writer (both reports use it)
- *   cbtest_report.c    report.json and report.sarif
+ *   cbtest_report.c    report.json
+ *   cbtest_sarif.c     report.sarif
  *   cbtest_state.c     a test's results as a file (test.state, runs/sN.result)
  *                      that --merge, --wrap and the emitted jobs share
  *   cbtest_wrap.c      --wrap: one test under the user's test runner
@@ -529,7 +530,8 @@ void cbt_progress_test_done(const cbt_suite *s, size_t test);
 void cbt_progress_end(void);
 
 void cbt_print_summary(FILE *out, const cbt_suite *s);
-/* Write DIR/report.json and DIR/report.sarif; -1 with why on failure. */
+/* Write DIR/report.json (cbtest_report.c) and DIR/report.sarif
+ * (cbtest_sarif.c); -1 with why on failure. */
 int cbt_write_json_report(const cbt_suite *s, const char *path, char *why,
                           size_t whylen);
 int cbt_write_sarif_report(const cbt_suite *s, const char *path, char *why,
@@ -560,6 +562,15 @@ void cbt_json_double(cbt_json *j, const char *key, double v);
 void cbt_json_bool(cbt_json *j, const char *key, int v);
 /* Ends the document with a newline; 0, or -1 when nesting was unbalanced. */
 int cbt_json_finish(cbt_json *j);
+/* Writes the document fn makes of s to path, through a temporary name; -1
+ * with why on failure (unbalanced JSON included). */
+typedef void (*cbt_json_writer_fn)(cbt_json *j, const cbt_suite *s);
+int cbt_json_write_file(const char *path, cbt_json_writer_fn fn,
+                        const cbt_suite *s, char *why, size_t whylen);
+/* A run's facts both reports give alike (cbtest_report.c): "deadlock", what
+ * each thread waited for; "reproduced" and how often it was forced again. */
+void cbt_json_deadlock(cbt_json *j, const cbt_run *r);
+void cbt_json_reproduced(cbt_json *j, const cbt_run *r);
 
 /* One-line descriptions of the five patterns, for the summary and SARIF. */
 const char *cbt_pattern_description(const char *pattern);

@@ -6,6 +6,7 @@ CBTEST_SRCS := reschedule/batch/cbtest_options.c reschedule/batch/cbtest_suite.c
                reschedule/batch/cbtest_pipeline.c reschedule/batch/cbtest_words.c reschedule/batch/cbtest_lastline.c \
                reschedule/batch/cbtest_progress.c reschedule/batch/cbtest_summary.c \
                reschedule/batch/cbtest_json.c reschedule/batch/cbtest_report.c \
+               reschedule/batch/cbtest_sarif.c \
                reschedule/batch/cbtest_state.c reschedule/batch/cbtest_wrap.c \
                reschedule/batch/cbtest_merge.c reschedule/batch/cbtest_bugs.c \
                reschedule/batch/cbtest_flow.c reschedule/batch/cbtest_html.c \

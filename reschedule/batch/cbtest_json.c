@@ -1,10 +1,12 @@
 /* cbtest_json.c: the one JSON writer of cbtest; report.json and report.sarif
- * both go through it, so escaping is done right in one place.
+ * both go through it, so escaping is done right in one place, and both are
+ * written to their files by cbt_json_write_file.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cbtest.h"
 #include "cbtrace.h"
@@ -110,4 +112,37 @@ int cbt_json_finish(cbt_json *j)
 {
    fputc('\n', j->out);
    return (j->depth == 0 && !j->overflow) ? 0 : -1;
+}
+
+/* ---- A whole document to a file ------------------------------------------------ */
+
+typedef struct {
+   cbt_json_writer_fn fn;
+   const cbt_suite *s;
+   int bad; /* unbalanced JSON: a bug of cbtest */
+} json_job;
+
+static void write_json_doc(FILE *f, const void *arg)
+{
+   json_job *jj = (json_job *)arg;
+   cbt_json j;
+   cbt_json_init(&j, f);
+   jj->fn(&j, jj->s);
+   jj->bad = cbt_json_finish(&j);
+}
+
+/* Through a temporary name (cbt_write_atomic), so that a reader never sees
+ * half a report; a document that came out unbalanced is removed. */
+int cbt_json_write_file(const char *path, cbt_json_writer_fn fn,
+                        const cbt_suite *s, char *why, size_t whylen)
+{
+   json_job jj = {.fn = fn, .s = s};
+   if (cbt_write_atomic(path, write_json_doc, &jj, why, whylen) != 0)
+      return -1;
+   if (jj.bad) {
+      snprintf(why, whylen, "internal error: unbalanced JSON in %s", path);
+      unlink(path);
+      return -1;
+   }
+   return 0;
 }
