@@ -10,6 +10,7 @@
  *   cbtest_options.c   command line -> cbt_options, --help
  *   cbtest_suite.c     the tests file: lines -> words, like a simple shell
  *   cbtest_pipeline.c  the stages of every test, fed to the pool
+ *   cbtest_judge.c     a forced run's verdict, from its cbreplay job
  *   cbtest_progress.c  the progress line on stderr
  *   cbtest_summary.c   the human summary, bugs and reproduce commands
  *   cbtest_json.c      one small JSON writer (both reports use it)
@@ -433,6 +434,17 @@ void cbt_source_line(const cbt_suite *s, const cbt_test *t, const char *dir,
  * source paths. */
 void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r,
                        cbt_bug *b);
+/* A failing forced run is forced this many more times (cbreplay --confirm)
+ * before its schedule is called reproduced.  After the last forced step
+ * the threads run free and may decide the failure: in blind trial 13, 6 of
+ * 63 schedules confirmed by one more run failed in only 10-65 % of later
+ * runs (cond_if 7 of 20, async_result 1 of 10), and their "reproduce"
+ * commands did not.  Three more runs let such a schedule through at a
+ * rate p only with p^3, and make cbreplay try its next tail variant.
+ * Even so 6 of 10 such commands failed only 2-9 runs of 10 later, where
+ * each failure pinned (its failing run's whole order forced, pin.c)
+ * failed 10 of 10: cbreplay --pin pins every confirmed failure. */
+#define CBT_CONFIRM 3
 /* The cbreplay command line that forces t's run ri, the one for cbtest's
  * own forced runs and for --run-job's: at most CBT_REPLAY_WORDS words, then
  * the test's command.  num (32 bytes) and rec hold words it points to.
@@ -440,7 +452,8 @@ void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r,
 #define CBT_REPLAY_WORDS 13
 size_t cbt_replay_argv(const cbt_suite *s, const cbt_test *t, size_t ri, double timeout_s,
                        char **argv, char num[32], char *rec, size_t reclen);
-/* The verdict of a forced run from how its cbreplay job ended. */
+/* The verdict of a forced run from how its cbreplay job ended
+ * (cbtest_judge.c). */
 void cbt_judge_replay(cbt_run *r, const cb_job_end *e);
 /* Sets up a test in s->tests[i] (folder DIR/tests/ID, or `dir` when not
  * NULL), its program made absolute; -1 only when its folder cannot be

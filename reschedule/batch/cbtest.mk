@@ -3,7 +3,8 @@
 # Included from reschedule/module.mk.
 
 CBTEST_SRCS := reschedule/batch/cbtest_options.c reschedule/batch/cbtest_suite.c \
-               reschedule/batch/cbtest_pipeline.c reschedule/batch/cbtest_words.c reschedule/batch/cbtest_lastline.c \
+               reschedule/batch/cbtest_pipeline.c reschedule/batch/cbtest_judge.c \
+               reschedule/batch/cbtest_words.c reschedule/batch/cbtest_lastline.c \
                reschedule/batch/cbtest_progress.c reschedule/batch/cbtest_summary.c \
                reschedule/batch/cbtest_json.c reschedule/batch/cbtest_report.c \
                reschedule/batch/cbtest_sarif.c \

@@ -10,6 +10,7 @@
  * Every job runs in the folder cbtest was started from (a test's relative
  * arguments keep their meaning); everything it writes is named by an
  * absolute path in the test's work folder.
+ * What a forced run's cbreplay job says is judged in cbtest_judge.c.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -22,17 +23,6 @@
 #include "cbtest.h"
 #include "cbtrace.h"
 
-/* A failing forced run is forced this many more times (cbreplay --confirm)
- * before its schedule is called reproduced.  After the last forced step
- * the threads run free and may decide the failure: in blind trial 13, 6 of
- * 63 schedules confirmed by one more run failed in only 10-65 % of later
- * runs (cond_if 7 of 20, async_result 1 of 10), and their "reproduce"
- * commands did not.  Three more runs let such a schedule through at a
- * rate p only with p^3, and make cbreplay try its next tail variant.
- * Even so 6 of 10 such commands failed only 2-9 runs of 10 later, where
- * each failure pinned (its failing run's whole order forced, pin.c)
- * failed 10 of 10: cbreplay --pin pins every confirmed failure. */
-#define CBT_CONFIRM 3
 #define CBT_STR(x) CBT_STR_(x)
 #define CBT_STR_(x) #x
 
@@ -334,116 +324,6 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
    }
    if (t->nruns == 0 || t->jobs_emitted)
       test_finished(s, ti);
-}
-
-/* From cbreplay's bug report (reschedule/report.c): the tail variant of a
- * schedule with several ("  tail variant N ...", else -1), and how often
- * the failure was forced again and came back ("  not reproduced: forced
- * again N times, it failed M"; a reproduced one says "reproduce: ..." and
- * came back every time: --confirm, CBT_CONFIRM for cbtest's runs). */
-static void replay_facts(cbt_run *r)
-{
-   FILE *f = fopen(r->out_path, "r");
-   char line[512];
-   unsigned n, m;
-   r->variant = -1;
-   r->again = r->again_failed = 0;
-   r->pinned[0] = 0;
-   r->violation = -1;
-   while (f && fgets(line, sizeof line, f)) {
-      if (r->variant < 0)
-         (void)sscanf(line, "  tail variant %d", &r->variant);
-      if (!strncmp(line, "  the violation happened in this run: ", 38))
-         r->violation = !strncmp(line + 38, "yes", 3) ? 1
-                        : !strncmp(line + 38, "no", 2) ? 0
-                        : strstr(line + 38, "left the schedule's path") ? CBT_LEFT_PATH
-                        : -1;
-      /* "  pinned: variant V failed again M of N times (...); ... forced,
-       * failed K of K: PATH": the schedule's own counts stay as they were. */
-      const char *pin = !strncmp(line, "  pinned: ", 10) ? strstr(line, " forced, failed ") : NULL;
-      int v;
-      if (pin && (pin = strstr(pin, ": ")) != NULL &&
-          sscanf(line, "  pinned: variant %d failed again %u of %u", &v, &m, &n) == 3) {
-         cbt_fmt(r->pinned, sizeof r->pinned, "%s", pin + 2);
-         r->pinned[strcspn(r->pinned, "\n")] = 0;
-         r->again = n;
-         r->again_failed = m;
-      }
-      const char *failed = strstr(line, ", it failed ");
-      if (sscanf(line, "  not reproduced: forced again %u", &n) == 1 &&
-          failed && sscanf(failed, ", it failed %u", &m) == 1) {
-         r->again = n;
-         r->again_failed = m;
-      } else if (!strncmp(line, "  reproduce: ", 13) && !r->pinned[0] &&
-                 !strstr(line, "(not forced again")) {
-         r->again = r->again_failed = CBT_CONFIRM; /* every one it was asked */
-      }
-   }
-   if (f)
-      fclose(f);
-}
-
-/* A deadlock's threads as cbreplay's bug report names them, one a line
- * ("    T2 waits for lock b at x.c:28, held by T3 (taken at x.c:38)", and
- * "    and N more threads wait": reschedule/report.c, print_ending), into
- * buf one a line. */
-static void replay_deadlock(const char *out_path, char *buf, size_t len)
-{
-   buf[0] = 0;
-   FILE *f = fopen(out_path, "r");
-   char line[1024];
-   size_t n = 0;
-   while (f && fgets(line, sizeof line, f)) {
-      const char *p = line + 4;
-      size_t digits = strspn(p + 1, "0123456789");
-      int wait = !strncmp(line, "    T", 5) && digits &&
-                 !strncmp(p + 1 + digits, " waits ", 7);
-      if (!wait && strncmp(line, "    and ", 8) != 0)
-         continue;
-      if (!wait && !strstr(line, " more threads wait"))
-         continue;
-      line[strcspn(line, "\n")] = 0;
-      int k = snprintf(buf + n, len - n, "%s%s", n ? "\n" : "", p);
-      if (k < 0 || (size_t)k >= len - n)
-         break; /* cut at a whole thread */
-      n += (size_t)k;
-   }
-   if (n < len)
-      buf[n] = 0;
-   if (f)
-      fclose(f);
-}
-
-void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
-{
-   r->exit_code = e->code;
-   replay_facts(r);
-   r->seconds = e->seconds;
-   if (e->code < 0 && e->error[0]) {
-      r->verdict = CBT_ERROR; /* cbreplay did not start */
-      cbt_fmt(r->note, sizeof r->note, "%s", e->error);
-   } else if (e->timed_out) {
-      r->verdict = CBT_ERROR;
-      cbt_fmt(r->note, sizeof r->note, "cbreplay did not end and was stopped");
-   } else {
-      switch (e->code) {
-      case 0: r->verdict = CBT_PASSED; break;
-      case 1: r->verdict = CBT_FAILED; break;
-      case 3: r->verdict = CBT_INFEASIBLE; break;
-      case 4: r->verdict = CBT_HUNG; break;
-      case 6: r->verdict = CBT_DEADLOCK; break;
-      default: r->verdict = CBT_ERROR; break; /* 5: the tool failed */
-      }
-      if (r->verdict == CBT_DEADLOCK)
-         replay_deadlock(r->out_path, r->deadlock, sizeof r->deadlock);
-      if (r->verdict == CBT_ERROR) {
-         char line[256];
-         cbt_last_line(r->err_path, 0, line, sizeof line);
-         if (r->readable || !r->note[0])
-            cbt_fmt(r->note, sizeof r->note, "cbreplay exit %d%s%s", e->code,
-                     *line ? ": " : "", line);
-      }
-   }
 }
 
 /* How many of t's schedules still to force after its first confirmed
