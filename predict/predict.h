@@ -13,8 +13,9 @@
  *                 acquisitions, gate locks and the vector clocks;
  *   synthesis.c   pass C: region I prefix (a consistent cut), regions II and
  *                 III, then f, then e2 (PENELOPE section 4.2); the prefix
- *                 closed over what the tail needs.  Run only on candidates
- *                 that will be written (analyze.c, cbp_build_schedules).
+ *                 closed over what the tail needs (close_prefix.c).  Run
+ *                 only on candidates that will be written (analyze.c,
+ *                 cbp_build_schedules).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -486,6 +487,27 @@ void cbp_porder_free(cbp_porder *po);
  * *out (malloc'd, NULL when none); returns the number of words. */
 size_t cbp_porder_for(const cbp_porder *po, const uint64_t *prefix,
                       uint64_t **out);
+
+/* ---- Where a thread may stop; the prefix closed over the tail (close_prefix.c)
+ * Per thread, the counts c at which it may not stop: after its first c
+ * events it holds a lock, or event c-1 is the first half of an
+ * instruction (inclusive ranges, ascending; synthesis.c's sweep fills
+ * them, count by count). */
+typedef struct { uint64_t lo, hi; } cbp_range; /* inclusive counts */
+typedef struct { cbp_range *v; size_t n, cap; } cbp_ranges;
+void cbp_bad_cut(cbp_ranges *r, uint64_t c);
+void cbp_bad_cuts_free(cbp_ranges *b, uint32_t n); /* b[0..n] and b */
+/* The first count >= c where the thread may stop (UINT64_MAX: none left
+ * up to total); the last count <= c where it may (0 always may). */
+uint64_t cbp_next_cut(const cbp_ranges *r, uint64_t total, uint64_t c);
+uint64_t cbp_prev_cut(const cbp_ranges *r, uint64_t c);
+typedef struct { uint32_t tid; uint64_t to; } cbp_raise_to; /* tid 0: none */
+/* Raises the threads of c's prefix that do not run in the tail; NULL, or
+ * why it cannot be (need, end: n + 1 counts of scratch).  *raise: where
+ * T1 or T2 may stop further on, to build the tail again from there. */
+const char *cbp_close_prefix(const cbp_escape *x, const cbp_vclock *v,
+                             const cbp_ranges *bad, cbp_candidate *c,
+                             uint64_t *need, uint64_t *end, cbp_raise_to *raise);
 
 /* ---- Region III (region3.c) ----------------------------------------------
  * Interleaves T1 (from c->x1 to count t1_to) and T2 (from2, c->x2 or an

@@ -22,7 +22,7 @@
  * releases them (T1 may need them); then T1 runs to e2, and only then
  * everyone is released.  A deadlock (DLK, deadlocks.c) has a shorter tail
  * (dlk_tail.c): T1 holding A, T2 holding B, each asking for the other next.
- * Last, the prefix is closed over what the tail needs (close_prefix: the
+ * Last, the prefix is closed over what the tail needs (close_prefix.c: the
  * other threads are raised, e.g. main past the creation of T2), and T1 and
  * T2 are lowered out of a prefix they would share with other threads
  * (lower_tail_threads), so that a schedule replays one way.
@@ -105,150 +105,6 @@ static void make_consistent(const cbp_vclock *v, uint64_t *pre, uint32_t n) {
    }
 }
 
-/* ---- Closing the prefix over what the tail needs ------------------------
- * Why: replay runs the prefix counts freely interleaved, then each tail step
- * with every other thread stopped, so every event that happens before a
- * tail event (vector clocks: create, join, barrier, consumed signal, and
- * each thread's own order) must be in the prefix or earlier in the tail.
- * Region I is cut where the earlier of T1 and T2 stops; a third thread
- * stopped there (typically main) may not yet have created the later one,
- * which then never exists, and the plan stalls in its first tail step
- * (rww.c: main's second pthread_create).  So every thread that does not
- * run in the tail is raised to the first cut that covers what the tail and
- * the raised prefixes need and where it holds no lock (it waits there while
- * the tail runs, and must not hold a lock T1 or T2 takes).  T1's and T2's
- * own prefixes are fixed by the pattern up to their cuts: a raised prefix
- * may need them further, but not past (main joins a worker it created
- * after the unjoined one's cut: main runs through that create in the
- * prefix, tail_raise).  When they would have to move further, or the tail
- * runs a thread before an event it needs, the candidate is dropped rather
- * than written as a plan that cannot be followed. */
-
-typedef struct { uint64_t lo, hi; } range; /* inclusive counts */
-typedef struct { range *v; size_t n, cap; } ranges;
-
-/* Per thread, the counts c at which it may not stop: after its first c
- * events it holds a lock, or event c-1 is the first half of an
- * instruction.  Filled by the sweep (sweep() below), count by count. */
-static void bad_cut(ranges *r, uint64_t c) {
-   if (r->n && r->v[r->n - 1].hi + 1 == c) { r->v[r->n - 1].hi = c; return; }
-   r->v = cbp_grow(r->v, &r->cap, r->n, sizeof *r->v);
-   r->v[r->n++] = (range){c, c};
-}
-
-static void bad_cuts_free(ranges *b, uint32_t n) {
-   for (uint32_t j = 0; j <= n; j++) free(b[j].v);
-   free(b);
-}
-
-/* The first count >= c where the thread may stop (NONE: none left). */
-static uint64_t next_cut(const ranges *r, uint64_t total, uint64_t c) {
-   size_t lo = 0, hi = r->n;
-   while (lo < hi) { /* first range with hi >= c */
-      size_t m = (lo + hi) / 2;
-      if (r->v[m].hi < c) lo = m + 1; else hi = m;
-   }
-   if (lo < r->n && r->v[lo].lo <= c) c = r->v[lo].hi + 1;
-   return c <= total ? c : NONE;
-}
-
-/* The last count <= c where the thread may stop (0 always may). */
-static uint64_t prev_cut(const ranges *r, uint64_t c) {
-   size_t lo = 0, hi = r->n;
-   while (lo < hi) { /* first range with hi >= c */
-      size_t m = (lo + hi) / 2;
-      if (r->v[m].hi < c) lo = m + 1; else hi = m;
-   }
-   return lo < r->n && r->v[lo].lo <= c ? r->v[lo].lo - 1 : c;
-}
-
-static int in_tail(const cbp_candidate *c, uint32_t j) {
-   if (j == c->t1 || j == c->t2) return 1;
-   for (uint32_t k = 0; k < c->nmore; k++)
-      if (c->more[k].tid == j) return 1;
-   return 0;
-}
-
-/* The cut T1 or T2 may be raised to so that its prefix covers its first
- * `need` events: the first lock-free cut at or after need, if it is not
- * past the thread's own cut (x1, x2); else NONE.  Only the pair of an
- * atomicity or order violation moves: a deadlock's cycle is fixed. */
-static uint64_t tail_raise(const cbp_escape *x, const ranges *bad, const cbp_candidate *c,
-                           uint32_t j, uint64_t need) {
-   if (c->pattern == CBP_DLK || c->nmore || (j != c->t1 && j != c->t2)) return NONE;
-   uint64_t lim = j == c->t1 ? c->x1.count : c->x2.count;
-   if (c->t1 == c->t2 || need > lim) return NONE;
-   uint64_t to = next_cut(&bad[j], x->counted[j], need);
-   return to != NONE && to <= lim ? to : NONE;
-}
-
-typedef struct { uint32_t tid; uint64_t to; } raise_to; /* tid 0: none */
-
-/* Raises the non-tail threads of c's prefix; NULL, or why it cannot be.
- * When a raised prefix waits for T1 or T2 past its cut but that thread
- * may stop later, short of its own cut (tail_raise), *raise says where,
- * and the caller builds the tail again from there: main's prefix that
- * joins a worker created after T1's cut (the worker's start needs main's
- * create, which the tail was to run). */
-static const char *close_prefix(const cbp_escape *x, const cbp_vclock *v,
-                                const ranges *bad, cbp_candidate *c,
-                                uint64_t *need, uint64_t *end, raise_to *raise) {
-   uint32_t n = x->nthreads;
-   static char why[128];
-   for (int changed = 1; changed;) {
-      changed = 0;
-      memset(need, 0, (n + 1) * sizeof *need);
-      /* What the prefix itself waits for. */
-      for (uint32_t i = 1; i <= n; i++) {
-         if (!c->prefix[i - 1]) continue;
-         const cbp_vc_ent *vc;
-         size_t nvc = cbp_vc_entries(v, cbp_vc_seg_at(v, i, c->prefix[i - 1] - 1), &vc);
-         for (size_t q = 0; q < nvc; q++) {
-            uint32_t j = vc[q].tid;
-            if (j == i || j > n || vc[q].count <= need[j]) continue;
-            need[j] = vc[q].count;
-            if (in_tail(c, j) && need[j] > c->prefix[j - 1]) {
-               uint64_t to = tail_raise(x, bad, c, j, need[j]);
-               if (to != NONE) *raise = (raise_to){j, to};
-               snprintf(why, sizeof why, "the prefix of T%u waits for T%u past its cut", i, j);
-               return why;
-            }
-         }
-      }
-      /* What each tail step waits for, in order. */
-      for (uint32_t j = 1; j <= n; j++) end[j] = c->prefix[j - 1];
-      for (uint32_t s = 0; s < c->ntail; s++) {
-         uint32_t w = c->tail[s].tid;
-         end[w] += c->tail[s].count;
-         const cbp_vc_ent *vc;
-         size_t nvc = cbp_vc_entries(v, cbp_vc_seg_at(v, w, end[w] - 1), &vc);
-         for (size_t q = 0; q < nvc; q++) {
-            uint32_t j = vc[q].tid;
-            if (j == w || j > n) continue;
-            if (in_tail(c, j)) {
-               if (vc[q].count > end[j]) {
-                  snprintf(why, sizeof why, "the tail runs T%u before events of T%u it needs", w, j);
-                  return why;
-               }
-            } else if (vc[q].count > need[j]) {
-               need[j] = vc[q].count;
-            }
-         }
-      }
-      for (uint32_t j = 1; j <= n; j++) {
-         if (in_tail(c, j) || need[j] <= c->prefix[j - 1]) continue;
-         uint64_t to = next_cut(&bad[j], x->counted[j], need[j]);
-         if (to == NONE) {
-            snprintf(why, sizeof why, "T%u holds a lock after the events the tail needs", j);
-            return why;
-         }
-         c->prefix[j - 1] = to;
-         changed = 1;
-      }
-   }
-   return NULL;
-}
-
 typedef struct { uint64_t pos; size_t idx; size_t late; } bypos; /* late: k + 1 */
 static int cmp_pos(const void *a, const void *b) {
    const bypos *x = a, *y = b;
@@ -261,7 +117,7 @@ typedef struct {
    const cbp_escape *x;
    const cbp_vclock *v;
    cbp_locks *L;
-   ranges *bad;
+   cbp_ranges *bad;
    uint64_t *need, *end;
    cbp_step *r3; size_t nr3, capr3;
    cbp_rf *rf;
@@ -296,7 +152,7 @@ static uint64_t t1_past_e(synth *S, const cbp_candidate *c, cbp_point *from2,
    uint64_t need = cbp_rf_last_writer(S->rf, c->t2, start, c->cf, c->t1, c->x1.count, c->ce2,
                                       first);
    if (!need) return 0;
-   uint64_t at = prev_cut(&S->bad[c->t2], *first);
+   uint64_t at = cbp_prev_cut(&S->bad[c->t2], *first);
    if (at < c->prefix[c->t2 - 1]) at = c->prefix[c->t2 - 1];
    if (at > c->x2.count) at = c->x2.count;
    /* Region III's lock scan walks the trace from T2's start: T2 taken
@@ -409,7 +265,7 @@ static void lower_tail_threads(synth *S, cbp_candidate *c) {
       }
       for (int k = 0; k < 2; k++) {
          uint32_t j = tt[k];
-         uint64_t to = next_cut(&S->bad[j], S->x->counted[j], S->need[j]);
+         uint64_t to = cbp_next_cut(&S->bad[j], S->x->counted[j], S->need[j]);
          if (to == NONE || to >= c->prefix[j - 1]) continue;
          if (!S->rf) S->rf = cbp_rf_new(S->t, S->x);
          if (cbp_rf_moves_read(S->rf, c->prefix, j, to, c->prefix[j - 1]) ||
@@ -440,8 +296,8 @@ static const char *tail_and_prefix(synth *S, cbp_candidate *c) {
    for (;;) {
       const char *why = build_tail(S, c);
       if (why) return why;
-      raise_to r = {0, 0};
-      why = close_prefix(S->x, S->v, S->bad, c, S->need, S->end, &r);
+      cbp_raise_to r = {0, 0};
+      why = cbp_close_prefix(S->x, S->v, S->bad, c, S->need, S->end, &r);
       if (!why || !r.tid || r.to <= c->prefix[r.tid - 1]) return why;
       c->prefix[r.tid - 1] = r.to;
    }
@@ -467,7 +323,7 @@ static const char *synth_from(synth *S, cbp_candidate *c, uint64_t *saved) {
    if (cbp_site_writers(S->rf, S->t, S->v, c, n, S->hold)) /* site_writers.c */
       for (uint32_t j = 1; j <= n; j++)
          if (S->hold[j - 1] != NONE) {
-            uint64_t to = prev_cut(&S->bad[j], S->hold[j - 1]);
+            uint64_t to = cbp_prev_cut(&S->bad[j], S->hold[j - 1]);
             if (to < c->prefix[j - 1]) c->prefix[j - 1] = to;
          }
    make_consistent(S->v, c->prefix, n);
@@ -537,7 +393,7 @@ static const char *synth_one(synth *S, cbp_candidate *c, uint64_t *saved, uint64
  * count where the candidate's cut comes, or its last empty-lockset cut
  * before it), and where each thread may not stop (bad). */
 static void sweep(const cb_trace *t, const cbp_escape *x, cbp_locks *L, cbp_result *r,
-                  const bypos *order, size_t norder, uint64_t **late, ranges *bad) {
+                  const bypos *order, size_t norder, uint64_t **late, cbp_ranges *bad) {
    uint32_t n = x->nthreads;
    cbp_held *held = cbp_xcalloc(n + 1, sizeof *held);
    uint64_t *cnt = cbp_xcalloc(n + 1, sizeof *cnt), *le = cbp_xcalloc(n + 1, sizeof *le);
@@ -567,7 +423,7 @@ static void sweep(const cb_trace *t, const cbp_escape *x, cbp_locks *L, cbp_resu
       if (e->kind == CB_EV_UNLOCK) cbp_held_release(&held[j], cbp_lock_of(L, &held[j], e));
       cnt[j]++;
       prev[j] = i + 1;
-      if (j && (held[j].n || !cbp_cut_ok(x, i))) bad_cut(&bad[j], cnt[j]);
+      if (j && (held[j].n || !cbp_cut_ok(x, i))) cbp_bad_cut(&bad[j], cnt[j]);
    }
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&held[j]);
    free(held); free(cnt); free(le); free(prev);
@@ -592,7 +448,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
       }
    }
    qsort(order, norder, sizeof *order, cmp_pos);
-   ranges *bad = cbp_xcalloc(n + 1, sizeof *bad);
+   cbp_ranges *bad = cbp_xcalloc(n + 1, sizeof *bad);
    sweep(t, x, L, r, order, norder, late, bad);
    free(order);
 
@@ -613,7 +469,7 @@ void cbp_synthesize_some(const cb_trace *t, const cbp_escape *x,
    }
    free(S.r3); free(S.need); free(S.end); free(saved); free(late); free(S.hold); free(S.pv);
    r->rf = S.rf; /* kept for the next batch and for ranking */
-   bad_cuts_free(S.bad, n);
+   cbp_bad_cuts_free(S.bad, n);
 }
 
 void cbp_synthesize(const cb_trace *t, const cbp_escape *x,
