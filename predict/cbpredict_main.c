@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "predict.h"
+#include "explore.h"
 
 /* --base: the candidates on lines base_path's trace never ran first
  * (fresh.c); 0, or 1 when that trace cannot be read (said on stderr).  A

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "predict.h"
+#include "explore.h"
 
 /* Chains drawn per schedule still wanted before a depth is given up. */
 #define DRAWS_PER_WANTED 8

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "predict.h"
+#include "explore.h"
 
 static const char *var_name(const cb_trace *t, const cbp_explore_row *row,
                             char *buf, size_t len) {

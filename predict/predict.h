@@ -27,74 +27,7 @@
 
 #include "cbtrace.h"
 #include "hb.h"
-
-/* ---- Small open-addressing index map (u32 payloads, caller compares) ----
- * Each slot keeps 32 bits of its key's hash beside the payload, so that a
- * probe calls the caller's comparison (which reads the keyed item, a cache
- * miss in a large table) only where the hash bits agree. */
-typedef struct {
-   uint32_t idx;    /* 0 = empty, else index + 1 */
-   uint32_t tag;    /* the high 32 bits of its key's hash */
-} cbp_slot;         /* side by side: a probe touches one cache line */
-typedef struct {
-   cbp_slot *slots;
-   size_t mask;     /* capacity - 1 (power of two) */
-   size_t n;
-} cbp_map;
-
-void cbp_map_init(cbp_map *m, size_t cap_hint);
-void cbp_map_free(cbp_map *m);
-void cbp_map_clear(cbp_map *m);
-/* Finds the slot of `hash` whose payload satisfies eq(ctx, payload, key), or
- * the empty slot where it belongs.  *slot == 0 means absent; store idx + 1
- * there and call cbp_map_added (the probe has set the empty slot's tag). */
-typedef int (*cbp_eq_fn)(const void *ctx, uint32_t idx, const void *key);
-/* Inline: at each call site eq is a known function, inlined with it (the
- * probe is the inner loop of every pass). */
-static inline uint32_t *cbp_map_probe(cbp_map *m, uint64_t hash, cbp_eq_fn eq,
-                                      const void *ctx, const void *key) {
-   size_t i = hash & m->mask;
-   uint32_t tag = (uint32_t)(hash >> 32);
-   for (;;) {
-      cbp_slot *sl = &m->slots[i];
-      if (sl->idx == 0) {
-         sl->tag = tag; /* for the caller's insertion, if it makes one */
-         return &sl->idx;
-      }
-      if (sl->tag == tag && eq(ctx, sl->idx - 1, key)) return &sl->idx;
-      i = (i + 1) & m->mask;
-   }
-}
-/* The position of a slot cbp_map_probe returned (to empty it later). */
-static inline size_t cbp_map_slot_at(const cbp_map *m, const uint32_t *s) {
-   return (size_t)((const cbp_slot *)(const void *)s - m->slots);
-}
-/* Call after filling an empty slot; may grow (rehash needs the hashes). */
-typedef uint64_t (*cbp_hash_fn)(const void *ctx, uint32_t idx);
-void cbp_map_added(cbp_map *m, cbp_hash_fn h, const void *ctx);
-
-static inline uint64_t cbp_mix(uint64_t x) {
-   x ^= x >> 33; x *= 0xff51afd7ed558ccdull;
-   x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull;
-   x ^= x >> 33; return x;
-}
-
-/* Growable array helper: makes room for one more item; aborts on OOM
- * (running out of memory is not a user error we can report usefully). */
-void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item);
-void *cbp_xcalloc(size_t n, size_t item);
-void *cbp_xrealloc(void *p, size_t bytes); /* realloc that never returns NULL */
-/* Sorts a[0..n) (items of `item` bytes) by cmp, and moves b's items (when b
- * is not NULL: a parallel array of as many items of the same size) as a's. */
-void cbp_sort_with(void *a, void *b, size_t n, size_t item,
-                   int (*cmp)(const void *, const void *));
-/* Zeroed memory for a hash table probed at random (free with free): on
- * 64-byte lines, and from 2 MB on in huge pages where the system grants
- * them (a probe of a table of megabytes otherwise also misses the TLB). */
-void *cbp_table_alloc(size_t bytes);
-/* Asks the allocator to keep freed memory for the next pass instead of
- * giving it back to the system (util.c says why); called once, first. */
-void cbp_keep_freed_memory(void);
+#include "util.h"
 
 /* ---- Options ------------------------------------------------------------ */
 enum cbp_blocks { CBP_BLOCKS_AUTO, CBP_BLOCKS_FUNCTIONS, CBP_BLOCKS_MARKUP };
@@ -636,54 +569,6 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
 void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
                      const cbp_result *r, const cbp_report_info *info);
 
-/* ---- Exploration: delay schedules (explore.c, explore_report.c) ----------
- * cbpredict --delays N: schedules that follow the recorded run to a delay
- * point (before a conflicting access or a synchronisation call), hold that
- * thread, run a chain of up to N-1 more threads each to its own point, then
- * every other thread out; for when prediction finds nothing that fails. */
-#define CBP_EXPLORE_DEFAULT_MAX 100 /* schedules written without --max */
-#define CBP_EXPLORE_MAX_DELAYS 7
-#define CBP_EXPLORE_SHOWN 4         /* chain threads a row names */
-typedef struct {
-   unsigned delays;                 /* up to this many per schedule, >= 1 */
-   uint64_t seed;
-   size_t max;                      /* schedules to write at most */
-   const uint64_t *seen;            /* orderings not to write again */
-   size_t nseen;                    /* (cb_ordering_digest) */
-} cbp_explore_options;
-typedef struct {
-   uint32_t id;                     /* sN */
-   unsigned delays;
-   uint64_t at[3], index[3];        /* first, second, last point: trace and
-                                       counted index */
-   uint32_t tids[CBP_EXPLORE_SHOWN];/* the chain's threads, in order */
-   unsigned ntids;
-} cbp_explore_row;
-typedef struct cbp_explore_result {
-   unsigned delays;
-   uint64_t seed;
-   size_t points;                   /* delay points in the trace */
-   size_t written;
-   size_t by_depth[CBP_EXPLORE_MAX_DELAYS + 1]; /* written, per delays */
-   size_t duplicates;               /* chains drawn again */
-   size_t seen;                     /* orderings in --seen */
-   size_t unfollowable;             /* replay could not follow them */
-   cbp_explore_row *rows;
-   size_t nrows, caprows;
-} cbp_explore_result;
-/* Writes DIR/sK.pb for K = first_id, ...; fills res (free with
- * cbp_explore_free).  -1 with err when a file cannot be written. */
-int cbp_explore_write(const cb_trace *t, cbp_analysis *a,
-                      const cbp_explore_options *o, const char *dir,
-                      uint32_t first_id, cbp_explore_result *res, cb_error *err);
-void cbp_explore_free(cbp_explore_result *res);
-/* Report hooks (report.c): the widest variable name of the rows, the
- * table rows, the summary line, and ,"explore":{...} for --json. */
-int cbp_explore_name_width(const cb_trace *t, const cbp_explore_result *r);
-void cbp_explore_rows(FILE *out, const cb_trace *t, const cbp_explore_result *r,
-                      int vw);
-void cbp_explore_summary(FILE *out, const cbp_explore_result *r);
-void cbp_explore_json(FILE *out, const cb_trace *t, const cbp_explore_result *r,
-                      const char *dir);
+/* Exploration's delay schedules (--delays): explore.h. */
 
 #endif /* CB_PREDICT_H */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "predict.h"
+#include "explore.h"
 
 static const char *loc(const cb_trace *t, uint64_t tidx, char *buf, size_t n) {
    return cb_location_str(t, t->events[tidx].loc, buf, n);

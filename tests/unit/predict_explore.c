@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "predict.h"
+#include "explore.h"
 
 static int ntest, nfail;
 static void ok(int cond, const char *fmt, ...) {
