@@ -94,7 +94,7 @@ typedef enum {
    CB_REQ_TIMEOUT_MAY_FIRE /* () a timed wait's deadline passed: 1 (as
                            CB_REQ_MAY_I answers, CB_MAY_I_FREE with it)
                            once no thread is held back, 0 while the forced
-                           schedule runs (cb_preload.c, cb_cond_wait_on) */
+                           schedule runs (cb_preload_cond.c, cb_cond_wait_on) */
 } cb_client_request;
 
 /* The hidden state of the C library that CB_REQ_LIBC_STATE names: one id

@@ -37,7 +37,7 @@ extern CB_HIDDEN int cb_turns_free;
 extern CB_HIDDEN int cb_slots_on;
 /* How long the process ran before every turn became its own, when a
  * forced schedule held it (replay; record mode answers with SLOTS): the
- * plan's time, which timed waits do not count (cb_preload.c). */
+ * plan's time, which timed waits do not count (cb_preload_cond.c). */
 CB_HIDDEN void cb_note_free(int forced);
 
 static inline int cb_free_running(void)
@@ -129,8 +129,8 @@ static inline void cb_wait_failed(void)
 #define CB_WRAP_LIBC(ret, zname, impl, params, ...)                          \
    CB_WRAP_ONE(VG_Z_LIBC_SONAME, ret, zname, impl, params, __VA_ARGS__)
 
-/* Lock and condition helpers of cb_preload.c, shared with the C11 ones
- * (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success.
+/* Lock and condition helpers of cb_preload.c and cb_preload_cond.c, shared
+ * with the C11 ones (cb_preload_c11.c).  mode: CB_LOCK_*; 0 is success, as thrd_success.
  * flags: CB_WAIT_SELF_BLOCKS, CB_WAIT_ROBUST (cb_mutex_wait_flags).  A
  * lock that sleeps in a futex wait when it blocks (not a spinlock:
  * cb_spin_lock). */

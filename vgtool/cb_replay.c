@@ -477,7 +477,7 @@ Bool cb_replay_may_run(CbThread *t)
 }
 
 /* Thread t waits in a timed condition wait whose deadline has passed
- * (vgtool/cb_preload.c, cb_cond_wait_on): may the timeout fire?  Once the
+ * (vgtool/cb_preload_cond.c, cb_cond_wait_on): may the timeout fire?  Once the
  * plan let every thread go, yes.  A run-out step of t's ends here: t has
  * blocked (its deadline then counts again after the release).  Else the
  * plan goes on, and this is where a plan that only t could move on

@@ -33,7 +33,8 @@ CB_TOOL_SRCS := vgtool/cb_main.c vgtool/cb_output.c vgtool/cb_objects.c \
 CB_TOOL_OBJS := $(CB_TOOL_SRCS:%.c=$(BUILD)/vgtool/%.o)
 CB_TOOL_HDRS := $(wildcard vgtool/*.h) proto/cb_wire.h
 
-CB_PRELOAD_SRCS := vgtool/cb_preload.c vgtool/cb_preload_sem.c \
+CB_PRELOAD_SRCS := vgtool/cb_preload.c vgtool/cb_preload_cond.c \
+   vgtool/cb_preload_sem.c \
    vgtool/cb_preload_c11.c vgtool/cb_preload_alloc.c vgtool/cb_preload_misc.c \
    vgtool/cb_preload_interpose.c \
    vgtool/cb_preload_glib.c vgtool/cb_preload_libc.c \
