@@ -325,9 +325,8 @@ void cb_end_run(void);
 
 /* ---- replay (cb_replay.c) ---- */
 extern const HChar *cb_plan_path;
-extern Int cb_status_fd;
+extern Int cb_status_fd;                 /* cb_replay_status.c */
 Bool cb_replay_init(void);               /* loads the plan; False: bad plan */
-Bool cb_plan_file_read(const HChar *path, ULong **words, ULong *nwords);
 Bool cb_replay_may_run(CbThread *t);     /* turn check, with stall check */
 Bool cb_replay_released(void);           /* every thread runs free for good */
 /* t's timed wait is past its deadline: may it time out? (cb_replay.c) */
@@ -337,7 +336,7 @@ ULong cb_replay_allowance(CbThread *t);
 /* Before t->counted++: the event's kind, location, address and value. */
 void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
                        ULong value);
-void cb_replay_status(const HChar *line);   /* one status line */
+void cb_replay_status(const HChar *line);   /* one status line (cb_replay_status.c) */
 /* sched_yield(2), the big lock held: the kernel runs another thread
  * first, which may then queue for the lock. */
 void cb_kernel_yield(void);
@@ -356,13 +355,29 @@ void cb_spin_give_way(void);
 void cb_replay_thread_exit(CbThread *t);
 void cb_replay_ending(void);             /* shut-down starts */
 void cb_replay_fini(void);
+void cb_replay_exec_called(void);        /* execve: the tool's end may not come */
+/* The status lines; how the run ended (cb_replay_status.c). */
+void cb_replay_status_init(void);        /* the fd out of the program's way */
 void cb_replay_exit_called(CbThread *t, Int code); /* exit_group, or the
                                                      last exit */
 void cb_replay_abort_raised(CbThread *t); /* SIGABRT sent by t */
-void cb_replay_exec_called(void);        /* execve: the tool's end may not come */
 void cb_replay_deadlocked(void);         /* the run ends: a deadlock */
+Bool cb_replay_was_deadlocked(void);
 void cb_replay_end(void);                /* the last status line */
+void cb_replay_left_by_itself(UInt wid); /* its exit ends the process */
 void cb_replay_forked_child(void);
+
+/* ---- replay: the plan's file, read and checked (cb_plan_file.c) ---- */
+typedef struct {
+   ULong  nthreads;   /* threads the plan knows, 1..n */
+   ULong *prefix;     /* [1..n] counted events before the cut */
+   ULong  ntail;      /* tail steps */
+   ULong *tail;       /* pairs (tid, n); n CB_STEP_RUN_OUT: run it out */
+   ULong  stall_ms;   /* no scheduled progress this long: infeasible */
+} CbPlan;
+/* Also loads the pattern, paths and prefix order into their files.
+ * False: a bad plan, said on the terminal. */
+Bool cb_plan_load(const HChar *path, CbPlan *p);
 
 /* ---- replay: did e1, f, e2 run in order? (cb_pattern.c) ---- */
 void cb_pattern_load(const ULong *w);    /* 6 words: (tid, index) x 3 */

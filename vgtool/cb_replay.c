@@ -11,9 +11,10 @@
  * is has gone, or no scheduled progress for the stall limit) is declared
  * infeasible and everyone is released: a replay never hangs.
  *
- * Every fact goes to the status fd as a line (cb_wire.h), the last one
- * "end ..." from the tool's shut-down: cbreplay takes a run without it for
- * one where Valgrind or the tool died, never for the program's failure.
+ * Every fact goes to the status fd as a line (cb_wire.h; written by
+ * cb_replay_status.c), the last one "end ..." from the tool's shut-down:
+ * cbreplay takes a run without it for one where Valgrind or the tool died,
+ * never for the program's failure.
  * A thread waits for its turn only in a gate (the instruction gate of
  * cb_instrument.c, the preload's "may I?" loops), and a wrapper announces
  * a blocking call only after its gate let it through: the deadlock check
@@ -33,13 +34,11 @@
 #include "pub_tool_vkiscnums.h"
 #include "cb_global.h"
 
-extern Int VG_(safe_fd)(Int oldfd);
 /* Not in the tool headers (pub_core_syscall.h, Valgrind 3.19). */
 extern SysRes VG_(do_syscall)(UWord sysno, UWord, UWord, UWord, UWord, UWord,
                               UWord, UWord, UWord);
 
 const HChar *cb_plan_path;
-Int cb_status_fd = -1;
 
 typedef enum { CB_PH_PREFIX, CB_PH_TAIL, CB_PH_RELEASED } CbPhase;
 
@@ -60,19 +59,8 @@ static UInt    cb_run_out_events;   /* counted events run in it */
 static Bool    cb_ending;           /* shut-down: threads are torn down */
 static ULong   cb_step_said;        /* last step number written, 0 = none */
 static Bool    cb_diverged_reported;
-static Bool    cb_deadlocked;       /* the tool ends the run (cb_deadlock.c) */
 static ULong   cb_stall_ms;
 static UInt    cb_last_progress;
-
-void cb_replay_status(const HChar *line)
-{
-   if (cb_status_fd < 0)
-      return;
-   HChar buf[256];
-   Int n = VG_(snprintf)(buf, sizeof buf, "%s\n", line);
-   if (VG_(write)(cb_status_fd, buf, n) != n)
-      cb_status_fd = -1;
-}
 
 /* Whether thread tid ended by itself (its exit, or the process's
  * exit_group), not torn down: cb_pattern.c asks at the end. */
@@ -194,60 +182,23 @@ static void cb_start_tail(void)
    cb_next_step();
 }
 
-static Bool cb_plan_bad(const HChar *why)
-{
-   VG_(umsg)("cbtools: bad replay plan %s: %s\n", cb_plan_path, why);
-   return False;
-}
-
 Bool cb_replay_init(void)
 {
-   ULong *w, nw, i = 0;
-   if (cb_status_fd >= 0) {
-      Int safe = VG_(safe_fd)(cb_status_fd);
-      if (safe >= 0)
-         cb_status_fd = safe;
-   }
-   if (!cb_plan_file_read(cb_plan_path, &w, &nw))
-      return cb_plan_bad("cannot read it");
-#define NEED(k) do { if (i + (k) > nw) return cb_plan_bad("truncated"); } while (0)
-   NEED(4);
-   if (w[0] != CB_PLAN_MAGIC)
-      return cb_plan_bad("not a plan (bad magic)");
-   if (w[1] != CB_WIRE_VERSION)
-      return cb_plan_bad("another wire version");
-   if (w[2] != CB_COUNTED_MASK)
-      return cb_plan_bad("events counted differently");
-   cb_nthreads = w[3];
-   i = 4;
-   if (cb_nthreads > CB_PLAN_MAX_THREADS)
-      return cb_plan_bad("too many threads");
-   NEED(cb_nthreads + 1);
-   cb_prefix = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(ULong));
+   CbPlan plan;
+   cb_replay_status_init();
+   if (!cb_plan_load(cb_plan_path, &plan))
+      return False;
+   cb_nthreads = plan.nthreads;
+   cb_prefix = plan.prefix;
+   cb_ntail = plan.ntail;
+   cb_tail = plan.tail;
+   cb_stall_ms = plan.stall_ms;
    cb_done = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(ULong));
    cb_exited = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(Bool));
    cb_left = VG_(calloc)("cb.plan", cb_nthreads + 2, sizeof(Bool));
-   for (ULong t = 1; t <= cb_nthreads; t++) {
-      cb_prefix[t] = w[i++];
+   for (ULong t = 1; t <= cb_nthreads; t++)
       if (cb_prefix[t] > 0)
          cb_prefix_pending++;
-   }
-   cb_ntail = w[i++];
-   if (cb_ntail > (nw - i) / 2)
-      return cb_plan_bad("truncated");
-   cb_tail = &w[i];
-   i += 2 * cb_ntail;
-   NEED(7);
-   cb_pattern_load(&w[i]);
-   i += 6;
-   cb_stall_ms = w[i++];
-   if (cb_stall_ms == 0)
-      cb_stall_ms = 1;
-   if (!cb_ident_load(w, nw, &i, cb_nthreads))
-      return cb_plan_bad("bad thread paths or expected events");
-   if (!cb_porder_load(w, nw, &i, cb_nthreads))
-      return cb_plan_bad("bad prefix order");
-#undef NEED
    cb_note_progress_time();
    cb_phase = CB_PH_PREFIX;
    if (cb_prefix_pending == 0)
@@ -586,7 +537,7 @@ void cb_replay_ending(void)
    cb_ending = True;
    /* Before the threads are torn down: which were still alive. */
    cb_pattern_report(True, cb_left_by_itself);
-   if (cb_phase != CB_PH_TAIL || !cb_run_out || cb_deadlocked)
+   if (cb_phase != CB_PH_TAIL || !cb_run_out || cb_replay_was_deadlocked())
       return;
    HChar buf[64];
    VG_(snprintf)(buf, sizeof buf, "run-out-exited %llu", cb_tail[2 * cb_step]);
@@ -605,40 +556,10 @@ void cb_replay_ending(void)
 void cb_replay_fini(void)
 {
    if (cb_phase != CB_PH_RELEASED)
-      cb_infeasible(cb_deadlocked ? "the program deadlocked before the plan "
+      cb_infeasible(cb_replay_was_deadlocked() ? "the program deadlocked before the plan "
                                     "ended"
                                   : "program ended before the plan did");
    cb_pattern_report(False, NULL);
-}
-
-/* The "blocked" lines are said (cb_deadlock.c); the tool ends the run. */
-void cb_replay_deadlocked(void)
-{
-   cb_deadlocked = True;
-}
-
-/* ---- How the run ended --------------------------------------------------- */
-
-static Bool cb_exit_seen;
-static Int  cb_exit_code;
-static UInt cb_exit_wid;   /* the thread that ended the program */
-
-void cb_replay_exit_called(CbThread *t, Int code)
-{
-   cb_exit_seen = True;
-   cb_exit_code = code & 0xff;
-   cb_exit_wid = t->wid;
-   if (cb_left && t->wid <= cb_nthreads)
-      cb_left[t->wid] = True;
-}
-
-/* The run will end by SIGABRT (abort, a failed assert) from t, unless it
- * is caught: "end signal by T" names t (the last to raise it). */
-static UInt cb_abort_wid;
-
-void cb_replay_abort_raised(CbThread *t)
-{
-   cb_abort_wid = t->wid;
 }
 
 /* The program replaces itself: Valgrind (without --trace-children) does
@@ -652,22 +573,12 @@ void cb_replay_exec_called(void)
    cb_replay_status("exec");
 }
 
-/* The last status line.  Valgrind calls the tool's fini after a fatal
- * signal too, but does not tell the tool which one: cbreplay takes the
- * signal from the wait status. */
-void cb_replay_end(void)
+/* Thread wid made the exit call that ends the process (cb_replay_status.c):
+ * its end is its own, not a tear-down. */
+void cb_replay_left_by_itself(UInt wid)
 {
-   HChar buf[64];
-   if (cb_deadlocked)
-      VG_(snprintf)(buf, sizeof buf, "end deadlock");
-   else if (cb_exit_seen)
-      VG_(snprintf)(buf, sizeof buf, "end exit %d by %u", cb_exit_code,
-                    cb_exit_wid);
-   else if (cb_abort_wid)
-      VG_(snprintf)(buf, sizeof buf, "end signal by %u", cb_abort_wid);
-   else
-      VG_(snprintf)(buf, sizeof buf, "end signal");
-   cb_replay_status(buf);
+   if (cb_left && wid <= cb_nthreads)
+      cb_left[wid] = True;
 }
 
 /* A forked child runs unforced (its threads are not the plan's) and says

@@ -25,7 +25,7 @@ CB_PRELOAD_LDFLAGS := -m64 -nodefaultlibs -shared -Wl,-z,interpose,-z,initfirst
 CB_TOOL_SRCS := vgtool/cb_main.c vgtool/cb_output.c vgtool/cb_objects.c \
    vgtool/cb_threads.c vgtool/cb_stacks.c vgtool/cb_blocks.c vgtool/cb_inline.c \
    vgtool/cb_instrument.c vgtool/cb_classify.c vgtool/cb_emit.c \
-   vgtool/cb_sync.c vgtool/cb_syncobj.c vgtool/cb_replay.c \
+   vgtool/cb_sync.c vgtool/cb_syncobj.c vgtool/cb_replay.c vgtool/cb_replay_status.c \
    vgtool/cb_names.c vgtool/cb_ident.c vgtool/cb_split.c vgtool/cb_deadlock.c \
    vgtool/cb_dinfo.c vgtool/cb_fastreq.c vgtool/cb_plan_file.c \
    vgtool/cb_porder.c vgtool/cb_pattern.c vgtool/cb_spin.c vgtool/cb_repeat.c \
