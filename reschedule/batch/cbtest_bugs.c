@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cbtest.h"
+#include "cbtest_explore.h"
 #include "cbtrace.h"
 
 void cbt_totals_of(const cbt_suite *s, cbt_totals *tt)

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cbtest.h"
+#include "cbtest_explore.h"
 #include "cbtrace.h"
 
 /* The trace index of the earliest of e1, f, e2 in tr, or SIZE_MAX. */

@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 
 #include "cbtest.h"
+#include "cbtest_explore.h"
 #include "cbtrace.h"
 
 typedef struct cbt_explore {

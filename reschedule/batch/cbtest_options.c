@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cbtest.h"
+#include "cbtest_explore.h"
 #include "launch.h"
 
 static const char usage_text[] =

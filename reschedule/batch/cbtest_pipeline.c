@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cbtest.h"
+#include "cbtest_explore.h"
 #include "cbtrace.h"
 
 #define CBT_STR(x) CBT_STR_(x)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cbtest.h"
+#include "cbtest_explore.h"
 #include "cbtrace.h"
 
 static void json_event(cbt_json *j, const char *key, const cbt_event *e)

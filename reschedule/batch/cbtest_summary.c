@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cbtest.h"
+#include "cbtest_explore.h"
 #include "cbtrace.h"
 
 const char *cbt_pattern_description(const char *p)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cbtest.h"
+#include "cbtest_explore.h"
 
 static int ntest, nfail;
 static void ok(int cond, const char *fmt, ...)
