@@ -111,9 +111,75 @@ static void json_progress(FILE *out, const cbr_schedule *cs,
    cb_json_write_string(out, cbr_how_far(r, far, sizeof far));
 }
 
-void cbr_print_json(FILE *out, const cbr_report *rep)
+/* One forced run: the schedule and its pattern's events, then what the run
+ * did (verdict, exit, how far it followed the plan, how to reproduce it). */
+static void json_run(FILE *out, const cbr_report *rep, size_t i)
 {
    char buf[8192];
+   const cbr_schedule *cs = &rep->cs[i];
+   const cb_schedule *s = cs->s;
+   const cbr_result *r = &rep->results[i];
+   fputs(i ? ",\n  {" : "\n  {", out);
+   fputs("\"schedule\": ", out);
+   cb_json_write_string(out, cs->name);
+   fputs(", \"path\": ", out);
+   cb_json_write_string(out, cs->path);
+   fputs(", \"pattern\": ", out);
+   cb_json_write_string(out, cbr_pattern_of(s));
+   fputs(", \"variable\": ", out);
+   cb_json_write_string(out, cbr_variable_of(s, buf, sizeof buf));
+   if (s->has_variable)   /* the raw address beside the name, for tools */
+      fprintf(out, ", \"address\": %llu", (unsigned long long)s->variable);
+   fputs(",\n   \"e1\": ", out);
+   json_event(out, s->e1, &r->status, 0);
+   fputs(",\n   \"f\": ", out);
+   json_event(out, s->f, &r->status, 1);
+   fputs(",\n   \"e2\": ", out);
+   json_event(out, s->e2, &r->status, 2);
+   fputs(",\n   \"verdict\": ", out);
+   cb_json_write_string(out, cbr_verdict_name(r->verdict));
+   fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",
+           r->exit_code, r->signal, r->check_code);
+   fprintf(out, ", \"violation\": %s",
+           cbr_is_explore(s) ? "null"
+           : cbr_violation_happened(r) == 1 ? "true"
+           : cbr_violation_happened(r) == 0 ? "false" : "null");
+   fprintf(out, ", \"released\": %s, \"seconds\": %.3f",
+           r->status.released ? "true" : "false", r->seconds);
+   if (r->status.order_dropped)
+      fputs(", \"prefix_order_dropped\": true", out);
+   if (r->status.diverged)
+      fprintf(out, ", \"diverged\": {\"tid\": %u, \"index\": %llu}",
+              r->status.diverged_tid, r->status.diverged_index);
+   if (r->status.unexpected) {
+      fputs(", \"divergence\": ", out);
+      cb_json_write_string(out, r->status.divergence);
+   }
+   if (r->verdict == CBR_DEADLOCK || r->status.nblocked)
+      json_deadlock(out, &r->status, r->verdict == CBR_DEADLOCK);
+   json_progress(out, cs, r);
+   fputs(", \"reason\": ", out);
+   cb_json_write_string(out, r->verdict == CBR_ERROR ? r->error
+                             : r->status.infeasible ? r->status.reason
+                                                    : "");
+   fputs(", \"stderr_tail\": ", out);
+   cb_json_write_string(out, !r->stderr_shown || r->verdict == CBR_ERROR
+                                ? r->stderr_tail : "");
+   fprintf(out, ",\n   \"confirm_runs\": %u, \"confirm_failed\": %u, \"reproduced\": %s",
+           r->confirm_runs, r->confirm_bugs,
+           !cbr_verdict_is_bug(r->verdict) || !r->confirm_runs ? "null"
+           : cbr_not_reproduced(r)                              ? "false"
+                                                                : "true");
+   fputs(", \"reproduce\": ", out);
+   cb_json_write_string(out, cbr_not_reproduced(r) ? ""
+                             : cbr_reproduce_command(rep, i, buf, sizeof buf));
+   fputs(", \"pinned\": ", out); /* the reproducer when the schedule was not */
+   cb_json_write_string(out, r->pinned);
+   fputc('}', out);
+}
+
+void cbr_print_json(FILE *out, const cbr_report *rep)
+{
    size_t count[CBR_ERROR + 1] = {0};
    fputs("{\"program\": ", out);
    cb_json_write_string(out, rep->program);
@@ -125,67 +191,8 @@ void cbr_print_json(FILE *out, const cbr_report *rep)
    }
    fputs("],\n \"runs\": [", out);
    for (size_t i = 0; i < rep->n; i++) {
-      const cbr_schedule *cs = &rep->cs[i];
-      const cb_schedule *s = cs->s;
-      const cbr_result *r = &rep->results[i];
-      count[r->verdict]++;
-      fputs(i ? ",\n  {" : "\n  {", out);
-      fputs("\"schedule\": ", out);
-      cb_json_write_string(out, cs->name);
-      fputs(", \"path\": ", out);
-      cb_json_write_string(out, cs->path);
-      fputs(", \"pattern\": ", out);
-      cb_json_write_string(out, cbr_pattern_of(s));
-      fputs(", \"variable\": ", out);
-      cb_json_write_string(out, cbr_variable_of(s, buf, sizeof buf));
-      if (s->has_variable)   /* the raw address beside the name, for tools */
-         fprintf(out, ", \"address\": %llu", (unsigned long long)s->variable);
-      fputs(",\n   \"e1\": ", out);
-      json_event(out, s->e1, &r->status, 0);
-      fputs(",\n   \"f\": ", out);
-      json_event(out, s->f, &r->status, 1);
-      fputs(",\n   \"e2\": ", out);
-      json_event(out, s->e2, &r->status, 2);
-      fputs(",\n   \"verdict\": ", out);
-      cb_json_write_string(out, cbr_verdict_name(r->verdict));
-      fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",
-              r->exit_code, r->signal, r->check_code);
-      fprintf(out, ", \"violation\": %s",
-              cbr_is_explore(s) ? "null"
-              : cbr_violation_happened(r) == 1 ? "true"
-              : cbr_violation_happened(r) == 0 ? "false" : "null");
-      fprintf(out, ", \"released\": %s, \"seconds\": %.3f",
-              r->status.released ? "true" : "false", r->seconds);
-      if (r->status.order_dropped)
-         fputs(", \"prefix_order_dropped\": true", out);
-      if (r->status.diverged)
-         fprintf(out, ", \"diverged\": {\"tid\": %u, \"index\": %llu}",
-                 r->status.diverged_tid, r->status.diverged_index);
-      if (r->status.unexpected) {
-         fputs(", \"divergence\": ", out);
-         cb_json_write_string(out, r->status.divergence);
-      }
-      if (r->verdict == CBR_DEADLOCK || r->status.nblocked)
-         json_deadlock(out, &r->status, r->verdict == CBR_DEADLOCK);
-      json_progress(out, cs, r);
-      fputs(", \"reason\": ", out);
-      cb_json_write_string(out, r->verdict == CBR_ERROR ? r->error
-                                : r->status.infeasible ? r->status.reason
-                                                       : "");
-      fputs(", \"stderr_tail\": ", out);
-      cb_json_write_string(out, !r->stderr_shown || r->verdict == CBR_ERROR
-                                   ? r->stderr_tail : "");
-      fprintf(out, ",\n   \"confirm_runs\": %u, \"confirm_failed\": %u, \"reproduced\": %s",
-              r->confirm_runs, r->confirm_bugs,
-              !cbr_verdict_is_bug(r->verdict) || !r->confirm_runs ? "null"
-              : cbr_not_reproduced(r)                              ? "false"
-                                                                   : "true");
-      fputs(", \"reproduce\": ", out);
-      cb_json_write_string(out, cbr_not_reproduced(r) ? ""
-                                : cbr_reproduce_command(rep, i, buf, sizeof buf));
-      fputs(", \"pinned\": ", out); /* the reproducer when the schedule was not */
-      cb_json_write_string(out, r->pinned);
-      fputc('}', out);
+      count[rep->results[i].verdict]++;
+      json_run(out, rep, i);
    }
    fprintf(out, "],\n \"summary\": {\"runs\": %zu, \"passed\": %zu, "
                 "\"failed\": %zu, \"deadlock\": %zu, \"infeasible\": %zu, "
