@@ -58,38 +58,43 @@ static void unhandled_line(FILE *out, const cb_trace *t) {
    fprintf(out, "); orders they impose are not seen\n");
 }
 
+/* The table: a row per schedule written (and per =sN, a violation another
+ * schedule forces), then exploration's rows. */
+static void table_rows(FILE *out, const cb_trace *t, const cbp_result *r,
+                       const cbp_report_info *info) {
+   /* The variable column as wide as its longest name (a heap block's
+    * is long), so that the columns stay aligned. */
+   int vw = 24;
+   char v[256], a[256], b[256], d[256], id[16], th[96];
+   for (size_t i = 0; i < r->n; i++)
+      if (r->c[i].id) {
+         int l = (int)strlen(cbp_candidate_name(t, &r->c[i], v, sizeof v));
+         if (l > vw) vw = l;
+      }
+   if (info->explore && cbp_explore_name_width(t, info->explore) > vw)
+      vw = cbp_explore_name_width(t, info->explore);
+   fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", "id", "pattern",
+           vw, "variable", "e1", "f", "e2", "threads");
+   for (size_t i = 0; i < r->n; i++) {
+      const cbp_candidate *c = &r->c[i];
+      if (!c->id && !c->same_as) continue; /* =sN: sN forces it */
+      snprintf(id, sizeof id, "%ss%u", c->id ? "" : "=", c->id ? c->id : c->same_as);
+      int w = snprintf(th, sizeof th, "T%u/T%u", c->t1, c->t2);
+      for (uint32_t k = 0; k < c->nmore && w > 0 && (size_t)w < sizeof th; k++)
+         w += snprintf(th + w, sizeof th - (size_t)w, "/T%u", c->more[k].tid);
+      fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", id,
+              cbp_pattern_name[c->pattern], vw,
+              cbp_candidate_name(t, c, v, sizeof v),
+              loc(t, c->e1, a, sizeof a), loc(t, c->f, b, sizeof b),
+              loc(t, c->e2, d, sizeof d), th);
+   }
+   if (info->explore) cbp_explore_rows(out, t, info->explore, vw);
+}
+
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info) {
    (void)x;
-   if (info->written) {
-      /* The variable column as wide as its longest name (a heap block's
-       * is long), so that the columns stay aligned. */
-      int vw = 24;
-      char v[256], a[256], b[256], d[256], id[16], th[96];
-      for (size_t i = 0; i < r->n; i++)
-         if (r->c[i].id) {
-            int l = (int)strlen(cbp_candidate_name(t, &r->c[i], v, sizeof v));
-            if (l > vw) vw = l;
-         }
-      if (info->explore && cbp_explore_name_width(t, info->explore) > vw)
-         vw = cbp_explore_name_width(t, info->explore);
-      fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", "id", "pattern",
-              vw, "variable", "e1", "f", "e2", "threads");
-      for (size_t i = 0; i < r->n; i++) {
-         const cbp_candidate *c = &r->c[i];
-         if (!c->id && !c->same_as) continue; /* =sN: sN forces it */
-         snprintf(id, sizeof id, "%ss%u", c->id ? "" : "=", c->id ? c->id : c->same_as);
-         int w = snprintf(th, sizeof th, "T%u/T%u", c->t1, c->t2);
-         for (uint32_t k = 0; k < c->nmore && w > 0 && (size_t)w < sizeof th; k++)
-            w += snprintf(th + w, sizeof th - (size_t)w, "/T%u", c->more[k].tid);
-         fprintf(out, "%-5s %-7s %-*s %-22s %-22s %-22s %s\n", id,
-                 cbp_pattern_name[c->pattern], vw,
-                 cbp_candidate_name(t, c, v, sizeof v),
-                 loc(t, c->e1, a, sizeof a), loc(t, c->f, b, sizeof b),
-                 loc(t, c->e2, d, sizeof d), th);
-      }
-      if (info->explore) cbp_explore_rows(out, t, info->explore, vw);
-   }
+   if (info->written) table_rows(out, t, r, info);
    if (info->note) fprintf(out, "%s\n", info->note);
    fprintf(out,
            "cbpredict: %zu events, %u threads, %u shared variables, %u locks, "
