@@ -336,7 +336,8 @@ ULong cb_replay_allowance(CbThread *t);
 /* Before t->counted++: the event's kind, location, address and value. */
 void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
                        ULong value);
-void cb_replay_status(const HChar *line);   /* one status line (cb_replay_status.c) */
+/* One status line (cb_replay_status.c). */
+void cb_replay_status(const HChar *line);
 /* sched_yield(2), the big lock held: the kernel runs another thread
  * first, which may then queue for the lock. */
 void cb_kernel_yield(void);

@@ -428,8 +428,8 @@ Bool cb_replay_may_run(CbThread *t)
 }
 
 /* Thread t waits in a timed condition wait whose deadline has passed
- * (vgtool/cb_preload_cond.c, cb_cond_wait_on): may the timeout fire?  Once the
- * plan let every thread go, yes.  A run-out step of t's ends here: t has
+ * (vgtool/cb_preload_cond.c, cb_cond_wait_on): may the timeout fire?  Once
+ * the plan let every thread go, yes.  A run-out step of t's ends here: t has
  * blocked (its deadline then counts again after the release).  Else the
  * plan goes on, and this is where a plan that only t could move on
  * stalls: no other thread may be asking (the others exited, or wait in
@@ -556,9 +556,9 @@ void cb_replay_ending(void)
 void cb_replay_fini(void)
 {
    if (cb_phase != CB_PH_RELEASED)
-      cb_infeasible(cb_replay_was_deadlocked() ? "the program deadlocked before the plan "
-                                    "ended"
-                                  : "program ended before the plan did");
+      cb_infeasible(cb_replay_was_deadlocked()
+                       ? "the program deadlocked before the plan ended"
+                       : "program ended before the plan did");
    cb_pattern_report(False, NULL);
 }
 
