@@ -304,6 +304,10 @@ enum cbt_outcome {
    CBT_O_BUGS             /* a forced run failed, deadlocked or hung */
 };
 const char *cbt_outcome_name(enum cbt_outcome o);
+/* Whether two lines a failing program said are the same words, whatever
+ * the numbers in them ("job 66 printed twice", "job 67 printed twice"):
+ * the same failure, met by another schedule. */
+int cbt_same_said(const char *a, const char *b);
 
 typedef struct {
    cbt_command cmd;       /* argv[0] replaced by its absolute path if found */

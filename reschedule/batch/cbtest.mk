@@ -32,8 +32,16 @@ $(BUILD)/tests/cbtest_compose: tests/unit/cbtest_compose.c \
 	   $(BUILD)/host/reschedule/batch/cbtest_compose.o $(LIBCBTRACE) \
 	   $(HOST_LDLIBS)
 
+# Unit test of the failing program's words (cbtest_lastline.c).
+$(BUILD)/tests/cbtest_said: tests/unit/cbtest_said.c \
+                            $(BUILD)/host/reschedule/batch/cbtest_lastline.o
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Ireschedule/batch -o $@ $< \
+	   $(BUILD)/host/reschedule/batch/cbtest_lastline.o
+
 all: $(BIN)/cbtest
 # tests/t/60-cbtest.t drives the real stages on build/programs/ and
 # stand-ins made with replay_mkschedule.
 CHECK_DEPS += $(BIN)/cbtest $(BIN)/cbtrace $(BIN)/cbpredict $(BIN)/cbreplay \
-              $(BUILD)/tests/replay_mkschedule $(BUILD)/tests/cbtest_compose
+              $(BUILD)/tests/replay_mkschedule $(BUILD)/tests/cbtest_compose \
+              $(BUILD)/tests/cbtest_said

@@ -3,10 +3,12 @@
  * own lines skipped), and what a failed forced run's program said (its
  * last line on stderr, or, when it exited non-zero, on stdout, which
  * cbreplay's output holds before its table).  One reader for both: the
- * file's tail only, so a chatty program's megabytes are never read.
+ * file's tail only, so a chatty program's megabytes are never read.  And
+ * whether two failing runs said the same words (cbt_same_said).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -129,4 +131,24 @@ int cbt_said(const cbt_run *r, char *buf, size_t len)
    if (!head || !strstr(head, " failed (exit "))
       return 0;
    return pick_line(tail, (size_t)(head - tail), CBT_LL_PROGRAM, buf, len);
+}
+
+int cbt_same_said(const char *a, const char *b)
+{
+   for (;;) {
+      int da = isdigit((unsigned char)*a), db = isdigit((unsigned char)*b);
+      if (da != db)
+         return 0;
+      if (da) { /* a number matches any number */
+         while (isdigit((unsigned char)*a)) a++;
+         while (isdigit((unsigned char)*b)) b++;
+         continue;
+      }
+      if (*a != *b)
+         return 0;
+      if (!*a)
+         return 1;
+      a++;
+      b++;
+   }
 }

@@ -152,6 +152,40 @@ static void print_bug(FILE *out, const cbt_suite *s, const cbt_bug *bug)
       fprintf(out, "      reproduce: %s\n", bug->reproduce);
 }
 
+/* A bug that was not reproduced and whose run failed with the words of a
+ * bug of its test shown above it (the numbers aside): another schedule
+ * that met the same failure, which the forced run's free threads may
+ * have brought about.  That earlier bug, or NULL. */
+static const cbt_bug *same_failure_before(const cbt_suite *s, size_t b)
+{
+   const cbt_bug *bug = &s->bugs[b];
+   const cbt_run *r = &s->tests[bug->test].runs[bug->run];
+   char said[512], other[512];
+   if (cbt_reproduced(r) != 0 || !cbt_said(r, said, sizeof said))
+      return NULL;
+   for (size_t a = 0; a < b; a++) {
+      const cbt_bug *e = &s->bugs[a];
+      const cbt_run *er = &s->tests[e->test].runs[e->run];
+      if (e->test == bug->test && er->verdict == r->verdict &&
+          cbt_said(er, other, sizeof other) && cbt_same_said(said, other))
+         return e; /* the first with these words: shown in full */
+   }
+   return NULL;
+}
+
+/* Such a bug in one line: the list names one failure once. */
+static void print_same_failure(FILE *out, const cbt_suite *s,
+                               const cbt_bug *bug, const cbt_bug *first)
+{
+   const cbt_run *r = &s->tests[bug->test].runs[bug->run];
+   char said[512];
+   cbt_said(r, said, sizeof said);
+   fprintf(out, "   also BUG %s on %s (rank %d of %zu): the same failure as "
+                "rank %d (said: %s), not reproduced; details: %s\n",
+           r->pattern, r->variable, bug->rank, s->nbugs, first->rank, said,
+           r->out_path);
+}
+
 static void print_test(FILE *out, const cbt_suite *s, size_t ti)
 {
    const cbt_test *t = &s->tests[ti];
@@ -225,9 +259,15 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       if (t->runs[r].verdict == CBT_ERROR)
          fprintf(out, "   %s could not run: %s\n", t->runs[r].name,
                  t->runs[r].note);
-   for (size_t b = 0; b < s->nbugs; b++)
-      if (s->bugs[b].test == ti)
+   for (size_t b = 0; b < s->nbugs; b++) {
+      if (s->bugs[b].test != ti)
+         continue;
+      const cbt_bug *first = same_failure_before(s, b);
+      if (first)
+         print_same_failure(out, s, &s->bugs[b], first);
+      else
          print_bug(out, s, &s->bugs[b]);
+   }
 }
 
 /* The bugs again, most tied to failures first (cbtest_bugs.c). */

@@ -14,6 +14,12 @@ CBTEST=${CBTEST:-$TOP/bin/cbtest}
 
 . "$TOP/tests/lib/json.sh"
 
+# ---- Unit: whether two failing programs said the same (cbtest_lastline.c) -----
+out=$("$TOP/build/tests/cbtest_said" 2>&1); rc=$?
+printf '%s\n' "$out" | grep -E '^not ok' | sed 's/^/# /'
+is "$rc" 0 "cbtest_said passes"
+like "$out" '^1\.\.[1-9]' "cbtest_said: ran its tests"
+
 # ---- Command line and bad input ----------------------------------------------
 OUT=$("$CBTEST" --help 2>&1); RC=$?
 is "$RC" 0 "--help exits 0"
@@ -157,6 +163,20 @@ pinned*) # fails, not every time; its failing run forced whole does
    echo 1 >"$dir/s1.pb.variant"
    : >"$dir/s1.pb.pinned"
    ;;
+samefail*) # three fail, the first every time; s2 says what s1 said but
+   # for its numbers and fails once only; s3 fails otherwise
+   mk 1 1 --pattern RWR --variable q --e1 2:0:read:q.c:1:f --f 3:0:write:q.c:2:g \
+      --e2 2:1:read:q.c:3:f
+   echo "samefail: job 3 printed twice" >"$dir/s1.pb.said"
+   mk 2 1 --pattern WRW --variable q --e1 2:0:write:q.c:4:f --f 3:0:read:q.c:5:g \
+      --e2 2:1:write:q.c:6:f
+   echo "samefail: job 12 printed twice" >"$dir/s2.pb.said"
+   : >"$dir/s2.pb.notagain"
+   mk 3 1 --pattern WWR --variable r --e1 2:0:write:q.c:7:f --f 3:0:write:q.c:8:g \
+      --e2 2:1:read:q.c:9:f
+   echo "samefail: job 5 printed 0 times" >"$dir/s3.pb.said"
+   : >"$dir/s3.pb.notagain"
+   ;;
 leftpath*) # fails after leaving the schedule's path
    mk 1 1 --pattern ORD --variable cv --e1 2:0:unlock:l.c:7:f --f 3:0:signal:l.c:9:g \
       --e2 2:0:unlock:l.c:7:f
@@ -193,6 +213,7 @@ sleep 0.3
 rm -f "$RUNNING/$$"
 v=$(cat "$2.verdict" 2>/dev/null || echo 2)
 [ "$v" = 1 ] && echo "the forced run failed"
+[ "$v" = 1 ] && [ -f "$2.said" ] && cat "$2.said" >&2
 [ -f "$2.noviolation" ] && echo "  the violation happened in this run: no (the failure came from elsewhere in the forced schedule)"
 [ -f "$2.leftpath" ] && echo "  the violation happened in this run: unknown (the run left the schedule's path, so the tool could not follow e1, f and e2)"
 [ "$v" = 1 ] && [ -f "$2.variant" ] &&
@@ -403,6 +424,17 @@ is "$(grep '^cbreplay' "$LOG" | grep -c -- '--confirm 3 --pin ')" 2 \
 like "$(cat "$FAKE/once.out")" "1 not forced \(the test's bug was confirmed" "the third is counted as not forced"
 like "$(grep -A2 '^Bugs by rank' "$FAKE/once.out" | tr '\n' '~')" "~  #1  [0-9.]+  RWW on b .*~  #2  [0-9.]+  RWW on a " \
    "the bug that reproduced ranks first, the one that did not after it (same score)"
+
+# A failure not reproduced whose program said what an earlier bug's did,
+# but for its numbers, is one line under it, not a second bug in full; a
+# failure in other words is a bug of its own.
+fake_test samefail --all-bugs --no-explore
+O=$(cat "$FAKE/samefail.out")
+like "$O" "^   BUG RWR on q: the forced run failed" "samefail: the bug that reproduced, in full"
+like "$O" "^   also BUG WRW on q \(rank [23] of 3\): the same failure as rank 1 \(said: samefail: job 12 printed twice\), not reproduced; details: .*/replay-s2.out$" \
+   "samefail: the one that said the same, but for its numbers, in one line"
+like "$O" "^   BUG WWR on r: the forced run failed" "samefail: the one that said something else, in full"
+is "$(grep -c '^  #[0-9]' "$FAKE/samefail.out")" 3 "samefail: the ranking still lists all three"
 
 # A failure pinned by cbreplay: the reproduce command forces the pinned
 # schedule (the failing run's whole order), no variant.
