@@ -73,7 +73,7 @@ static int aimed_twice(const cb_trace *t, const cbp_candidate *c, const uint64_t
 static const char usage[] =
    "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--patterns=LIST]\n"
    "                 [--partial] [--delays N [--seed S] [--seen FILE]] [--base TRACE]\n"
-   "                 [--z3 [--z3-timeout MS] [--z3-window N]] TRACE\n"
+   "                 [--z3 [--z3-timeout MS] [--z3-window N]] [--jobs N] TRACE\n"
    "\n"
    "Finds every way two threads and one variable can break the atomicity of a\n"
    "block in the recorded run TRACE (patterns RWR, RWW, WRW, WWR, WWW), and\n"
@@ -102,6 +102,8 @@ static const char usage[] =
    "                     Blocks are every function activation and each\n"
    "                     thread's whole run (its start routine or main)\n"
    "  --partial          predict from the readable part of a truncated trace\n"
+   "  --jobs N           threads the analysis may use (default: the online CPUs,\n"
+   "                     at most 2; 1: one thread); the output is the same\n"
    "  --delays N         also explore, for when prediction finds nothing that\n"
    "                     fails: schedules (pattern explore) that follow the\n"
    "                     recorded run to a delay point, a thread's conflicting\n"
@@ -227,7 +229,7 @@ static const char *value_wanted(int opt) {
    case 'T': return "milliseconds";
    case 'W': return "a number of events";
    case 'D': return "a number of delays";
-   case 'S': return "a number";
+   case 'S': case 'J': return "a number";
    case 'F': return "a file";
    default: return "a value";
    }
@@ -355,6 +357,10 @@ static int parse_option(int ch, const char *arg, char **argv, cli *c) {
       if (ch == 'D') c->eo.delays = (unsigned)v; else c->eo.seed = v;
       break;
    case 'F': c->seen_path = arg; break;
+   case 'J':
+      if (parse_count(arg, &v) || v < 1 || v > 1024) return bad_usage("--jobs wants a number of threads");
+      c->o.jobs = (unsigned)v;
+      break;
    case 'B': c->base_path = arg; break;
    case 'b':
       if (!strcmp(arg, "functions")) c->o.blocks = CBP_BLOCKS_FUNCTIONS;
@@ -386,6 +392,7 @@ static int parse_args(int argc, char **argv, cli *c) {
       {"z3-window", required_argument, 0, 'W'}, {"patterns", required_argument, 0, 'P'},
       {"delays", required_argument, 0, 'D'},   {"seed", required_argument, 0, 'S'},
       {"seen", required_argument, 0, 'F'},    {"base", required_argument, 0, 'B'},
+      {"jobs", required_argument, 0, 'J'},
       {0, 0, 0, 0}};
    memset(c, 0, sizeof *c);
    c->o.blocks = CBP_BLOCKS_AUTO;

@@ -187,6 +187,18 @@ uint32_t cbp_locks_nstates(const cbp_locks *L) { return (uint32_t)L->nstates; }
 uint32_t cbp_locks_nlocks(const cbp_locks *L) { return (uint32_t)L->ndistinct; }
 uint32_t cbp_locks_nids(const cbp_locks *L) { return (uint32_t)L->nlocks; }
 
+int cbp_locks_extend(const cbp_locks *L, const cbp_locks *sub) {
+   if (sub->nlocks > L->nlocks || sub->nstates > L->nstates) return 0;
+   for (size_t k = 0; k < sub->nlocks; k++) {
+      /* An own id's peer (its read id) may come later in L only. */
+      if (L->laddr[k] != sub->laddr[k] || L->lrd[k] != sub->lrd[k]) return 0;
+      if ((sub->lrd[k] || sub->lpeer[k]) && L->lpeer[k] != sub->lpeer[k]) return 0;
+   }
+   size_t words = sub->soff[sub->nstates];
+   return memcmp(L->soff, sub->soff, (sub->nstates + 1) * sizeof *L->soff) == 0 &&
+          memcmp(L->pool, sub->pool, words * sizeof *L->pool) == 0;
+}
+
 uint32_t cbp_locks_nheld(const cbp_locks *L, uint32_t state) {
    return L->pool[L->soff[state]];
 }

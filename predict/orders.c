@@ -74,6 +74,8 @@ typedef struct {
    const cb_trace *t;
    const cbp_escape *x;
    const cbp_vclock *v;
+   cbp_vclock *feed;       /* v itself when the pass builds its own clocks
+                              as it goes (cbp_orders_pass), else NULL */
    cbp_locks *L;
    cbp_result *r;
    access_rec *recent;     /* ORD_RECENT per variable */
@@ -167,9 +169,7 @@ static void push_ord(opass *p, const access_rec *a, const access_rec *f, uint32_
    c.ce = c.x1.count - 1; /* wraps for a cut at 0: ce + 1 is the cut */
    c.f = f->tidx; c.cf = f->cidx;
    c.ls_e = tight ? a->ls : 0; c.ls_f = f->ls;
-   c.seg_e = cbp_vc_seg_at(p->v, a->tid, a->cidx);
-   c.seg_f = cbp_vc_seg_at(p->v, f->tid, f->cidx);
-   c.x2 = f->le;
+   c.x2 = f->le; /* seg_e and seg_f: at the end of the pass (set_segments) */
    c.f_uncounted = (uint8_t)f_uncounted;
    p->found = cbp_grow(p->found, &p->capfound, p->nfound, sizeof *p->found);
    p->found[p->nfound++] = c;
@@ -491,6 +491,18 @@ static void access_event(opass *p, uint32_t tid, size_t i, const cb_event *e,
    rs[mine] = 0;
 }
 
+/* Every candidate's segments at e and f, from the whole trace's clocks.
+ * Not when it is made: a pass that builds its clocks as it goes does not
+ * know yet the segment that f's thread starts at its next counted event
+ * when f is a free (f_uncounted, cf that event's count). */
+static void set_segments(opass *p) {
+   for (size_t k = 0; k < p->nfound; k++) {
+      cbp_candidate *c = &p->found[k];
+      c->seg_e = cbp_vc_seg_at(p->v, c->t1, c->ce1);
+      c->seg_f = cbp_vc_seg_at(p->v, c->t2, c->cf);
+   }
+}
+
 static void lock_event(opass *p, othr *h, const cb_event *e) {
    uint32_t l = cbp_lock_of(p->L, &h->held, e);
    if (e->kind == CB_EV_LOCK && cbp_held_acquire(&h->held, l))
@@ -499,11 +511,52 @@ static void lock_event(opass *p, othr *h, const cb_event *e) {
       h->ls = cbp_locks_release(p->L, h->ls, l);
 }
 
-void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
-                const cbp_vclock *v, cbp_locks *L, cbp_result *r) {
+/* The pass proper: every event of thread h, in trace order.  With
+ * p->feed, the clocks are fed each anchor event before the pass looks at
+ * it, with the same last empty-lockset cut pass B gives them: every
+ * question the pass asks of them is about an event already fed (or, for
+ * segments, asked at the end), so they answer as the whole trace's would. */
+static void orders_events(opass *p, othr *th) {
+   const cb_trace *t = p->t;
+   uint32_t n = p->x->nthreads;
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT) continue;
+      othr *h = &th[e->tid];
+      if (e->kind == CB_EV_FREE) {
+         free_event(p, e->tid, i, h);
+         swap_free(p, h, e);
+      }
+      if (!CB_IS_COUNTED(e->kind)) {
+         if (p->feed && cbp_hb_anchor(e->kind)) /* thread start and exit */
+            cbp_vc_event(p->feed, e, i, h->cidx, h->ls == 0 ? h->cidx : h->le.count);
+         continue;
+      }
+      if (h->ls == 0 && !cbp_glued(e))
+         h->le = (cbp_point){h->cidx, i - 1}; /* just before this event */
+      uint32_t ls_before = h->ls;
+      if (p->feed) cbp_vc_event(p->feed, e, i, h->cidx, ls_before == 0 ? h->cidx : h->le.count);
+      if (e->kind == CB_EV_WRITE) swap_write(p, h, e->tid, i, e);
+      if (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE)
+         access_event(p, e->tid, i, e, h);
+      else if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK)
+         lock_event(p, h, e);
+      else if (e->kind == CB_EV_COND_SIGNAL || e->kind == CB_EV_COND_WAIT)
+         cond_event(p, e->tid, i, e, h);
+      if (e->kind == CB_EV_UNLOCK) { /* with the locks held up to it */
+         h->unlock = rec_of(e->tid, e, i, h);
+         h->unlock.ls = ls_before;
+      }
+      h->cidx++;
+   }
+}
+
+void cbp_orders_pass(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
+                     const cbp_vclock *v, cbp_vclock *feed, cbp_locks *L, cbp_result *out) {
    opass p;
    memset(&p, 0, sizeof p);
-   p.t = t; p.hb = hb; p.x = x; p.v = v; p.L = L; p.r = r;
+   memset(out, 0, sizeof *out);
+   p.t = t; p.hb = hb; p.x = x; p.v = v; p.feed = feed; p.L = L; p.r = out;
    uint32_t n = x->nthreads;
    othr *th = cbp_xcalloc(n + 1, sizeof *th);
    for (uint32_t j = 0; j <= n; j++) th[j].le = (cbp_point){0, NONE};
@@ -514,42 +567,35 @@ void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
    p.blast = cbp_xcalloc((size_t)x->nblocks + 1, sizeof *p.blast);
    p.swap = cbp_xcalloc((size_t)x->nvars + 1, sizeof *p.swap);
    p.val = cbp_xcalloc((size_t)x->nvars + 1, sizeof *p.val);
-   for (size_t i = 0; i < t->nevents; i++) {
-      const cb_event *e = &t->events[i];
-      if (e->tid == 0 || e->tid > n || e->kind >= CB_EV_KIND_COUNT) continue;
-      if (e->kind == CB_EV_FREE) {
-         free_event(&p, e->tid, i, &th[e->tid]);
-         swap_free(&p, &th[e->tid], e);
-      }
-      if (!CB_IS_COUNTED(e->kind)) continue;
-      othr *h = &th[e->tid];
-      if (h->ls == 0 && !cbp_glued(e))
-         h->le = (cbp_point){h->cidx, i - 1}; /* just before this event */
-      uint32_t ls_before = h->ls;
-      if (e->kind == CB_EV_WRITE) swap_write(&p, h, e->tid, i, e);
-      if (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE)
-         access_event(&p, e->tid, i, e, h);
-      else if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK)
-         lock_event(&p, h, e);
-      else if (e->kind == CB_EV_COND_SIGNAL || e->kind == CB_EV_COND_WAIT)
-         cond_event(&p, e->tid, i, e, h);
-      if (e->kind == CB_EV_UNLOCK) { /* with the locks held up to it */
-         h->unlock = rec_of(e->tid, e, i, h);
-         h->unlock.ls = ls_before;
-      }
-      h->cidx++;
-   }
+   orders_events(&p, th);
    later_candidates(&p);
-   for (size_t k = 0; k < p.nfound; k++) {
-      r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
-      r->c[r->n++] = p.found[k];
-      r->orders++;
-   }
+   set_segments(&p);
+   out->c = p.found; out->n = p.nfound; out->cap = p.capfound;
    for (uint32_t j = 0; j <= n; j++) cbp_held_free(&th[j].held);
-   free(th); free(p.recent); free(p.recent_seen); free(p.keys); free(p.found);
+   free(th); free(p.recent); free(p.recent_seen); free(p.keys);
    cbp_map_free(&p.seen);
    free(p.seen_fast);
    free(p.later);
    free(p.sigs); free(p.blast); free(p.swap); free(p.val);
-   if (p.nfound && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
+}
+
+void cbp_orders_merge(cbp_result *r, cbp_result *found) {
+   for (size_t k = 0; k < found->n; k++) {
+      r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
+      r->c[r->n++] = found->c[k];
+      r->orders++;
+   }
+   r->cutpoints += found->cutpoints;
+   r->dropped_vc += found->dropped_vc;
+   r->dropped_insn += found->dropped_insn;
+   if (found->n && r->n > 1) qsort(r->c, r->n, sizeof *r->c, cbp_candidate_cmp);
+   free(found->c);
+   memset(found, 0, sizeof *found);
+}
+
+void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
+                const cbp_vclock *v, cbp_locks *L, cbp_result *r) {
+   cbp_result found;
+   cbp_orders_pass(t, hb, x, v, NULL, L, &found);
+   cbp_orders_merge(r, &found);
 }

@@ -39,7 +39,13 @@ typedef struct {
    enum cbp_blocks blocks;
    size_t max; /* cbp_analyze builds at most this many schedules; 0: no cap */
    unsigned skip; /* CBP_FAM_* not to look for; 0: every family */
+   unsigned jobs; /* threads the analysis may use; 0: cbp_default_jobs() */
 } cbp_options;
+/* The analysis runs pass B'' (orders) beside pass B on a second thread
+ * (analyze.c); more jobs than CBP_JOBS_MAX are not used. */
+#define CBP_JOBS_MAX 2
+/* Online CPUs, at most CBP_JOBS_MAX (1 when unknown). */
+unsigned cbp_default_jobs(void);
 
 /* ---- Pass A: escape analysis (escape.c) ---------------------------------- */
 typedef struct {
@@ -101,6 +107,9 @@ uint64_t cbp_lock_addr(const cbp_locks *L, uint32_t lock);
 uint32_t cbp_locks_nstates(const cbp_locks *L);
 uint32_t cbp_locks_nlocks(const cbp_locks *L); /* distinct locks */
 uint32_t cbp_locks_nids(const cbp_locks *L);   /* ids: 0 .. nids-1 */
+/* Whether L's first lock ids and lock states are those of sub (another
+ * pass's own, fed the same lock events): sub's ids then mean the same in L. */
+int cbp_locks_extend(const cbp_locks *L, const cbp_locks *sub);
 
 /* A thread's held locks with re-entrancy counts: only the first acquisition
  * and the last release change the lock state. */
@@ -169,6 +178,9 @@ size_t cbp_vc_entries(const cbp_vclock *v, uint32_t seg,
 uint32_t cbp_vc_seg_at(const cbp_vclock *v, uint32_t tid, uint64_t count);
 /* Bytes the clocks hold (for --stats and the benchmarks). */
 size_t cbp_vc_bytes(const cbp_vclock *v);
+/* Whether a and b, fed the same trace, hold the same segments and clocks
+ * (a pass that built its own checks them against pass B's). */
+int cbp_vc_same(const cbp_vclock *a, const cbp_vclock *b);
 
 /* ---- Transactions (transactions.c) -------------------------------------- */
 typedef struct {
@@ -334,6 +346,16 @@ void cbp_deadlocks(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
  * again.  Needs the vector clocks of pass B. */
 void cbp_orders(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
                 const cbp_vclock *v, cbp_locks *L, cbp_result *r);
+/* cbp_orders in two halves, so that the pass can run beside pass B on a
+ * thread of its own (analyze.c).  The pass puts its candidates and counts
+ * in *out (cleared first).  feed: NULL when v holds pass B's clocks of the
+ * whole trace; else v itself, new from cbp_vc_init, which the pass feeds
+ * as it goes (with L its own too, new from cbp_locks_new, it then touches
+ * nothing pass B touches).  The merge appends out's candidates to r, adds
+ * its counts, sorts r again and empties out. */
+void cbp_orders_pass(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
+                     const cbp_vclock *v, cbp_vclock *feed, cbp_locks *L, cbp_result *out);
+void cbp_orders_merge(cbp_result *r, cbp_result *out);
 /* Pass C: builds the schedules (prefix + tail) of the candidates
  * r->c[which[0..n-1]], or of every candidate not dropped; a candidate whose
  * schedule cannot be built is marked dropped with the reason. */

@@ -404,3 +404,32 @@ size_t cbp_vc_bytes(const cbp_vclock *v) {
    for (size_t g = 0; g < p->hb->ng; g++) b += p->gc[g].cap * sizeof(cbp_vc_ent);
    return b + ((size_t)v->nthreads + 1) * (sizeof(thr) + 3 * sizeof(uint32_t) + 12);
 }
+
+/* Slot by slot in creation order: the same trace gives the same order. */
+static int same_slots(const cbp_vc_priv *a, const cbp_vc_priv *b) {
+   if (a->nslots != b->nslots) return 0;
+   for (size_t i = 0; i < a->nslots; i++) {
+      const slot *x = &a->slots[i], *y = &b->slots[i];
+      if (x->tid != y->tid || x->j != y->j || x->n != y->n) return 0;
+      for (uint32_t k = 0; k < x->n; k++)
+         if (x->h[k].seq != y->h[k].seq || x->h[k].val != y->h[k].val) return 0;
+   }
+   return 1;
+}
+
+int cbp_vc_same(const cbp_vclock *a, const cbp_vclock *b) {
+   if (a->nthreads != b->nthreads || a->nsegs != b->nsegs) return 0;
+   for (size_t i = 0; i < a->nsegs; i++) {
+      const cbp_segment *x = &a->segs[i], *y = &b->segs[i];
+      if (x->tid != y->tid || x->seq != y->seq || x->start != y->start ||
+          x->empty_before != y->empty_before)
+         return 0;
+   }
+   for (uint32_t t = 0; t <= a->nthreads; t++) {
+      const thr *x = &a->p->th[t], *y = &b->p->th[t];
+      if (x->base_seg != y->base_seg || x->base_tid != y->base_tid ||
+          x->base_seq != y->base_seq || x->base_own != y->base_own)
+         return 0;
+   }
+   return same_slots(a->p, b->p);
+}
