@@ -15,7 +15,7 @@
 #include "text_trace.h"
 
 static void run(const char *text) {
-   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, CBP_FAM_ATOMICITY | CBP_FAM_ORDER});
+   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, CBP_FAM_ATOMICITY | CBP_FAM_ORDER, 0});
 }
 
 static size_t count_dlk(void) {

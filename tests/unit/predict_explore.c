@@ -93,7 +93,7 @@ static void explore(const char *text, unsigned delays, uint64_t seed, const dige
       printf("Bail out! text form: %s\n", err.msg);
       exit(1);
    }
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK | CBP_FAM_ORDER};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ATOMICITY | CBP_FAM_DEADLOCK | CBP_FAM_ORDER, 0};
    cbp_analysis a;
    cbp_analyze_candidates(&t, &o, &a);
    char dir[] = "/tmp/predict_explore.XXXXXX";

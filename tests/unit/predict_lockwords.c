@@ -28,7 +28,7 @@ static long load(const char *text) {
  * 17 and 18 of spin_sellers; whether any candidate names the lock word. */
 static void predicted(int *in_section, int *on_word, uint32_t *nlocks) {
    cbp_analysis a;
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0, 0};
    cbp_analyze(&T, &o, &a);
    *in_section = *on_word = 0;
    for (size_t i = 0; i < a.r.n; i++) {
@@ -217,7 +217,7 @@ static const char *sem_pair =
 
 static size_t built_ord(void) {
    cbp_analysis a;
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0, 0};
    cbp_analyze(&T, &o, &a);
    size_t n = 0;
    for (size_t i = 0; i < a.r.n; i++)

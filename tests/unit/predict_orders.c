@@ -64,7 +64,7 @@ static int ord_on_write(size_t w) {
 }
 
 static void test_later_instance(void) {
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0, 0};
    analyse_text(results, o);
    size_t w0 = 0, w1 = 0;
    for (size_t i = 0; i < T.nevents; i++)
@@ -99,7 +99,7 @@ static void test_others_read(void) {
 }
 
 int main(void) {
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0, 0};
    analyse_text(setters, o);
    const cbp_candidate *c = checker_b();
    ok(c != NULL, "an order violation: the checker's read of b before a setter's write");

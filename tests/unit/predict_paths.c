@@ -98,7 +98,7 @@ static const cbp_candidate *rww_at(uint32_t t1, uint32_t t2, int which, const ch
 static void test_t1_past_e(void) {
    char text[2048];
    fast_path_trace(text, sizeof text, 0);
-   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
+   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, 0, 0});
    const cbp_candidate *c = rww_head();
    ok(c != NULL, "fast path: the RWW on head (producer's read and write, main's write) is built");
    uint64_t wlen = counted_at(2, "p.c", 22) + 1; /* the write of len */
@@ -110,7 +110,7 @@ static void test_t1_past_e(void) {
       (unsigned long long)at, (unsigned long long)wlen, c ? (unsigned long long)c->ce2 : 0ull);
 
    fast_path_trace(text, sizeof text, 1);
-   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
+   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, 0, 0});
    c = rww_head();
    rd = counted_at(1, "d.c", 35);
    at = c ? producer_at_main_read(c, rd) : 0;
@@ -135,7 +135,7 @@ static const char *guard_run =
    "T1 join T2\nT1 join T3\nT1 end main\n";
 
 static void test_read_first(void) {
-   analyse_text(guard_run, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
+   analyse_text(guard_run, (cbp_options){CBP_BLOCKS_AUTO, 0, 0, 0});
    const cbp_candidate *c = rww_at(2, 3, 0, "g.c", 48);
    ok(c != NULL, "guard: the RWW on front (T2 reads and writes, T3 writes) is built");
    uint64_t set = counted_at(2, "g.c", 22), test = counted_at(3, "g.c", 20);
@@ -170,7 +170,7 @@ static const char *flush_run =
    "T1 join T2\nT1 join T3\nT1 end main\n";
 
 static void test_polls_first(void) {
-   analyse_text(flush_run, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
+   analyse_text(flush_run, (cbp_options){CBP_BLOCKS_AUTO, 0, 0, 0});
    const cbp_candidate *c = rww_at(2, 3, 1, "w.c", 42);
    ok(c != NULL, "flusher: the RWW on dirty (the flusher's poll and clear, an update between) is built");
    uint64_t poll = 7, set = counted_at(3, "w.c", 61); /* the third poll's read */
@@ -211,7 +211,7 @@ static void test_fresh(void) {
    char text[2048];
    fast_path_trace(text, sizeof text, 0);
    load_text(text);
-   cbp_analyze_candidates(&T, &(cbp_options){CBP_BLOCKS_AUTO, 0, 0}, &A);
+   cbp_analyze_candidates(&T, &(cbp_options){CBP_BLOCKS_AUTO, 0, 0, 0}, &A);
    analysed = 1;
    size_t n = A.r.n, fresh = cbp_prefer_fresh(&T, &base, &A.r);
    size_t on = 0, first_ok = 1, seen_old = 0;
@@ -236,7 +236,7 @@ static void test_fresh(void) {
 
    /* Against itself nothing is fresh, and the order is untouched. */
    load_text(text);
-   cbp_analyze_candidates(&T, &(cbp_options){CBP_BLOCKS_AUTO, 0, 0}, &A);
+   cbp_analyze_candidates(&T, &(cbp_options){CBP_BLOCKS_AUTO, 0, 0, 0}, &A);
    ok(cbp_prefer_fresh(&T, &T, &A.r) == 0, "fresh: a run against itself has no new line");
 }
 

@@ -14,7 +14,7 @@
 
 
 static void run(const char *text) {
-   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, 0});
+   analyse_text(text, (cbp_options){CBP_BLOCKS_AUTO, 0, 0, 0});
 }
 
 static size_t built_rww(void) {

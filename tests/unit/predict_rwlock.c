@@ -73,7 +73,7 @@ static void test_patterns(void) {
                                   {"WWR", "write", "write", "read"},
                                   {"WWW", "write", "write", "write"}};
    static const enum cbp_pattern code[] = {CBP_RWR, CBP_RWW, CBP_WRW, CBP_WWR, CBP_WWW};
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER, 0};
    char buf[2048];
    for (int i = 0; i < 5; i++) {
       rw_trace(buf, sizeof buf, "rdlock", pat[i][1], pat[i][2], pat[i][3], "rdlock");
@@ -100,7 +100,7 @@ static void test_patterns(void) {
 /* The tail runs T2 into the rwlock while T1 holds it: fine for two
  * readers, refused when either writes. */
 static void test_plan_check(void) {
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER, 0};
    char buf[2048];
    /* T1 counted: create 0, lock 1, x 2, y 3, x 4, unlock 5; T2: lock 0. */
    uint64_t prefix[2] = {3, 0};
@@ -127,7 +127,7 @@ static size_t dlk_count(const char *a2, const char *b2, const char *b3, const ch
             "T3 start T1\nT3 %s b @d.c:5\nT3 write x =2 @d.c:6\nT3 %s a @d.c:7\n"
             "T3 unlock a\nT3 unlock b\nT3 exit\nT1 join T2\nT1 join T3\n",
             a2, b2, b3, a3);
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER | CBP_FAM_ATOMICITY};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER | CBP_FAM_ATOMICITY, 0};
    analyse_text(buf, o);
    size_t n = 0;
    for (size_t i = 0; i < A.r.n; i++) n += A.r.c[i].pattern == CBP_DLK && !A.r.c[i].dropped;

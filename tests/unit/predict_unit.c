@@ -25,7 +25,7 @@ static void run_skip(const char *text, unsigned skip) {
       printf("Bail out! text form rejected\n");
       exit(1);
    }
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, skip};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, skip, 0};
    cbp_analyze(&T, &o, &A);
    loaded = 1;
 }
@@ -464,7 +464,7 @@ static void test_build_cap(void) {
    cb_error err;
    if (loaded) { cbp_analysis_free(&A); cb_trace_free(&T); loaded = 0; }
    if (cb_trace_from_text(three_threads, &T, &err)) { ok(0, "text: %s", err.msg); return; }
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, CBP_FAM_ORDER, 0};
    cbp_analyze_candidates(&T, &o, &A);
    loaded = 1;
    ok(A.r.n == 2 && !A.r.c[0].prefix && !A.r.c[1].prefix,

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
       return 2;
    }
    double t0 = now_ms();
-   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0};
+   cbp_options o = {CBP_BLOCKS_AUTO, 0, 0, 0};
    cbp_analysis a;
    cbp_analyze(&t, &o, &a);
    double t1 = now_ms();
