@@ -14,6 +14,10 @@
  * candidates; if not (no trace has shown that), the pass runs again the
  * old way.  Its candidates are merged where the single-threaded run adds
  * them, and sorted as that run sorts them: the output is the same.
+ * That thread then builds the reads-from index, which ranking and
+ * synthesis would build after the passes (it reads only the trace and the
+ * escape analysis), and before them the happens-before edges are found
+ * on it while the escape analysis runs (each reads only the trace).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <pthread.h>
 #include <stdint.h>
@@ -38,12 +42,33 @@ typedef struct {
    cbp_vclock v;
    cbp_locks *L;
    cbp_result found;
+   struct cbp_rf *rf;
 } orders_job;
 
 static void *orders_alone(void *arg) {
    orders_job *j = arg;
    cbp_orders_pass(j->t, j->hb, j->x, &j->v, &j->v, j->L, &j->found);
+   j->rf = cbp_rf_new(j->t, j->x);
    return NULL;
+}
+
+typedef struct { cbp_hb *hb; const cb_trace *t; } hb_job;
+
+static void *hb_alone(void *arg) {
+   hb_job *j = arg;
+   cbp_hb_build(j->hb, j->t);
+   return NULL;
+}
+
+/* The escape analysis and the happens-before edges, side by side when
+ * there are two jobs. */
+static void escape_and_hb(const cb_trace *t, unsigned jobs, cbp_analysis *a) {
+   hb_job j = {&a->hb, t};
+   pthread_t th;
+   int beside = jobs > 1 && pthread_create(&th, NULL, hb_alone, &j) == 0;
+   cbp_escape_run(t, &a->x);
+   if (beside) pthread_join(th, NULL);
+   else cbp_hb_build(&a->hb, t);
 }
 
 /* Starts the job (its clocks and locks made here, before the thread runs);
@@ -71,15 +96,16 @@ static void orders_finish(orders_job *j, pthread_t th, const cb_trace *t, cbp_an
    }
    cbp_vc_free(&j->v);
    cbp_locks_free(j->L);
+   if (!a->r.rf) a->r.rf = j->rf;
+   else cbp_rf_free(j->rf);
 }
 
 void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysis *a) {
    memset(a, 0, sizeof *a);
-   cbp_escape_run(t, &a->x);
-   cbp_hb_build(&a->hb, t);
+   unsigned jobs = o->jobs ? o->jobs : cbp_default_jobs();
+   escape_and_hb(t, jobs, a);
    cbp_vc_init(&a->v, a->x.nthreads, &a->hb);
    a->L = cbp_locks_new();
-   unsigned jobs = o->jobs ? o->jobs : cbp_default_jobs();
    int orders = !(o->skip & CBP_FAM_ORDER);
    orders_job job;
    pthread_t th;
