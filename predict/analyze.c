@@ -119,6 +119,7 @@ void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysi
    if (beside) orders_finish(&job, th, t, a);
    else if (orders) cbp_orders(t, &a->hb, &a->x, &a->v, a->L, &a->r);
 }
+
 void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a) {
    cbp_analyze_candidates(t, o, a);
    cbp_build_schedules(t, a, o->max ? o->max : SIZE_MAX, NULL, NULL);
