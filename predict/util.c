@@ -43,10 +43,13 @@ static void advise_huge(void *p, size_t bytes) {
  * (calloc zeroes it in user space), and the event array, at the heap's top
  * while the trace is read, grows in place there.  The peak grows by what
  * the heap cannot reuse (arrays that double leave holes behind): about
- * 10 MB at 1 M events (91 -> 102 MB) and at 10 M. */
+ * 10 MB at 1 M events (91 -> 102 MB) and at 10 M.  One arena: a second
+ * thread (analyze.c) would otherwise get an arena of its own, fresh
+ * mappings that the kernel zeroes (0.1-0.4 s more system time at 10 M). */
 void cbp_keep_freed_memory(void) {
    mallopt(M_MMAP_MAX, 0); /* advice: failure is fine */
    mallopt(M_TRIM_THRESHOLD, INT_MAX);
+   mallopt(M_ARENA_MAX, 1);
 }
 
 void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item) {
