@@ -42,34 +42,6 @@ static size_t build_count(size_t limit, size_t more) {
    return limit > SIZE_MAX - more ? SIZE_MAX : limit + more;
 }
 
-static int cmp_digest(const void *a, const void *b) {
-   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-   return x < y ? -1 : x > y;
-}
-
-/* Whether the sorted --seen digests hold c's aim (cb_site_digest: its
- * pattern, e1's, f's and e2's file:line) twice: cbtest forced two
- * schedules at those lines, from two traces, and neither failed. */
-static int aimed_twice(const cb_trace *t, const cbp_candidate *c, const uint64_t *seen,
-                       size_t n) {
-   uint64_t ev[3] = {c->e1, c->f, c->e2};
-   const char *file[3];
-   uint32_t line[3];
-   for (int k = 0; k < 3; k++) {
-      const cb_event *e = ev[k] < t->nevents ? &t->events[ev[k]] : NULL;
-      const cb_location *l = e && e->loc < t->nlocs ? &t->locs[e->loc] : &t->locs[0];
-      file[k] = l->file;
-      line[k] = l->line;
-   }
-   uint64_t d = cb_site_digest(cbp_pattern_name[c->pattern], file, line);
-   size_t lo = 0, hi = n;
-   while (lo < hi) { /* the first >= d */
-      size_t m = lo + (hi - lo) / 2;
-      if (seen[m] < d) lo = m + 1; else hi = m;
-   }
-   return lo + 1 < n && seen[lo] == d && seen[lo + 1] == d;
-}
-
 static const char usage[] =
    "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--patterns=LIST]\n"
    "                 [--partial] [--delays N [--seed S] [--seen FILE]] [--base TRACE]\n"
@@ -288,15 +260,6 @@ static int parse_patterns(const char *arg, unsigned *skip, int *explore) {
    return 0;
 }
 
-/* The map of written schedules by ordering digest (ctx: the digests;
- * payload k is s(k+1)'s); a digest is its own hash. */
-static int digest_eq(const void *ctx, uint32_t i, const void *key) {
-   return ((const uint64_t *)ctx)[i] == *(const uint64_t *)key;
-}
-static uint64_t digest_hash(const void *ctx, uint32_t i) {
-   return ((const uint64_t *)ctx)[i];
-}
-
 /* --delays: delay schedules after the predicted ones, numbered on from
  * them, with what is left of --max (explore.c).  0, or 1 when one could not
  * be written. */
@@ -461,51 +424,6 @@ static int build(const cb_trace *t, cbp_analysis *a, cli *c, size_t fresh) {
    return 0;
 }
 
-/* s1.pb, s2.pb, ... in dir, in rank order, at most --max, each ordering
- * once and none that --seen holds; 0, or 1 when one cannot be written. */
-static int write_schedules(const cb_trace *t, cbp_analysis *a, const cli *c, const char *dir,
-                           uint64_t *written) {
-   int rc = 0;
-   const uint64_t *seen = c->eo.seen;
-   size_t nseen = c->eo.nseen;
-   /* Two candidates may come to one schedule (two variables of one
-    * critical section): force each ordering once.  digests[k] is s(k+1)'s. */
-   uint64_t *digests = cbp_xcalloc(a->r.n + 1, sizeof *digests);
-   cbp_map byd;
-   cbp_map_init(&byd, 256);
-   for (size_t i = 0; i < a->r.n && *written < c->limit; i++) {
-      cbp_candidate *cd = &a->r.c[i];
-      if (!cd->built || cd->dropped) continue;
-      uint64_t d = cbp_candidate_digest(&a->x, cd);
-      if (nseen && (bsearch(&d, seen, nseen, sizeof *seen, cmp_digest) ||
-                    aimed_twice(t, cd, seen, nseen))) {
-         a->r.seen_before++; /* an exploration round's --max is for new ones */
-         continue;
-      }
-      uint32_t *slot = cbp_map_probe(&byd, d, digest_eq, digests, &d);
-      if (*slot) { a->r.same_order++; cd->same_as = *slot; continue; }
-      digests[*written] = d;
-      *slot = (uint32_t)(*written + 1);
-      cbp_map_added(&byd, digest_hash, digests);
-      cd->id = (uint32_t)(*written + 1);
-      char *p;
-      if (asprintf(&p, "%s/s%u.pb", dir, cd->id) < 0) { rc = 1; break; }
-      cb_error err;
-      int bad = cbp_schedule_write(t, a, cd, p, &err);
-      free(p);
-      if (bad) {
-         fprintf(stderr, "cbpredict: cannot write s%u.pb in %s: %s\n", cd->id, dir, err.msg);
-         cd->id = 0;
-         rc = 1;
-         break;
-      }
-      (*written)++;
-   }
-   free(digests);
-   cbp_map_free(&byd);
-   return rc;
-}
-
 /* The table or --json, with a note when there was nothing to predict. */
 static void report(const cb_trace *t, const cbp_analysis *a, const cli *c,
                    cbp_report_info *info, const cbp_explore_result *xr) {
@@ -561,7 +479,8 @@ static int predict(const cb_trace *t, cli *c, double t0) {
    }
    cbp_rank(t, &a.x, &a.r); /* schedule numbers: the likeliest first */
    uint64_t written = 0;
-   rc = write_schedules(t, &a, c, dir, &written);
+   rc = cbp_write_schedules(t, &a, dir, c->limit, c->eo.seen, c->eo.nseen,
+                            c->o.jobs ? c->o.jobs : cbp_default_jobs(), &written);
    cbp_explore_result xr;
    memset(&xr, 0, sizeof xr);
    if (c->eo.delays && rc == 0) rc = write_delays(t, &a, &c->eo, dir, c->limit, &written, &xr);
@@ -586,7 +505,7 @@ int main(int argc, char **argv) {
          fprintf(stderr, "cbpredict: cannot read --seen: %s\n", serr.msg);
          return 2;
       }
-      qsort(seen, c.eo.nseen, sizeof *seen, cmp_digest); /* for bsearch */
+      qsort(seen, c.eo.nseen, sizeof *seen, cbp_digest_cmp); /* for bsearch */
       c.eo.seen = seen;
    }
    cb_trace t;

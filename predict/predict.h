@@ -576,6 +576,18 @@ const char *cbp_candidate_name(const cb_trace *t, const cbp_candidate *c,
 int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
                        const cbp_candidate *c, const char *path,
                        cb_error *err);
+/* s1.pb, s2.pb, ... in dir, in rank order, at most limit, each ordering
+ * once and none that the sorted digests seen[0..nseen) hold; the file
+ * system's part on a second thread when jobs > 1 (write_schedules.c).
+ * 0, or 1 when one cannot be written (said on stderr); *written counts. */
+int cbp_write_schedules(const cb_trace *t, cbp_analysis *a, const char *dir, size_t limit,
+                        const uint64_t *seen, size_t nseen, unsigned jobs, uint64_t *written);
+/* Order of digests (uint64_t), for qsort and bsearch. */
+int cbp_digest_cmp(const void *a, const void *b);
+/* Its first half: the file's bytes in *buf (the caller frees them), for
+ * cb_schedule_put, which may run on another thread. */
+int cbp_schedule_encode(const cb_trace *t, cbp_analysis *a, const cbp_candidate *c,
+                        uint8_t **buf, size_t *len, cb_error *err);
 typedef struct {
    const char *trace_path, *dir;
    double seconds;

@@ -194,8 +194,8 @@ static void thread_paths(const cb_trace *t, const cbp_escape *x, cb_schedule *s,
    s->thread_parent = *par; s->thread_index = *idx;
 }
 
-int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
-                       const cbp_candidate *c, const char *path, cb_error *err) {
+int cbp_schedule_encode(const cb_trace *t, cbp_analysis *a, const cbp_candidate *c,
+                        uint8_t **buf, size_t *len, cb_error *err) {
    const cbp_escape *x = &a->x;
    cb_schedule s = {0};
    s.has_id = 1; s.id = c->id;
@@ -261,11 +261,21 @@ int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
       s.has_recorded_exit = 1;
       s.recorded_exit = cb_trace_exit_status(t);
    }
-   int rc = cb_schedule_write(path, &s, err);
+   int rc = cb_schedule_encode(&s, buf, len, err);
    free(par); free(idx); free(s.prefix_order);
    free(ex.pe); free(ex.loc); free(ex.var);
    free_steps(s.tail, s.n_tail);
    for (size_t k = 0; k < nv; k++) free_steps(var[k].tail, var[k].n_tail);
+   return rc;
+}
+
+int cbp_schedule_write(const cb_trace *t, cbp_analysis *a,
+                       const cbp_candidate *c, const char *path, cb_error *err) {
+   uint8_t *buf;
+   size_t len;
+   if (cbp_schedule_encode(t, a, c, &buf, &len, err)) return -1;
+   int rc = cb_schedule_put(path, buf, len, err);
+   free(buf);
    return rc;
 }
 

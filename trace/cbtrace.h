@@ -476,6 +476,11 @@ typedef struct {
 } cb_schedule;
 
 int cb_schedule_write(const char *path, const cb_schedule *s, cb_error *err);
+/* cb_schedule_write in two halves, so that the file system's part can run
+ * on another thread (cbpredict): the message's bytes in *buf (the caller
+ * frees it), then those bytes written as path's schedule file.  0 or -1. */
+int cb_schedule_encode(const cb_schedule *s, uint8_t **buf, size_t *len, cb_error *err);
+int cb_schedule_put(const char *path, const uint8_t *buf, size_t len, cb_error *err);
 /* Caller frees with cb_schedule_free. */
 int cb_schedule_read(const char *path, cb_schedule **s, cb_error *err);
 /* The same from a buffer (tests, fuzzing). */

@@ -15,30 +15,29 @@
 #include "schedule_pb.h"
 #include "trace_internal.h"
 
-int cb_schedule_write(const char *path, const cb_schedule *sched,
-                      cb_error *err)
+int cb_schedule_encode(const cb_schedule *sched, uint8_t **buf, size_t *len,
+                       cb_error *err)
 {
    Cbtools__Schedule msg, *s = &msg;
    cb_sched_allocs *a = cb_schedule_to_pb(sched, s);
    if (!a)
       return cb_fail(err, "out of memory");
-   size_t len;
-   uint8_t *buf;
-   int packed = cb_schedule_pack(s, &buf, &len, err);
+   int packed = cb_schedule_pack(s, buf, len, err);
    cb_sched_allocs_free(a);
-   if (packed < 0)
-      return -1;
+   return packed < 0 ? -1 : 0;
+}
+
+int cb_schedule_put(const char *path, const uint8_t *buf, size_t len,
+                    cb_error *err)
+{
    /* Written beside the target and renamed, so that a reader (a parallel
     * replay) never sees half a schedule; under an unpredictable name, so
     * that a link planted in a shared folder is never written through. */
    char tmp[4096];
    int fd = cb_temp_beside(path, tmp, sizeof tmp, err);
-   if (fd < 0) {
-      free(buf);
+   if (fd < 0)
       return -1;
-   }
    int r = cb_frame_write(fd, cb_sched_magic, CB_MAGIC_LEN, buf, len, err);
-   free(buf);
    if (close(fd) < 0 && r == 0)
       r = cb_fail(err, "close: %s", strerror(errno));
    if (r < 0) {
@@ -46,6 +45,18 @@ int cb_schedule_write(const char *path, const cb_schedule *sched,
       return -1;
    }
    return cb_rename_into_place(tmp, path, err);
+}
+
+int cb_schedule_write(const char *path, const cb_schedule *sched,
+                      cb_error *err)
+{
+   size_t len;
+   uint8_t *buf;
+   if (cb_schedule_encode(sched, &buf, &len, err) < 0)
+      return -1;
+   int r = cb_schedule_put(path, buf, len, err);
+   free(buf);
+   return r;
 }
 
 int cb_schedule_read_mem(const void *data, size_t len, cb_schedule **s,
