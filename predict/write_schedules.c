@@ -16,7 +16,12 @@
 
 #include "predict.h"
 
-/* Files waiting for the writer: a ring of QCAP. */
+/* Files for the writer: a ring of QCAP.  q[head .. head + n) are queued or
+ * being written; the other slots hold files written, whose path and bytes
+ * this thread frees when it reuses the slot: the writer never calls malloc
+ * or free, which would contend for the one arena (util.c).  Each side
+ * wakes the other only at the edges (the ring no longer empty, half
+ * empty again): a wake-up per file was three futex calls a file. */
 #define QCAP 64
 typedef struct { uint32_t id; char *path; uint8_t *buf; size_t len; } job;
 typedef struct {
@@ -31,15 +36,6 @@ typedef struct {
    pthread_t th;
 } writer;
 
-static void put(writer *w, job *j) {
-   cb_error err;
-   if (!w->failed && cb_schedule_put(j->path, j->buf, j->len, &err)) {
-      w->failed = j->id; /* under w->mu when threaded */
-      w->err = err;
-   }
-   free(j->path); free(j->buf);
-}
-
 static void *writer_loop(void *arg) {
    writer *w = arg;
    pthread_mutex_lock(&w->mu);
@@ -47,16 +43,14 @@ static void *writer_loop(void *arg) {
       while (!w->n && !w->done) pthread_cond_wait(&w->more, &w->mu);
       if (!w->n) break;
       job j = w->q[w->head];
-      w->head = (w->head + 1) % QCAP;
-      w->n--;
-      pthread_cond_signal(&w->room);
-      int skip = w->failed != 0;
+      int skip = w->failed != 0; /* after a failure, as the loop stops */
       pthread_mutex_unlock(&w->mu);
       cb_error err;
       int bad = !skip && cb_schedule_put(j.path, j.buf, j.len, &err);
-      free(j.path); free(j.buf);
       pthread_mutex_lock(&w->mu);
       if (bad && !w->failed) { w->failed = j.id; w->err = err; }
+      w->head = (w->head + 1) % QCAP;
+      if (--w->n == QCAP / 2) pthread_cond_signal(&w->room);
    }
    pthread_mutex_unlock(&w->mu);
    return NULL;
@@ -73,14 +67,19 @@ static void writer_start(writer *w, unsigned jobs) {
 /* Hands j over (path and buf with it); whether a file failed already. */
 static int writer_add(writer *w, job j) {
    if (!w->threaded) {
-      put(w, &j);
+      cb_error err;
+      if (cb_schedule_put(j.path, j.buf, j.len, &err)) { w->failed = j.id; w->err = err; }
+      free(j.path); free(j.buf);
       return w->failed != 0;
    }
    pthread_mutex_lock(&w->mu);
    while (w->n == QCAP) pthread_cond_wait(&w->room, &w->mu);
-   w->q[(w->head + w->n) % QCAP] = j;
-   w->n++;
-   pthread_cond_signal(&w->more);
+   job *slot = &w->q[(w->head + w->n) % QCAP];
+   pthread_mutex_unlock(&w->mu);
+   free(slot->path); free(slot->buf); /* written (or skipped) already */
+   *slot = j;
+   pthread_mutex_lock(&w->mu);
+   if (++w->n == 1) pthread_cond_signal(&w->more);
    int failed = w->failed != 0;
    pthread_mutex_unlock(&w->mu);
    return failed;
@@ -94,6 +93,7 @@ static uint32_t writer_finish(writer *w, cb_error *err) {
       pthread_cond_signal(&w->more);
       pthread_mutex_unlock(&w->mu);
       pthread_join(w->th, NULL);
+      for (size_t k = 0; k < QCAP; k++) { free(w->q[k].path); free(w->q[k].buf); }
    }
    pthread_mutex_destroy(&w->mu);
    pthread_cond_destroy(&w->more);
