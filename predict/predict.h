@@ -42,7 +42,8 @@ typedef struct {
    unsigned jobs; /* threads the analysis may use; 0: cbp_default_jobs() */
 } cbp_options;
 /* The analysis runs pass B'' (orders) beside pass B on a second thread
- * (analyze.c); more jobs than CBP_JOBS_MAX are not used. */
+ * (analyze.c), and cbpredict writes its schedule files on one
+ * (write_schedules.c); more jobs than CBP_JOBS_MAX are not used. */
 #define CBP_JOBS_MAX 2
 /* Online CPUs, at most CBP_JOBS_MAX (1 when unknown). */
 unsigned cbp_default_jobs(void);
