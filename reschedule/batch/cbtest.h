@@ -470,6 +470,9 @@ int cbt_list_schedules(const char *dir, int **nums, size_t *n, char *why,
                        size_t whylen);
 /* Fills t->runs from the test's schedule folder; -1 with why. */
 int cbt_load_runs(cbt_test *t, size_t max_runs, char *why, size_t whylen);
+/* Run ri's forced run was infeasible: after two such runs with e1 in one
+ * function, the waiting runs with e1 there are forced after the others. */
+void cbt_runs_after_infeasible(cbt_test *t, size_t ri);
 /* Fills r as a run waiting to force the test's schedule NAME ("s17"). */
 void cbt_fill_run(const cbt_test *t, cbt_run *r, const char *name);
 int cbt_mkdir_p(const char *path);

@@ -353,6 +353,8 @@ static void replay_ended(cbt_suite *s, size_t ti, size_t ri,
    cbt_test *t = &s->tests[ti];
    cbt_run *r = &t->runs[ri];
    cbt_judge_replay(r, e);
+   if (r->verdict == CBT_INFEASIBLE)
+      cbt_runs_after_infeasible(t, ri);
    /* The first confirmed bug ends the test's forcing unless --all-bugs:
     * runs in flight finish, the rest are counted as not forced.  A failure
     * that did not come back when forced again does not (cbtest_bugs.c). */

@@ -200,3 +200,37 @@ void cbt_quote_sources(const cbt_suite *s, const cbt_test *t, cbt_run *r,
    }
    cb_schedule_free(sch);
 }
+
+/* Run ri was infeasible: its forced run left the recorded path (a loop
+ * over a table another thread grew, a branch on a value the reordering
+ * changed) and could not follow the schedule.  Once two runs of t whose e1
+ * is in one function were, that function's code decides on data the
+ * reorderings change: the runs still waiting whose e1 is there go after
+ * the others, in their order (trial 14's symtab: 16 schedules reordering
+ * the sections of its intern(), each infeasible, came before the one on
+ * the pointer its parser kept, the bug).  Only the order changes. */
+void cbt_runs_after_infeasible(cbt_test *t, size_t ri)
+{
+   const cbt_run *r = &t->runs[ri];
+   const char *fn = r->e1.function;
+   /* Exploration keeps its runs by index (cbtest_explore.c): its queue is
+    * not reordered. */
+   if (!fn[0] || t->explore || t->next_run >= t->nruns)
+      return;
+   size_t seen = 0;
+   for (size_t i = 0; i < t->next_run; i++)
+      seen += t->runs[i].verdict == CBT_INFEASIBLE &&
+              !strcmp(t->runs[i].e1.function, fn);
+   if (seen < 2)
+      return;
+   size_t n = t->nruns - t->next_run, k = 0;
+   cbt_run *rest = malloc(n * sizeof *rest);
+   if (!rest)
+      return; /* only an order: keep it as it is */
+   for (int late = 0; late < 2; late++)
+      for (size_t i = t->next_run; i < t->nruns; i++)
+         if ((strcmp(t->runs[i].e1.function, fn) == 0) == late)
+            rest[k++] = t->runs[i];
+   memcpy(&t->runs[t->next_run], rest, n * sizeof *rest);
+   free(rest);
+}

@@ -177,6 +177,17 @@ samefail*) # three fail, the first every time; s2 says what s1 said but
    echo "samefail: job 5 printed 0 times" >"$dir/s3.pb.said"
    : >"$dir/s3.pb.notagain"
    ;;
+stale*) # the first three reorder the sections of grow() and are
+   # infeasible; s4 there passes; s5, the bug, has e1 in use()
+   for n in 1 2 3; do
+      mk $n 3 --pattern ORD --variable n --e1 2:0:write:t.c:1$n:grow \
+         --f 3:0:read:t.c:2$n:grow --e2 2:0:write:t.c:1$n:grow
+   done
+   mk 4 0 --pattern RWR --variable n --e1 2:0:read:t.c:14:grow \
+      --f 3:0:write:t.c:24:grow --e2 2:1:read:t.c:15:grow
+   mk 5 1 --pattern RWR --variable v --e1 2:2:read:t.c:30:use \
+      --f 3:1:write:t.c:20:grow --e2 2:3:read:t.c:31:use
+   ;;
 leftpath*) # fails after leaving the schedule's path
    mk 1 1 --pattern ORD --variable cv --e1 2:0:unlock:l.c:7:f --f 3:0:signal:l.c:9:g \
       --e2 2:0:unlock:l.c:7:f
@@ -435,6 +446,15 @@ like "$O" "^   also BUG WRW on q \(rank [23] of 3\): the same failure as rank 1 
    "samefail: the one that said the same, but for its numbers, in one line"
 like "$O" "^   BUG WWR on r: the forced run failed" "samefail: the one that said something else, in full"
 is "$(grep -c '^  #[0-9]' "$FAKE/samefail.out")" 3 "samefail: the ranking still lists all three"
+
+# Two infeasible runs with e1 in one function (grow): its other schedules
+# wait until the others were forced, and the bug in use() comes third,
+# not fifth.
+: >"$LOG"
+fake_test stale --no-explore
+is "$(grep '^cbreplay' "$LOG" | sed -n 's/.*schedules\/\(s[0-9]*\)\.pb.*/\1/p' | tr '\n' ' ')" "s1 s2 s5 " \
+   "stale: after two infeasible runs in grow(), the schedule with e1 elsewhere is forced next"
+like "$(cat "$FAKE/stale.out")" "2 not forced \(the test's bug was confirmed" "stale: grow()'s other two not forced"
 
 # A failure pinned by cbreplay: the reproduce command forces the pinned
 # schedule (the failing run's whole order), no variant.
