@@ -56,8 +56,8 @@ void *cbp_grow(void *arr, size_t *cap, size_t n, size_t item) {
    if (n < *cap) return arr;
    /* By half again, not twice: the blocks an array leaves behind as it
     * grows add up to more than its next size, so the heap, never trimmed
-    * (cbp_keep_freed_memory), can reuse them: peak at 1 M events 100-107
-    * MB with doubling, 94-99 so (10 M: 47 bytes/event either way). */
+    * (cbp_keep_freed_memory), can reuse them: peak at 1 M events with one
+    * job 100-103 MB with doubling, 98 so (10 M: 47 bytes/event either way). */
    size_t nc = *cap ? *cap + *cap / 2 + 1 : 16; /* + 1: a capacity of 1 grows */
    while (nc <= n) nc += nc / 2 + 1;
    void *p = realloc(arr, nc * item);
