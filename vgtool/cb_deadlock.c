@@ -119,6 +119,8 @@ void cb_wait_end(CbThread *t)
    cb_dl_waiting--;
 }
 
+static void cb_lock_cycle_check(CbThread *t);
+
 void cb_wait_begin(CbThread *t, UChar kind, Addr obj, Addr caller,
                    UWord extra, ULong seq)
 {
@@ -137,6 +139,8 @@ void cb_wait_begin(CbThread *t, UChar kind, Addr obj, Addr caller,
    }
    cb_dl_waiting++;
    cb_deadlock_check();
+   if (kind == CB_WAIT_LOCK || kind == CB_WAIT_RDLOCK || kind == CB_WAIT_WRLOCK)
+      cb_lock_cycle_check(t);
 }
 
 /* ---- is a thread stuck? ---- */
@@ -404,6 +408,63 @@ void cb_deadlock_check(void)
       if (cb_threads[i].live && cb_is_blocked(&cb_threads[i], &bl[n]))
          n++;
    cb_deadlock_end(bl, n);
+}
+
+/* t has just begun to wait for a lock: when the lock's holder waits for a
+ * lock that the next holds, and so on back to t, those threads are stuck
+ * for good, whatever the others do (a ticker, a thread spinning on a flag
+ * keep the whole-program check above from ever seeing every thread wait):
+ * a lock is released only by its holder, and each holder waits in a lock
+ * call for the next.  The run ends as a deadlock of the threads in the
+ * cycle (a trial's job scheduler, whose recording deadlocked in its first
+ * hundred events, ran until cbtest's --record-timeout).  Only a wait
+ * that closes a cycle can make one, so t is where to look. */
+/* The threads stuck beside a cycle (main joining one of them): each live
+ * thread not in bl[0..n) that surely waits, for the report. */
+static void cb_cycle_add_blocked(CbBlocked *bl, UInt *n)
+{
+   for (ThreadId i = 1; i <= cb_max_tid && *n < cb_nlive; i++) {
+      CbThread *u = &cb_threads[i];
+      Bool in = False;
+      for (UInt k = 0; k < *n; k++)
+         in |= bl[k].t == u;
+      if (u->live && !in && u->wait.kind && cb_is_blocked(u, &bl[*n]))
+         (*n)++;
+   }
+}
+
+static void cb_lock_cycle_check(CbThread *t)
+{
+   /* Recording only: a forced run keeps the whole-program check, whose
+    * report has every thread that waits (main's join too), and its
+    * --timeout for the rest. */
+   if (cb_replaying || cb_dl_off || cb_dl_handlers != 0 || cb_nlive < 2)
+      return;
+   CbBlocked *bl = VG_(malloc)("cb.deadlock", cb_nlive * sizeof *bl);
+   UInt n = 0;
+   CbThread *u = t;
+   while (n < cb_nlive) {
+      UChar k = u->wait.kind;
+      if ((k != CB_WAIT_LOCK && k != CB_WAIT_RDLOCK && k != CB_WAIT_WRLOCK) ||
+          !cb_is_blocked(u, &bl[n]))
+         break;
+      CbThread *next = cb_live_wid(bl[n].holder);
+      n++;
+      if (next == t) {
+         cb_cycle_add_blocked(bl, &n);
+         cb_deadlock_end(bl, n); /* does not return */
+         return;
+      }
+      if (!next || next == u)
+         break;   /* a dead holder, its own lock: the check above's */
+      Bool seen = False;
+      for (UInt i = 0; i < n; i++)
+         seen |= bl[i].t == next;
+      if (seen)
+         break;   /* a cycle t only waits on: found when it formed */
+      u = next;
+   }
+   VG_(free)(bl);
 }
 
 Bool cb_exit_may_wait(const CbThread *t)

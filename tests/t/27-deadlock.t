@@ -765,4 +765,69 @@ like "$out" "infeasible: stalled: no scheduled progress \(T2's turn, step 1 of 1
 like "$out" "^    T2 waits for lock m at behind\.c:$(grep -n behind-wait "$TMP/behind.c" | cut -d: -f1), held by T1 \(taken at behind\.c:$(grep -n behind-hold "$TMP/behind.c" | cut -d: -f1)\)$" \
    "blocked behind a held thread: what it waited for, and who held it"
 
+# A lock-order deadlock while another thread goes on (a ticker waking every
+# 100 ms for a minute): not every thread waits, but the two in the cycle
+# never will move again.  The recording ends at once with the cycle; on
+# the build before it ran until the ticker's minute was over (or cbtest's
+# --record-timeout).
+cat >"$TMP/ticking.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t both;
+static volatile int stop;
+static void *ticker(void *arg)
+{
+   (void)arg;
+   for (int i = 0; i < 600 && !stop; i++)
+      usleep(100000);
+   return NULL;
+}
+static void *ab(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&a);
+   pthread_barrier_wait(&both);
+   pthread_mutex_lock(&b);        /* ab-wait */
+   pthread_mutex_unlock(&b);
+   pthread_mutex_unlock(&a);
+   return NULL;
+}
+static void *ba(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&b);
+   pthread_barrier_wait(&both);
+   pthread_mutex_lock(&a);        /* ba-wait */
+   pthread_mutex_unlock(&a);
+   pthread_mutex_unlock(&b);
+   return NULL;
+}
+int main(void)
+{
+   pthread_t k, x, y;
+   pthread_barrier_init(&both, NULL, 2);
+   pthread_create(&k, NULL, ticker, NULL);
+   pthread_create(&x, NULL, ab, NULL);
+   pthread_create(&y, NULL, ba, NULL);
+   pthread_join(x, NULL);
+   pthread_join(y, NULL);
+   stop = 1;
+   pthread_join(k, NULL);
+   puts("done");
+   return 0;
+}
+EOF
+cc -g -O2 -pthread -o "$TMP/ticking" "$TMP/ticking.c"
+start=$(date +%s)
+out=$(timeout 120 cbtrace record -o "$TMP/ticking.pb" -- "$TMP/ticking" 2>&1)
+rc=$?
+took=$(( $(date +%s) - start ))
+is "$rc" 6 "a lock cycle beside a running ticker: the recording ends as a deadlock (exit 6)"
+ok "a lock cycle beside a running ticker: ended before the ticker's minute (${took} s)" [ "$took" -lt 50 ]
+like "$out" "the program deadlocked: (T1 waits to join T3 at ticking\.c:[0-9]+; )?T3 waits for lock b at ticking\.c:$(grep -n ab-wait "$TMP/ticking.c" | cut -d: -f1), held by T4.*T4 waits for lock a at ticking\.c:$(grep -n ba-wait "$TMP/ticking.c" | cut -d: -f1), held by T3" \
+   "a lock cycle beside a running ticker: the two threads of the cycle, each lock's holder"
+unlike "$out" "T2 waits" "the ticker, which runs, is not in the cycle"
+
 done_testing
