@@ -1,23 +1,8 @@
 /* cbtest_said: comparing what failing programs said
  * (reschedule/batch/cbtest_lastline.c), TAP.
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
-#include <stdarg.h>
-#include <stdio.h>
-
 #include "cbtest.h"
-
-static int ntest, nfail;
-static void ok(int cond, const char *fmt, ...)
-{
-   va_list ap;
-   va_start(ap, fmt);
-   printf("%sok %d - ", cond ? "" : "not ", ++ntest);
-   vprintf(fmt, ap);
-   printf("\n");
-   va_end(ap);
-   if (!cond)
-      nfail++;
-}
+#include "tap_ok.h"
 
 int main(void)
 {
