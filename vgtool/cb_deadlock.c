@@ -440,13 +440,17 @@ static void cb_lock_cycle_check(CbThread *t)
     * --timeout for the rest. */
    if (cb_replaying || cb_dl_off || cb_dl_handlers != 0 || cb_nlive < 2)
       return;
+   /* Most waits end there: the holder runs (a contended lock). */
+   CbBlocked first;
+   CbThread *h = cb_is_blocked(t, &first) ? cb_live_wid(first.holder) : NULL;
+   if (!h || h == t || h->wait.kind < CB_WAIT_LOCK || h->wait.kind > CB_WAIT_WRLOCK)
+      return;
    CbBlocked *bl = VG_(malloc)("cb.deadlock", cb_nlive * sizeof *bl);
    UInt n = 0;
    CbThread *u = t;
    while (n < cb_nlive) {
       UChar k = u->wait.kind;
-      if ((k != CB_WAIT_LOCK && k != CB_WAIT_RDLOCK && k != CB_WAIT_WRLOCK) ||
-          !cb_is_blocked(u, &bl[n]))
+      if (k < CB_WAIT_LOCK || k > CB_WAIT_WRLOCK || !cb_is_blocked(u, &bl[n]))
          break;
       CbThread *next = cb_live_wid(bl[n].holder);
       n++;
