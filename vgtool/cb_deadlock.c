@@ -438,7 +438,7 @@ static void cb_lock_cycle_check(CbThread *t)
    /* Recording only: a forced run keeps the whole-program check, whose
     * report has every thread that waits (main's join too), and its
     * --timeout for the rest. */
-   if (cb_replaying || cb_dl_off || cb_dl_handlers != 0 || cb_nlive < 2)
+   if (cb_replaying || cb_dl_off || cb_dl_handlers != 0 || cb_dl_waiting < 2)
       return;
    /* Most waits end there: the holder runs (a contended lock). */
    CbBlocked first;
