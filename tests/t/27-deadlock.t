@@ -602,16 +602,18 @@ record() {
 # ---- record: deadlocks end at once, and say who waits for what
 record abba
 is "$RC" 6 "abba: cbtrace record ends the deadlock, exit 6"
-is "$(printf '%s\n' "$ERR" | tail -n 1)" \
-   "cbtrace: the program deadlocked: T1 waits to join T2 at abba.c:$(line_of abba main-join); T2 waits for lock b at abba.c:$(line_of abba one-b), held by T3 (taken at abba.c:$(line_of abba two-b)); T3 waits for lock a at abba.c:$(line_of abba two-a), held by T2 (taken at abba.c:$(line_of abba one-a))" \
+# The recording ends when the cycle closes (cb_lock_cycle_check): main is
+# named, as joining, when it had begun to wait by then.
+like "$(printf '%s\n' "$ERR" | tail -n 1)" \
+   "^cbtrace: the program deadlocked: (T1 waits to join T2 at abba\.c:$(line_of abba main-join); )?T2 waits for lock b at abba\.c:$(line_of abba one-b), held by T3 \(taken at abba\.c:$(line_of abba two-b)\); T3 waits for lock a at abba\.c:$(line_of abba two-a), held by T2 \(taken at abba\.c:$(line_of abba one-a)\)$" \
    "abba: each thread, the lock it waits for, who holds it, where each call is"
 cbtrace dump --header "$TMP/abba.pb" >"$TMP/abba.dump" 2>"$TMP/abba.dump.err"
 is "$?" 0 "abba: the trace is whole (cbtrace dump exits 0)"
-is "$(grep -c '^# deadlock: T[0-9] waits' "$TMP/abba.dump")" 3 \
+like "$(grep -c '^# deadlock: T[0-9] waits' "$TMP/abba.dump")" "^[23]$" \
    "abba: the trace keeps the deadlock (dump --header)"
 like "$(grep '^# footer' "$TMP/abba.dump")" "exit status 0, signal 0, tool ended: yes" \
      "abba: the footer says the tool ended the run, with no status of the program's"
-like "$(cbtrace stats "$TMP/abba.pb")" "^deadlocked: T1 waits to join T2" "abba: stats says so"
+like "$(cbtrace stats "$TMP/abba.pb")" "^deadlocked: (T1 waits to join T2[^;]*; )?T2 waits for lock b" "abba: stats says so"
 cbpredict -o "$TMP/abba.s" "$TMP/abba.pb" >"$TMP/abba.predict" 2>&1
 is "$?" 0 "abba: cbpredict predicts from the trace of a deadlocked run"
 
