@@ -446,11 +446,13 @@ static void cb_lock_cycle_check(CbThread *t)
    if (!h || h == t || h->wait.kind < CB_WAIT_LOCK || h->wait.kind > CB_WAIT_WRLOCK)
       return;
    CbBlocked *bl = VG_(malloc)("cb.deadlock", cb_nlive * sizeof *bl);
+   bl[0] = first;   /* t's step, looked at above */
    UInt n = 0;
    CbThread *u = t;
    while (n < cb_nlive) {
       UChar k = u->wait.kind;
-      if (k < CB_WAIT_LOCK || k > CB_WAIT_WRLOCK || !cb_is_blocked(u, &bl[n]))
+      if (n > 0 && (k < CB_WAIT_LOCK || k > CB_WAIT_WRLOCK ||
+                    !cb_is_blocked(u, &bl[n])))
          break;
       CbThread *next = cb_live_wid(bl[n].holder);
       n++;
