@@ -432,10 +432,11 @@ void cbp_rf_free(cbp_rf *rf);
  * Waits "thread w runs its counted event i only once thread u has run c"
  * from the recorded run's cross-thread orderings (reads after writes,
  * writes after reads and writes, locks after unlocks) that v's clocks do
- * not already make. */
+ * not already make, and a spin's last read after the write it saw (hb's
+ * SPIN edges order it only because it saw it). */
 typedef struct cbp_porder cbp_porder;
 #define CBP_PORDER_MAX 48u
-cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x,
+cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
                            const cbp_vclock *v);
 void cbp_porder_free(cbp_porder *po);
 /* The waits inside prefix (a count for each of po's threads), at most

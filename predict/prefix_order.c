@@ -18,7 +18,12 @@
  * One pass over the trace finds them; a wait whose count for u is no
  * higher than an earlier wait of w's for u adds nothing and is not kept,
  * nor one the program's own synchronisation makes (the clocks of
- * vclock.c: a thread's first events after its create, a join).
+ * vclock.c: a thread's first events after its create, a join).  Except
+ * the read that ends a spin (hb.h, SPIN): the clocks order it after the
+ * write it saw, but only because it saw it; a forced run's spinner may
+ * see an earlier write first (a count of 1 before the 2 it waits for),
+ * counts one more read and ends its prefix short (CI saw that: a main
+ * whose prefix stopped before it set the flag its workers spun on).
  * A wait on the second event of one machine instruction is moved to the
  * first: replay gates instructions, not their parts.
  *
@@ -67,6 +72,7 @@ typedef struct {
    const cb_trace *t;
    const cbp_escape *x;
    const cbp_vclock *v;
+   const cbp_hb *hb;
    cbp_porder *po;
    uint64_t *cnt;        /* per thread: counted events so far */
    uint64_t *insn;       /* per thread: counted index its instruction began */
@@ -80,14 +86,15 @@ typedef struct {
    size_t nlk, caplk;
 } po_pass;
 
-static void add_wait(po_pass *p, uint32_t w, uint64_t at, po_last from) {
+/* always: the wait is kept even where the clocks order the two. */
+static void add_wait(po_pass *p, uint32_t w, uint64_t at, po_last from, int always) {
    if (!from.c || from.tid == w || from.tid > p->po->n) return;
    uint64_t *hi = &p->pair[(size_t)w * (p->po->n + 1) + from.tid];
    if (from.c <= *hi) return;
    cbp_porder *po = p->po;
    /* The program orders them itself (a create, a join, a signal ...). */
    uint32_t seg = cbp_vc_seg_at(p->v, w, p->insn[w]);
-   if (cbp_vc_get(p->v, seg, from.tid) >= from.c) { *hi = from.c; return; }
+   if (!always && cbp_vc_get(p->v, seg, from.tid) >= from.c) { *hi = from.c; return; }
    po->w[w] = cbp_grow(po->w[w], &po->cap[w], po->nw[w], sizeof *po->w[w]);
    po->w[w][po->nw[w]++] = (po_wait){at, p->insn[w], from.c, *hi, from.tid};
    *hi = from.c;
@@ -122,6 +129,14 @@ static void note_read(po_pass *p, uint32_t v, po_last me) {
    p->rd[v] = (uint32_t)p->nrp++;
 }
 
+/* Whether trace event at is a read that ended a spin (a SPIN sink). */
+static int ends_spin(const po_pass *p, uint64_t at) {
+   size_t first, n = cbp_hb_at(p->hb->in, p->hb->nin, at, &first);
+   for (size_t k = first; k < first + n; k++)
+      if (p->hb->g[p->hb->in[k].group].kind == CBP_HB_SPIN) return 1;
+   return 0;
+}
+
 /* Event at of thread w, its counted index k. */
 static void one_event(po_pass *p, size_t at, uint32_t w, uint64_t k) {
    const cb_event *e = &p->t->events[at];
@@ -129,22 +144,22 @@ static void one_event(po_pass *p, size_t at, uint32_t w, uint64_t k) {
    uint32_t v = p->x->var_of[at];
    if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) && v &&
        p->x->var_shared[v]) {
-      add_wait(p, w, at, p->lw[v]);
+      add_wait(p, w, at, p->lw[v], e->kind == CB_EV_READ && ends_spin(p, at));
       if (e->kind == CB_EV_WRITE) {
-         for (uint32_t r = p->rd[v]; r; r = p->rp[r].next) add_wait(p, w, at, p->rp[r].r);
+         for (uint32_t r = p->rd[v]; r; r = p->rp[r].next) add_wait(p, w, at, p->rp[r].r, 0);
          p->rd[v] = 0;
          p->lw[v] = me;
       } else {
          note_read(p, v, me);
       }
    } else if (e->kind == CB_EV_LOCK) {
-      add_wait(p, w, at, *lock_last(p, e->addr));
+      add_wait(p, w, at, *lock_last(p, e->addr), 0);
    } else if (e->kind == CB_EV_UNLOCK) {
       *lock_last(p, e->addr) = me;
    }
 }
 
-cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x,
+cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,
                            const cbp_vclock *v) {
    cbp_porder *po = cbp_xcalloc(1, sizeof *po);
    uint32_t n = x->nthreads;
@@ -153,7 +168,7 @@ cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_escape *x,
    po->nw = cbp_xcalloc((size_t)n + 1, sizeof *po->nw);
    po->cap = cbp_xcalloc((size_t)n + 1, sizeof *po->cap);
    if (n > PORDER_MAX_THREADS) return po;
-   po_pass p = {t, x, v, po, cbp_xcalloc((size_t)n + 1, sizeof(uint64_t)),
+   po_pass p = {t, x, v, hb, po, cbp_xcalloc((size_t)n + 1, sizeof(uint64_t)),
                 cbp_xcalloc((size_t)n + 1, sizeof(uint64_t)),
                 cbp_xcalloc(((size_t)n + 1) * (n + 1), sizeof(uint64_t)),
                 cbp_xcalloc((size_t)x->nvars + 1, sizeof(po_last)),

@@ -205,7 +205,7 @@ int cbp_schedule_encode(const cb_trace *t, cbp_analysis *a, const cbp_candidate 
    s.has_counted_mask = 1; s.counted_mask = CB_COUNTED_MASK;
    s.n_prefix = x->nthreads;
    s.prefix = c->prefix;
-   if (!a->r.porder) a->r.porder = cbp_porder_new(t, x, &a->v);
+   if (!a->r.porder) a->r.porder = cbp_porder_new(t, &a->hb, x, &a->v);
    s.n_prefix_order = cbp_porder_for(a->r.porder, c->prefix, &s.prefix_order);
    s.n_tail = c->ntail; s.tail = tail_steps(c->tail, c->ntail);
    size_t nsteps = c->ntail;

@@ -663,7 +663,7 @@ static void test_prefix_order(void) {
        "T2 read q @p.c:7\n"                        /* T2#2: adds nothing */
        "T2 unlock m @p.c:8\nT1 write z @p.c:9\n"   /* T1#5 */
        "T2 read y @p.c:10\nT2 write z @p.c:10 same-insn\n"); /* T2#4,#5 */
-   cbp_porder *po = cbp_porder_new(&T, &A.x, &A.v);
+   cbp_porder *po = cbp_porder_new(&T, &A.hb, &A.x, &A.v);
    uint64_t all[2] = {6, 6}, *o = NULL;
    size_t n = cbp_porder_for(po, all, &o);
    static const uint64_t want[] = {1, 3, 2, 1, 2, 0, 1, 2, 2, 1, 1, 5, 2, 4, 1, 6};
@@ -690,7 +690,7 @@ static void test_prefix_order(void) {
    run("T1 start T1\nT1 create T2\nT1 create T3\nT2 start T1\nT3 start T1\n"
        "T2 read f @w.c:1\nT2 read f @w.c:1\nT3 read f @w.c:1\n"
        "T1 write f @w.c:2\nT2 read f @w.c:1\nT3 read f @w.c:1\n");
-   po = cbp_porder_new(&T, &A.x, &A.v);
+   po = cbp_porder_new(&T, &A.hb, &A.x, &A.v);
    uint64_t three[3] = {3, 3, 2};
    n = cbp_porder_for(po, three, &o);
    static const uint64_t want3[] = {1, 2, 2, 2, 1, 2, 3, 1, 2, 2, 1, 3, 3, 1, 1, 3};
@@ -704,10 +704,27 @@ static void test_prefix_order(void) {
    run("T1 start T1\nT1 write x @h.c:1\nT1 create T2\nT2 start T1\n"
        "T2 read x @h.c:2\nT2 write x @h.c:3\nT2 exit\nT1 join T2\n"
        "T1 write x @h.c:4\n");
-   po = cbp_porder_new(&T, &A.x, &A.v);
+   po = cbp_porder_new(&T, &A.hb, &A.x, &A.v);
    uint64_t both[2] = {4, 2};
    n = cbp_porder_for(po, both, &o);
    ok(n == 0 && !o, "no wait where create and join order the threads");
+   free(o);
+   cbp_porder_free(po);
+
+   /* A spin ordered by what it saw keeps its wait: main spins until two
+    * workers have counted themselves (0 four times, then 2); a forced
+    * main that reads the first worker's 1 counts a read more. */
+   run("T1 start T1\nT1 create T2\nT1 create T3\nT2 start T1\nT3 start T1\n"
+       "T1 read s =0 @s.c:1\nT1 read s =0 @s.c:1\nT1 read s =0 @s.c:1\n"
+       "T1 read s =0 @s.c:1\nT2 write s =1 @s.c:2\nT3 read s =1 @s.c:2\n"
+       "T3 write s =2 @s.c:2 same-insn\nT1 read s =2 @s.c:1\n");
+   po = cbp_porder_new(&T, &A.hb, &A.x, &A.v);
+   uint64_t spun[3] = {7, 1, 2};
+   n = cbp_porder_for(po, spun, &o);
+   int kept = 0;
+   for (size_t k = 0; k + 3 < n; k += 4)
+      kept |= o[k] == 1 && o[k + 1] == 6 && o[k + 2] == 3 && o[k + 3] == 2;
+   ok(kept, "the read that ends a spin waits for the write it saw (T1#6 after T3 2)");
    free(o);
    cbp_porder_free(po);
 }
