@@ -432,8 +432,8 @@ void cbp_rf_free(cbp_rf *rf);
  * Waits "thread w runs its counted event i only once thread u has run c"
  * from the recorded run's cross-thread orderings (reads after writes,
  * writes after reads and writes, locks after unlocks) that v's clocks do
- * not already make, and a spin's last read after the write it saw (hb's
- * SPIN edges order it only because it saw it). */
+ * not already make, and a read after the write it saw where only that
+ * value made the clocks' edge (a spin's last read, a once control's). */
 typedef struct cbp_porder cbp_porder;
 #define CBP_PORDER_MAX 48u
 cbp_porder *cbp_porder_new(const cb_trace *t, const cbp_hb *hb, const cbp_escape *x,

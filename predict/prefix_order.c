@@ -19,8 +19,9 @@
  * higher than an earlier wait of w's for u adds nothing and is not kept,
  * nor one the program's own synchronisation makes (the clocks of
  * vclock.c: a thread's first events after its create, a join).  Except
- * the read that ends a spin (hb.h, SPIN): the clocks order it after the
- * write it saw, but only because it saw it; a forced run's spinner may
+ * a read that is an edge's sink (hb.h: a spin's last read, a look at a
+ * once control that found it set): the clocks order it after the write
+ * it saw, but only because it saw it; a forced run's spinner may
  * see an earlier write first (a count of 1 before the 2 it waits for),
  * counts one more read and ends its prefix short (CI saw that: a main
  * whose prefix stopped before it set the flag its workers spun on).
@@ -129,12 +130,12 @@ static void note_read(po_pass *p, uint32_t v, po_last me) {
    p->rd[v] = (uint32_t)p->nrp++;
 }
 
-/* Whether trace event at is a read that ended a spin (a SPIN sink). */
-static int ends_spin(const po_pass *p, uint64_t at) {
-   size_t first, n = cbp_hb_at(p->hb->in, p->hb->nin, at, &first);
-   for (size_t k = first; k < first + n; k++)
-      if (p->hb->g[p->hb->in[k].group].kind == CBP_HB_SPIN) return 1;
-   return 0;
+/* Whether the read at is the sink of an edge: a spin's last read (SPIN),
+ * a look at a once control that found it set (RELEASE).  Such an edge
+ * orders a read only because of the value it saw. */
+static int read_is_sink(const po_pass *p, uint64_t at) {
+   size_t first;
+   return cbp_hb_at(p->hb->in, p->hb->nin, at, &first) > 0;
 }
 
 /* Event at of thread w, its counted index k. */
@@ -144,7 +145,7 @@ static void one_event(po_pass *p, size_t at, uint32_t w, uint64_t k) {
    uint32_t v = p->x->var_of[at];
    if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) && v &&
        p->x->var_shared[v]) {
-      add_wait(p, w, at, p->lw[v], e->kind == CB_EV_READ && ends_spin(p, at));
+      add_wait(p, w, at, p->lw[v], e->kind == CB_EV_READ && read_is_sink(p, at));
       if (e->kind == CB_EV_WRITE) {
          for (uint32_t r = p->rd[v]; r; r = p->rp[r].next) add_wait(p, w, at, p->rp[r].r, 0);
          p->rd[v] = 0;
