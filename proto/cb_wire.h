@@ -288,13 +288,25 @@ enum cb_wait_kind {
  *     sorted by tid, then index: in the prefix, thread tid runs its counted
  *     event index only once thread target has run count counted events
  *     (the recorded order, vgtool/cb_porder.c).  A plan that ends before
- *     nwaits has none.
+ *     nwaits has none,
+ *   then nhunt (0 or 8) and nhunt words: mode (CB_HUNT_AFTER: hold the
+ *     first thread that makes an event of the hold kind at the hold code
+ *     address, and on the hold data address when "stable" is non-zero,
+ *     right after it; CB_HUNT_BEFORE: hold it before that instruction),
+ *     hold kind, hold code, hold data, stable, f's kind, the hold limit
+ *     in ms, holds at most.  The held thread goes on once another thread
+ *     makes an event of f's kind on its address (vgtool/cb_hunt.c).  A
+ *     hunt plan has no prefix counts and no tail.  A plan that ends
+ *     before nhunt has none.
  * The tool reports on --cb-status-fd, one text line per fact:
  *   "prefix-done", "step <k> <ntail>" (tail step k, 1-based, starts),
  *   "prefix-order-dropped [<tid> <index> <target> <count>]" (the prefix's
  *   waits were given up, the wait that held a thread then),
  *   "run-out-blocked <tid>" (a run-out step ended without its thread's exit),
  *   "tail-done", "released", "infeasible <reason>", "pattern <0|1>",
+ *   "hunt-hold <tid> <n>" (a hunt holds thread tid, its n-th hold),
+ *   "hunt-hit <tid> <n>" (f came: tid goes on), "hunt-idle <tid> <n>" and
+ *   "hunt-timed-out <tid> <n>" (the hold ended without f),
  *   "diverged <tid> <index>", "unexpected <tid> <index> <kind> <code>
  *   <data> <file:line|?> <forcing>" (an expectation failed: the event found,
  *   addresses in hex; forcing 1 while the plan still held threads),
@@ -315,7 +327,8 @@ enum cb_wait_kind {
  *   unless the tool said "exec" (the program called execve, which the tool
  *   does not follow: the exec'd program's end is the run's).
  * A forked child of the program stops writing status lines. */
-#define CB_PLAN_MAGIC 0x4e414c5042430001ull /* "CBPLAN" + 0001 */
+#define CB_PLAN_MAGIC 0x4e414c5042430001ull
+enum { CB_HUNT_NONE = 0, CB_HUNT_AFTER = 1, CB_HUNT_BEFORE = 2 }; /* "CBPLAN" + 0001 */
 /* Thread ids are 32 bits in traces and schedules; a plan keeps a word per
  * thread it names, so it names at most this many. */
 #define CB_PLAN_MAX_THREADS (1u << 24)

@@ -111,11 +111,12 @@ static int check_variant(const cbr_options *o, const cbr_schedule *cs,
                          cb_error *err)
 {
    size_t nv = cb_schedule_nvariants(cs->s);
-   if (o->variant < 0 || (size_t)o->variant < nv)
+   if (o->variant < 0 || (size_t)o->variant < nv ||
+       cbr_is_hunt(cs->s, (unsigned)o->variant))
       return 0;
    return cb_fail(err, "--variant %d: schedule %s has no such tail variant "
-                       "(its variants are 0 to %zu)", o->variant, cs->name,
-                  nv - 1);
+                       "(its variants are 0 to %zu%s)", o->variant, cs->name,
+                  nv - 1, cbr_hunt_index(cs->s) >= 0 ? ", and the hunt after them" : "");
 }
 
 /* After an interruption: the schedules whose runs finished, moved to the

@@ -4,7 +4,7 @@
 CBREPLAY_SRCS := reschedule/options.c reschedule/find_schedule.c \
                  reschedule/validate.c reschedule/plan.c reschedule/status.c \
                  reschedule/keeper.c reschedule/run_one.c \
-                 reschedule/judge.c reschedule/diverged.c reschedule/variants.c reschedule/pin.c \
+                 reschedule/judge.c reschedule/diverged.c reschedule/variants.c reschedule/pin.c reschedule/hunt.c \
                  reschedule/misread.c \
                  reschedule/check_cmd.c reschedule/run_all.c \
                  reschedule/report.c reschedule/report_bug.c \

@@ -6,8 +6,10 @@
  * the thread paths (npaths, (parent, index) * npaths) and the expected
  * events (nexpect, (tid, index, kind | flags << 8, code address, data
  * address) * nexpect): each counted step's last event and e1, f, e2,
- * and last the prefix's waits (nwaits, (tid, index, target, count) *
- * nwaits), as the schedule holds them.
+ * then the prefix's waits (nwaits, (tid, index, target, count) *
+ * nwaits), as the schedule holds them, and last the hunt (nhunt, then
+ * its words: hunt.c; for the hunt's variant number, with no prefix
+ * counts, no tail, no expectations and no waits).
  * The tail is the chosen variant's (trace.proto, Schedule.variants).  A
  * run-out step is written with n = CB_STEP_RUN_OUT, and so is every later
  * step of the same thread: after running out, its counts no longer match
@@ -169,15 +171,20 @@ int cbr_write_plan(const char *path, const cb_schedule *s,
    cb_sched_step *const *tail;
    size_t ntail;
    const char *name;
-   if (cb_schedule_variant(s, variant, &tail, &ntail, &name) != 0)
+   int hunt = cbr_is_hunt(s, (unsigned)variant);
+   if (hunt) {
+      tail = NULL; /* no prefix, no tail: the hunt's words say it all */
+      ntail = 0;
+   } else if (cb_schedule_variant(s, variant, &tail, &ntail, &name) != 0) {
       return cb_fail(err, "the schedule has no tail variant %zu", variant);
+   }
 
    bad |= put(&v, CB_PLAN_MAGIC);
    bad |= put(&v, CB_WIRE_VERSION);
    bad |= put(&v, s->counted_mask);
    bad |= put(&v, s->n_prefix);
    for (size_t i = 0; i < s->n_prefix; i++)
-      bad |= put(&v, s->prefix[i]);
+      bad |= put(&v, hunt ? 0 : s->prefix[i]);
    bad |= put_tail(&v, tail, ntail);
    /* The tool reports "pattern 1" when the three ran in this order.  An
     * order violation (ORD: e1 = e2 = the access that ran first in the
@@ -186,15 +193,25 @@ int cbr_write_plan(const char *path, const cb_schedule *s,
    int ord = slots_swapped(s);
    /* A delay schedule (explore) names its delay points, no violation. */
    int exp = cbr_is_explore(s);
-   bad |= put_event(&v, exp ? NULL : ord ? s->f : s->e1);
-   bad |= put_event(&v, exp ? NULL : ord ? s->e1 : s->f);
-   bad |= put_event(&v, exp ? NULL : s->e2);
+   int none = exp || hunt; /* a hunt says itself when the order happened */
+   bad |= put_event(&v, none ? NULL : ord ? s->f : s->e1);
+   bad |= put_event(&v, none ? NULL : ord ? s->e1 : s->f);
+   bad |= put_event(&v, none ? NULL : s->e2);
    bad |= put(&v, stall_ms);
    bad |= put_paths(&v, s);
-   bad |= put_expects(&v, s, tail, ntail);
-   bad |= put(&v, s->n_prefix_order / 4);
-   for (size_t i = 0; i < s->n_prefix_order / 4 * 4; i++)
-      bad |= put(&v, s->prefix_order[i]);
+   if (hunt) {
+      uint64_t hw[CBR_HUNT_WORDS];
+      cbr_hunt_words(s, hw);
+      bad |= put(&v, 0) | put(&v, 0) | put(&v, CBR_HUNT_WORDS); /* no expects, no waits */
+      for (int k = 0; k < CBR_HUNT_WORDS; k++)
+         bad |= put(&v, hw[k]);
+   } else {
+      bad |= put_expects(&v, s, tail, ntail);
+      bad |= put(&v, s->n_prefix_order / 4);
+      for (size_t i = 0; i < s->n_prefix_order / 4 * 4; i++)
+         bad |= put(&v, s->prefix_order[i]);
+      bad |= put(&v, 0); /* no hunt */
+   }
    if (bad) {
       free(v.w);
       return cb_fail(err, "out of memory for the plan");

@@ -219,6 +219,7 @@ typedef struct {
    unsigned variants_skipped; /* not forced: they would stop where an
                                  infeasible one did (variants.c) */
    unsigned nvariants;  /* the schedule's */
+   int hunted;          /* the hunt was forced after them (hunt.c) */
    unsigned nsteps;   /* steps of the variant's tail */
    cbr_status status;
    char error[512];   /* CBR_ERROR: why */
@@ -408,6 +409,17 @@ int cbr_source_of(const cb_sched_location *l, char *buf, size_t len);
 int cbr_is_explore(const cb_schedule *s);
 int cbr_shows_value(const cb_sched_event *e);
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
+
+/* The hunt (hunt.c): a schedule forced by its events' code, tried when
+ * none of its tail variants could be followed.  Its variant number is the
+ * schedule's number of tail variants; -1: the schedule has none (its e1 or
+ * f is no memory access, or e1's code address is unknown). */
+#define CBR_HUNT_WORDS 8
+int cbr_hunt_index(const cb_schedule *s);
+int cbr_is_hunt(const cb_schedule *s, unsigned variant);
+const char *cbr_hunt_name(const cb_schedule *s);
+/* The plan's hunt words (cb_wire.h). */
+void cbr_hunt_words(const cb_schedule *s, uint64_t w[CBR_HUNT_WORDS]);
 /* "failed (exit 1)", "hung (before release)", ... */
 const char *cbr_verdict_text(const cbr_result *r, char *buf, size_t len);
 /* The tool could not follow the plan after all: worth saying, unless the

@@ -152,6 +152,8 @@ const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant)
    cb_sched_step *const *tail;
    size_t ntail;
    const char *name;
+   if (cbr_is_hunt(cs->s, variant))
+      return cbr_hunt_name(cs->s);
    if (cb_schedule_variant(cs->s, variant, &tail, &ntail, &name) != 0)
       return "";
    return name;
@@ -219,7 +221,10 @@ static void row_cells(const cbr_report *rep, size_t i, char cell[COLS][160])
    cbr_verdict_text(r, cell[6], 160);
    snprintf(cell[7], 160, "%s", cbr_is_explore(s) ? "-" : violation_text(s, r));
    snprintf(cell[8], 160, "%.2fs", r->seconds);
-   snprintf(cell[9], 160, "%u of %u", r->variant, r->nvariants);
+   if (r->variant >= r->nvariants)
+      snprintf(cell[9], 160, "hunt");
+   else
+      snprintf(cell[9], 160, "%u of %u", r->variant, r->nvariants);
 }
 
 /* One row; the variant column only when some schedule has variants. */
@@ -319,6 +324,12 @@ static void print_notes(FILE *out, const cbr_report *rep)
                  r->variants_skipped ? "; the others begin with the steps "
                                        "an infeasible one could not follow"
                                      : "");
+      if (r->hunted)
+         fprintf(out, "  %s every tail variant tried was infeasible; the hunt "
+                      "(its events by their code, not the recorded counts) %s\n",
+                 rep->cs[i].name, r->variant >= r->nvariants
+                                     ? "gave the verdict"
+                                     : "was infeasible too");
       if (r->status.unexpected && r->verdict != CBR_INFEASIBLE)
          fprintf(out, "  %s %s\n", rep->cs[i].name, r->status.divergence);
       if (r->status.order_dropped && r->status.order_wait[0])

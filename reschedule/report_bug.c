@@ -356,7 +356,11 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    print_ending(out, rep, r);
    if (r->status.unexpected)
       fprintf(out, "  it %s\n", r->status.divergence);
-   if (r->nvariants > 1)
+   if (r->variant >= r->nvariants)
+      fprintf(out, "  forced by %s, after the schedule's %u tail variant(s) "
+                   "could not be followed\n", cbr_variant_name(cs, r->variant),
+              r->nvariants);
+   else if (r->nvariants > 1)
       fprintf(out, "  tail variant %u%s%s%s of the schedule's %u (%u tried)\n",
               r->variant, *cbr_variant_name(cs, r->variant) ? " (" : "",
               cbr_variant_name(cs, r->variant),

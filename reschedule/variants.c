@@ -19,6 +19,10 @@
  * forced, and the first reproduced failure is the verdict; when none is,
  * the first failure is, reported as not reproduced.
  *
+ * When every variant forced was infeasible, the hunt (hunt.c) is forced
+ * last: the schedule's events by their code, not by the recorded counts.
+ * Its verdict is the schedule's unless it was infeasible too.
+ *
  * A variant is not forced when the tool gave up an earlier one's plan
  * (stalled, a thread gone: "infeasible", and the run passed) within steps
  * this one shares with it (the same prefix and the same first tail
@@ -184,6 +188,23 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
          fprintf(stderr, "cbreplay: %s variant %u %s%s; on to variant %u\n",
                  cs->name, k, cbr_verdict_name(run.verdict),
                  cbr_not_reproduced(&run) ? " but not every time" : "", k + 1);
+   }
+   /* Every variant tried was infeasible: the counts cannot be followed in
+    * this program, and the hunt tries the events' code instead (hunt.c). */
+   int hunt = cbr_hunt_index(cs->s);
+   if (!decided && !have_unsure && !have_pass && tried > 0 && hunt >= 0 &&
+       r->verdict == CBR_INFEASIBLE) {
+      if (o->verbose)
+         fprintf(stderr, "cbreplay: %s every variant infeasible; on to the hunt "
+                 "(variant %d)\n", cs->name, hunt);
+      cbr_run_one(o, io, cs, (unsigned)hunt, &run);
+      confirm(o, io, cs, &run);
+      seconds += run.seconds;
+      if (run.verdict != CBR_INFEASIBLE && run.verdict != CBR_PASSED)
+         *r = run;
+      else if (run.verdict == CBR_PASSED && run.status.pattern == 1)
+         *r = run; /* the violation happened, and the program was fine */
+      r->hunted = 1;
    }
    if (!decided && have_unsure)
       *r = unsure;

@@ -62,12 +62,14 @@ VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
  * non-zero to make it yield and retry.  multi: the instruction has more
  * than one access (or the address is unknown), so it cannot be skipped on
  * the strength of the first address being on the stack. */
-static VG_REGPARM(2) UWord cb_gate(Addr a, UWord multi)
+static VG_REGPARM(3) UWord cb_gate(Addr a, UWord multi, Addr insn)
 {
    if (!multi && (a - cb_stk_lo < cb_stk_len || cb_stacks_own_local(a)))
       return 0;
    if (UNLIKELY(!cb_cur) || cb_cur->unwatched)
       return 0;
+   if (UNLIKELY(cb_hunting)) /* a hunt holds before insn (cb_hunt.c) */
+      cb_hunt_gate(cb_cur, insn, a);
    if (UNLIKELY(cb_spin_yield_now)) { /* it spun: another thread's turn */
       cb_spin_give_way();
       return 1;
@@ -283,9 +285,10 @@ void cb_emit_gate(IRSB *sb, const VexGuestLayout *layout, Addr insn,
                  g, 2, "cb_gate_split", VG_(fnptr_to_fnentry)(cb_gate_split),
                  mkIRExprVec_2(addr, mkIRExpr_HWord(info)))
             : unsafeIRDirty_1_N(
-                 g, 2, "cb_gate", VG_(fnptr_to_fnentry)(cb_gate),
-                 mkIRExprVec_2(addr ? addr : mkIRExpr_HWord(0),
-                               mkIRExpr_HWord(multi || !addr)));
+                 g, 3, "cb_gate", VG_(fnptr_to_fnentry)(cb_gate),
+                 mkIRExprVec_3(addr ? addr : mkIRExpr_HWord(0),
+                               mkIRExpr_HWord(multi || !addr),
+                               mkIRExpr_HWord(insn)));
    addStmtToIRSB(sb, IRStmt_Dirty(d));
    IRTemp deny = newIRTemp(sb->tyenv, Ity_I1);
    addStmtToIRSB(sb, IRStmt_WrTmp(deny, IRExpr_Binop(Iop_CmpNE64,

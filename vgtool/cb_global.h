@@ -389,6 +389,21 @@ Bool cb_pattern_all_ran(void);           /* all three, not yet reported */
  * an order begun and cut short counts (left_by_itself: whether a thread
  * ended by itself rather than being torn down). */
 void cb_pattern_report(Bool ending, Bool (*left_by_itself)(ULong tid));
+void cb_pattern_value(Int k, UChar kind, ULong value); /* "value K V" */
+void cb_pattern_happened(void);          /* "pattern 1", once */
+
+/* ---- replay: a plan forced by its events' code (cb_hunt.c) ---- */
+Bool cb_hunt_load(const ULong *w, ULong nw, ULong *at);
+extern Bool cb_hunting;                  /* released, with a hunt to make */
+void cb_hunt_start(void);                /* at the release */
+void cb_hunt_event(CbThread *t, UChar kind, UInt loc, Addr a, ULong value);
+void cb_hunt_gate(CbThread *t, Addr insn, Addr a);
+Bool cb_hunt_splits(Addr a, UWord info);
+Bool cb_hunt_unfinished(void);           /* turns are not free yet */
+Bool cb_hunt_timeout_may_fire(void);
+void cb_hunt_end(void);                  /* at the process's end */
+Bool cb_hunt_holds(CbThread *t);
+void cb_hunt_thread_exit(const CbThread *t);
 
 /* ---- replay: the recorded order in the prefix (cb_porder.c) ---- */
 /* Reads the plan's waits from w[*at] (none when the plan ends before). */

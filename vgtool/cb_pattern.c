@@ -27,7 +27,7 @@ void cb_pattern_load(const ULong *w)
 }
 
 /* "value K V": what pattern event K (0 e1, 1 f, 2 e2) read or wrote. */
-static void cb_say_value(Int k, UChar kind, ULong value)
+void cb_pattern_value(Int k, UChar kind, ULong value)
 {
    if (kind != CB_EV_READ && kind != CB_EV_WRITE)
       return;
@@ -41,7 +41,7 @@ void cb_pattern_event(ULong wid, ULong index, UChar kind, ULong value)
    for (Int k = 0; k < 3; k++)
       if (cb_pat[k][0] == wid && cb_pat[k][1] == index && !cb_pat_seq[k]) {
          cb_pat_seq[k] = ++cb_seq;
-         cb_say_value(k, kind, value);
+         cb_pattern_value(k, kind, value);
       }
 }
 
@@ -67,6 +67,15 @@ static Bool cb_pattern_cut_short(Bool (*left_by_itself)(ULong tid))
    if (ran == 3 || ran == 0 || (ran == 1 && !ord) || (ran == 2 && q[0] > q[1]))
       return False;
    return !left_by_itself(cb_pat[ran][0]);
+}
+
+/* A hunt (cb_hunt.c) saw the interleaving happen, by other counts. */
+void cb_pattern_happened(void)
+{
+   if (cb_pat_reported)
+      return;
+   cb_pat_reported = True;
+   cb_replay_status("pattern 1");
 }
 
 void cb_pattern_report(Bool ending, Bool (*left_by_itself)(ULong tid))

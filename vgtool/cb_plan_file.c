@@ -2,7 +2,7 @@
  * plan") into memory as 64-bit words and checks them: the header, each
  * thread's prefix count, the tail's steps, then the parts other files
  * keep (the pattern, cb_pattern.c; thread paths and expected events,
- * cb_ident.c; the prefix's recorded order, cb_porder.c).  cb_replay.c
+ * cb_ident.c; the prefix's recorded order, cb_porder.c; a hunt, cb_hunt.c).  cb_replay.c
  * follows what it finds.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -92,6 +92,8 @@ Bool cb_plan_load(const HChar *path, CbPlan *p)
       return cb_plan_bad(path, "bad thread paths or expected events");
    if (!cb_porder_load(w, nw, &i, p->nthreads))
       return cb_plan_bad(path, "bad prefix order");
+   if (!cb_hunt_load(w, nw, &i))
+      return cb_plan_bad(path, "bad hunt");
 #undef NEED
    return True;
 }

@@ -78,6 +78,7 @@ static void cb_release(void)
    cb_say_step_reached();
    cb_phase = CB_PH_RELEASED;
    cb_replay_status("released");
+   cb_hunt_start();
    if (cb_pattern_all_ran())
       cb_pattern_report(False, NULL);
 }
@@ -397,6 +398,10 @@ static Bool cb_give_up_order(void)
 
 Bool cb_replay_may_run(CbThread *t)
 {
+   if (UNLIKELY(cb_hunting) && cb_hunt_holds(t)) {
+      cb_kernel_yield(); /* let the others run: one of them may be f's */
+      return False;
+   }
    if (cb_allowed(t))
       return True;
    cb_yield_if_nothing_ran();
@@ -440,7 +445,7 @@ Bool cb_replay_timeout_may_fire(CbThread *t)
    if (cb_phase == CB_PH_TAIL && cb_run_out && t->wid == cb_tail[2 * cb_step])
       cb_run_out_ends("run-out-blocked");
    if (cb_phase == CB_PH_RELEASED)
-      return True;
+      return cb_hunt_timeout_may_fire();
    if (cb_progress != cb_progress_sampled) {
       cb_note_progress_time();
       return False;
@@ -461,6 +466,7 @@ void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
    cb_ident_check(t, kind, loc, addr, cb_phase != CB_PH_RELEASED);
    cb_pattern_event(wid, index, kind, value);
    if (cb_phase == CB_PH_RELEASED) {
+      cb_hunt_event(t, kind, loc, addr, value);
       if (cb_pattern_all_ran())
          cb_pattern_report(False, NULL);
       return;
@@ -503,6 +509,7 @@ void cb_replay_counted(CbThread *t, UChar kind, UInt loc, Addr addr,
 void cb_replay_thread_exit(CbThread *t)
 {
    HChar buf[96];
+   cb_hunt_thread_exit(t);
    if (t->wid <= cb_nthreads) {
       cb_exited[t->wid] = True;
       cb_left[t->wid] |= t->exit_called;
@@ -535,6 +542,7 @@ void cb_replay_thread_exit(CbThread *t)
 void cb_replay_ending(void)
 {
    cb_ending = True;
+   cb_hunt_end();
    /* Before the threads are torn down: which were still alive. */
    cb_pattern_report(True, cb_left_by_itself);
    if (cb_phase != CB_PH_TAIL || !cb_run_out || cb_replay_was_deadlocked())

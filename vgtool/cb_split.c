@@ -19,7 +19,8 @@
  * returns the kept value, so the store writes what the early read saw plus
  * the update: exactly what the other thread's interleaved write would have
  * lost on real hardware.  Between the two halves the thread runs nothing,
- * so no other effect of it can be out of order.
+ * so no other effect of it can be out of order.  A hunt (cb_hunt.c) whose
+ * hold point is the load splits the same way, the thread then held.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -116,7 +117,8 @@ VG_REGPARM(2) UWord cb_gate_split(Addr a, UWord info)
       return cb_replay_may_run(t) ? 0 : 1;
    if (!cb_replay_may_run(t))
       return 1;
-   if (cb_replay_allowance(t) != 1)
+   if (cb_replay_allowance(t) != 1 &&
+       !(UNLIKELY(cb_hunting) && cb_hunt_splits(a, info)))
       return 0;
    /* The read may run now, the write may not: run the read alone. */
    ULong v = cb_split_read_mem(a, CB_SIZE_BYTES((UChar)info));

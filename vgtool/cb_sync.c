@@ -87,7 +87,7 @@ static UWord cb_answer(Bool may)
       return 0;
    if (cb_instr != CB_INSTR_ALL && !cb_replaying)
       return 1 | CB_MAY_I_FREE | CB_MAY_I_SLOTS;
-   if (cb_instr != CB_INSTR_ALL && cb_replay_released())
+   if (cb_instr != CB_INSTR_ALL && cb_replay_released() && !cb_hunt_unfinished())
       return 1 | CB_MAY_I_FREE;
    return 1;
 }

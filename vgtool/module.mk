@@ -29,7 +29,7 @@ CB_TOOL_SRCS := vgtool/cb_main.c vgtool/cb_output.c vgtool/cb_objects.c \
    vgtool/cb_names.c vgtool/cb_ident.c vgtool/cb_split.c vgtool/cb_deadlock.c \
    vgtool/cb_dinfo.c vgtool/cb_fastreq.c vgtool/cb_plan_file.c \
    vgtool/cb_porder.c vgtool/cb_pattern.c vgtool/cb_spin.c vgtool/cb_repeat.c \
-   vgtool/cb_rmw.c
+   vgtool/cb_rmw.c vgtool/cb_hunt.c
 CB_TOOL_OBJS := $(CB_TOOL_SRCS:%.c=$(BUILD)/vgtool/%.o)
 CB_TOOL_HDRS := $(wildcard vgtool/*.h) proto/cb_wire.h
 

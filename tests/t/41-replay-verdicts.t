@@ -14,7 +14,8 @@
 # 15 the same, but Valgrind then exits 0, 17 infeasible at step 1 of 2 and
 # then exit 0, 18 T2's first event is a read of another address than its
 # step expects, 19 the same, then e1, f, e2 not seen in order and the
-# program fails.
+# program fails; 0 (a hunt plan: no prefix counts) holds T2 and, unless
+# FAKE_HUNT=miss, f comes and the program fails.
 . "$(dirname "$0")/../tap.sh"
 
 MK=$TOP/build/tests/replay_mkschedule
@@ -43,6 +44,13 @@ mode=$(od -An -t u8 -j 32 -N 8 "$plan" | tr -d ' ')
 first_tid=$(od -An -t u8 -j 56 -N 8 "$plan" | tr -d ' ')
 say() { printf '%s\n' "$1" >&"$status"; }
 case $mode in
+  0) # a hunt plan (no prefix counts): its words follow the waits' count
+     say tail-done; say released
+     say "hunt-hold 2 1"
+     if [ "${FAKE_HUNT:-hit}" = hit ]; then say "hunt-hit 2 1"; say "pattern 1"
+     else say "infeasible the hunt: 4 hold(s) at e1's instruction, and no other thread's f came"; fi
+     [ -n "$FAKE_HUNT_COPY" ] && cp "$plan" "$FAKE_HUNT_COPY"
+     mode=hunt-$FAKE_HUNT ;;
   3) say "infeasible thread T9 never reached its turn"; say released ;;
   7) say prefix-done; say "diverged 2 17"; say released ;;
   9) ;;
@@ -74,7 +82,7 @@ export CB_FAKE_MODE=$mode CB_FAKE_TID=$first_tid
 "$@"
 rc=$?
 [ "$mode" = 12 ] && { say "end exit $rc"; exit 1; }
-case $mode in 3|10|17|19) say "pattern 0" ;; *) say "pattern 1" ;; esac
+case $mode in 3|10|17|19|hunt-miss) say "pattern 0" ;; *) say "pattern 1" ;; esac
 if [ $rc -gt 128 ]; then
    say "end signal"
    trap - ABRT SEGV; ulimit -c 0; kill -s $((rc - 128)) $$
@@ -91,7 +99,7 @@ cat > "$TMP/prog" <<'EOF'
 echo 200
 [ -n "$PIDFILE" ] && echo $$ >> "$PIDFILE"
 case $CB_FAKE_MODE in
-  2|16|19|20|21) echo "prog: assertion failed: counter == 2" >&2; exit 1 ;;
+  2|16|19|20|21|hunt-|hunt-hit) echo "prog: assertion failed: counter == 2" >&2; exit 1 ;;
   10) exit 1 ;;
   13) if [ "$CB_FAKE_TID" = 1 ]; then echo "prog: T1 went first" >&2; exit 1; fi ;;
   4|9) sleep 300 & echo $! >> "${PIDFILE:-/dev/null}"; wait ;;
@@ -268,9 +276,10 @@ like "$args" "--cb-mode=replay --cb-plan=[^ ]+ --cb-status-fd=[0-9]+ --cb-instru
 like "$args" "--vgdb=no" "Valgrind runs without gdbserver (no vgdb-pipe files)"
 words=$(od -An -t u8 -v "$TMP/plan" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
 # ... stall, no thread paths (0), three expected events: e1, f, e2 as
-# (tid, index, kind, code address, data address), no waits in the prefix.
-is "$words" "5638872116037353473 2 7867390 2 1 0 2 2 1 1 1 1 2 2 0 1 3 750 0 3 1 2 1 0 0 2 0 2 0 0 1 3 2 0 0 0" \
-   "plan words: magic version mask prefix tail e1 f e2 stall paths expectations waits"
+# (tid, index, kind, code address, data address), no waits in the prefix,
+# no hunt.
+is "$words" "5638872116037353473 2 7867390 2 1 0 2 2 1 1 1 1 2 2 0 1 3 750 0 3 1 2 1 0 0 2 0 2 0 0 1 3 2 0 0 0 0" \
+   "plan words: magic version mask prefix tail e1 f e2 stall paths expectations waits hunt"
 is "$(cat "$TMP/events")" "raw events" "--events-out receives the tool's event stream"
 
 # ---- --json
@@ -426,6 +435,32 @@ out=$(FAKE_LOG=$TMP/vlog cbreplay --json --schedule "$TMP/vj.pb" -- "$P" 2>/dev/
 like "$out" '"variants_tried": 2, "variants_skipped": 1, "variants": 3' \
      "infeasible at step 1: the variant that shares it is skipped, the other forced"
 is "$(wc -l < "$TMP/vlog")" 2 "two forced runs"
+
+# The hunt (reschedule/hunt.c): every variant infeasible in the prefix,
+# then the schedule's events by their code.  Only with e1's code address
+# and e1, f memory accesses.
+: > "$TMP/vlog"
+mk "$TMP/hu.pb" 24 3 --variant 1:1,2:1 --code 401136
+out=$(FAKE_LOG=$TMP/vlog FAKE_HUNT_COPY=$TMP/hunt.plan cbreplay --schedule "$TMP/hu.pb" -- "$P" 2>/dev/null)
+is $? 1 "infeasible variants, then the hunt finds the failure (exit 1)"
+like "$out" "s24 every tail variant tried was infeasible; the hunt \(its events by their code, not the recorded counts\) gave the verdict" \
+     "the summary says the hunt gave the verdict"
+like "$out" "^s24 .* failed \(exit 1\) +yes .* hunt$" "the table's variant column says hunt"
+like "$out" "forced by the hunt: the first thread past e1's instruction held until another thread's f on its variable" \
+     "the bug report says how the run was forced"
+like "$out" "reproduce: cbreplay --schedule $TMP/hu.pb --variant 2 -- " "its reproduce command forces the hunt (variant 2 of a schedule with 2)"
+hw=$(od -An -t u8 -v "$TMP/hunt.plan" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
+like "$hw" " 8 1 1 4198710 0 0 2 500 4\$" "the plan's hunt: after e1 (a read at 0x401136, address not stable), f a write"
+is "$(wc -l < "$TMP/vlog")" 3 "three forced runs: variant 0, the hunt, its confirmation"
+out=$(FAKE_HUNT=miss cbreplay --schedule "$TMP/hu.pb" -- "$P" 2>/dev/null)
+is $? 3 "a hunt whose f never came: infeasible (exit 3)"
+like "$out" "the hunt \(its events by their code, not the recorded counts\) was infeasible too" "and says so"
+out=$(cbreplay --schedule "$TMP/hu.pb" --variant 3 -- "$P" 2>&1)
+like "$out" "no such tail variant \(its variants are 0 to 1, and the hunt after them\)" "--variant past the hunt: refused"
+mk "$TMP/hv.pb" 25 3 --code 401136 --f 2:0:lock
+out=$(cbreplay --schedule "$TMP/hv.pb" -- "$P" 2>/dev/null)
+is $? 3 "f no memory access: no hunt, infeasible"
+unlike "$out" "hunt" "no hunt named"
 
 mkdir "$TMP/none"
 out=$(cbreplay --schedules "$TMP/none" --all -- "$P" 2>"$TMP/err")

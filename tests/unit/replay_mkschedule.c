@@ -8,7 +8,7 @@
  *       [--variant T:N,T:N,... [--variant-name NAME]]...
  *       [--pattern RWW] [--variable NAME] [--address HEX]
  *       [--e1 T:INDEX:KIND[:FILE:LINE[:FUNCTION[:VALUE]]]] [--f ...] [--e2 ...]
- *       [--paths P:I,P:I,...] [--order W:I:U:C,...]
+ *       [--paths P:I,P:I,...] [--order W:I:U:C,...] [--code HEX]
  *
  * --prefix gives the counted events of threads 1, 2, ... before the tail;
  * --tail the steps (thread, count), repeated K times with --tail-repeat.
@@ -22,6 +22,8 @@
  * --address, e1, f and e2 are accesses of that address, named --variable.
  * --order gives the prefix's waits (Schedule.prefix_order): thread W's
  * counted event I waits until thread U has run C counted events.
+ * --code gives e1's instruction address (a schedule with it, and with e1
+ * and f memory accesses, has a hunt: reschedule/hunt.c).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -159,8 +161,9 @@ int main(int argc, char **argv)
       {"f", 1, NULL, 'f'},         {"e2", 1, NULL, '2'},
       {"tail-name", 1, NULL, 'N'}, {"variant", 1, NULL, 'V'},
       {"variant-name", 1, NULL, 'W'}, {"paths", 1, NULL, 'H'},
-      {"order", 1, NULL, 'O'},
+      {"order", 1, NULL, 'O'},     {"code", 1, NULL, 'c'},
       {NULL, 0, NULL, 0}};
+   uint64_t code = 0;
    cb_schedule s = {0};
    const char *out = NULL, *tail = NULL;
    uint64_t repeat = 1;
@@ -196,6 +199,7 @@ int main(int argc, char **argv)
       case 'v': s.variable_name = optarg; break;
       case 'a': s.has_variable = 1; s.variable = num(optarg, 16); break;
       case '1': s.e1 = pattern_event(optarg); break;
+      case 'c': code = num(optarg, 16); break;
       case 'f': s.f = pattern_event(optarg); break;
       case '2': s.e2 = pattern_event(optarg); break;
       case 'N': s.tail_name = optarg; break;
@@ -230,6 +234,12 @@ int main(int argc, char **argv)
    }
    if (!out || optind != argc)
       die("usage: replay_mkschedule -o FILE [options]", NULL);
+   if (code) {
+      if (!s.e1)
+         die("--code is e1's: give --e1", NULL);
+      s.e1->location->has_address = 1;
+      s.e1->location->address = code;
+   }
    if (s.has_variable) { /* e1, f and e2 access the variable, named */
       cb_sched_event *pat[3] = {s.e1, s.f, s.e2};
       for (int k = 0; k < 3; k++)

@@ -186,7 +186,7 @@ static void test_variants(const char *dir)
    static const uint64_t want[] = {
       CB_PLAN_MAGIC, CB_WIRE_VERSION, CB_COUNTED_MASK, 2, 5, 0,
       3, 2, CB_STEP_RUN_OUT, 1, 4, 2, CB_STEP_RUN_OUT,
-      1, 6, 2, 2, 0, 0, 100, 0, 0, 0};
+      1, 6, 2, 2, 0, 0, 100, 0, 0, 0, 0};
    ok(n == (int)(sizeof want / sizeof *want) &&
          memcmp(w, want, sizeof want) == 0,
       "plan: run-out steps as ~0, and a thread's steps after its run-out too");
@@ -231,7 +231,7 @@ static void test_plan(const char *dir)
       2, 2, 3, 1, 4,      /* ntail, (2,3), (1,4) */
       1, 6, 2, 2, 0, 0,   /* e1, f, e2 (absent: 0 0) */
       1500,
-      0, 0, 0};           /* no thread paths, expected events, waits */
+      0, 0, 0, 0};        /* no thread paths, expected events, waits, hunt */
    ok(n == sizeof want / sizeof *want, "plan has the right number of words");
    ok(n == sizeof want / sizeof *want && memcmp(w, want, sizeof want) == 0,
       "plan words: magic, version, mask, prefix, tail, pattern, stall");
@@ -262,7 +262,7 @@ static void test_plan(const char *dir)
       2,                  /* nexpect */
       2, 2, CB_EV_WRITE | (CB_EXPECT_ADDR | CB_EXPECT_CODE) << 8, 0x401234, 0x601040,
       1, 6, CB_EV_READ, 0, 0,
-      0};                 /* no waits */
+      0, 0};              /* no waits, no hunt */
    size_t at = 18;
    ok(n == at + sizeof want2 / sizeof *want2 &&
          memcmp(w + at, want2, sizeof want2) == 0,
@@ -277,9 +277,46 @@ static void test_plan(const char *dir)
    n = f ? fread(w, 8, 64, f) : 0;
    if (f)
       fclose(f);
-   at += sizeof want2 / sizeof *want2 - 1;
-   ok(n == at + 9 && w[at] == 2 && memcmp(w + at + 1, order, sizeof order) == 0,
-      "plan: the prefix's waits last (count, then (tid, index, target, count))");
+   at += sizeof want2 / sizeof *want2 - 2;
+   ok(n == at + 10 && w[at] == 2 && memcmp(w + at + 1, order, sizeof order) == 0 &&
+         w[at + 9] == 0,
+      "plan: the prefix's waits, then no hunt (count, then (tid, index, target, count))");
+
+   /* The hunt: the variant after the schedule's own, with no prefix
+    * counts, no tail, no pattern slots, expectations or waits; then its
+    * words from e1 (read at 0x401234 of a stable 0x601040) and f. */
+   static cb_sched_event h1, hf;
+   static cb_sched_location hl;
+   h1 = *s->e1;
+   h1.has_kind = h1.has_address = h1.has_address_stable = h1.address_stable = 1;
+   h1.kind = CB_EV_READ; h1.address = 0x601040;
+   hl = (cb_sched_location){0};
+   hl.has_address = 1; hl.address = 0x401234;
+   h1.location = &hl;
+   hf = h1; hf.kind = CB_EV_WRITE; hf.location = NULL;
+   cb_sched_event *old1 = s->e1, *oldf = s->f;
+   s->e1 = &h1; s->f = &hf;
+   s->pattern = "RWW";
+   ok(cbr_hunt_index(s) == 1 && !cbr_is_hunt(s, 0) && cbr_is_hunt(s, 1),
+      "the hunt is the variant after the schedule's one tail");
+   ok(cbr_write_plan(path, s, 1, 1500, &err) == 0, "hunt plan written");
+   f = fopen(path, "rb");
+   n = f ? fread(w, 8, 64, f) : 0;
+   if (f)
+      fclose(f);
+   static const uint64_t hunt[] = {
+      CB_PLAN_MAGIC, CB_WIRE_VERSION, CB_COUNTED_MASK, 2, 0, 0, 0,
+      0, 0, 0, 0, 0, 0, 1500, 2, 0, 0, 1, 1, 0, 0,
+      8, CB_HUNT_AFTER, CB_EV_READ, 0x401234, 0x601040, 1, CB_EV_WRITE, 500, 4};
+   ok(n == sizeof hunt / sizeof *hunt && memcmp(w, hunt, sizeof hunt) == 0,
+      "hunt plan: no counts, then mode, e1's kind, code, address, stable, f's kind, limits");
+   s->pattern = "ORD";
+   ok(cbr_write_plan(path, s, 1, 1500, &err) == 0 && read_words(path, w, 64) == (int)n &&
+         w[22] == CB_HUNT_BEFORE, "an order violation's hunt holds before the access");
+   s->pattern = "DLK";
+   ok(cbr_hunt_index(s) < 0, "a lock-order inversion has no hunt");
+   s->e1 = old1; s->f = oldf;
+   s->pattern = NULL;
    s->prefix_order = NULL;
    s->n_prefix_order = 0;
    s->tail[0]->expect = NULL;
