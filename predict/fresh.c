@@ -22,7 +22,7 @@
 
 /* A location's key: its file name's FNV-1a hash mixed with its line; 0
  * for an unknown one (no file or no line), which is never fresh. */
-static uint64_t line_key(const cb_location *l) {
+uint64_t cbp_line_key(const cb_location *l) {
    if (!l->file[0] || !l->line) return 0;
    uint64_t h = 1469598103934665603ull;
    for (const char *p = l->file; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
@@ -42,7 +42,7 @@ static uint64_t *base_lines(const cb_trace *base, size_t *n) {
    uint64_t *k = cbp_xcalloc(base->nlocs ? base->nlocs : 1, sizeof *k);
    *n = 0;
    for (size_t l = 0; l < base->nlocs; l++)
-      if (used[l] && (k[*n] = line_key(&base->locs[l])) != 0) (*n)++;
+      if (used[l] && (k[*n] = cbp_line_key(&base->locs[l])) != 0) (*n)++;
    free(used);
    qsort(k, *n, sizeof *k, cmp_u64);
    return k;
@@ -81,7 +81,7 @@ size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r) 
    uint64_t *keys = base_lines(base, &nk);
    uint8_t *fresh_loc = cbp_xcalloc(t->nlocs ? t->nlocs : 1, 1);
    for (size_t l = 0; l < t->nlocs; l++) {
-      uint64_t k = line_key(&t->locs[l]);
+      uint64_t k = cbp_line_key(&t->locs[l]);
       fresh_loc[l] = k && !bsearch(&k, keys, nk, sizeof *keys, cmp_u64);
    }
    free(keys);

@@ -489,6 +489,9 @@ int cbp_read_first(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
  * others, the shortest stretch of trace from the pattern's first event to
  * its last first.  Returns how many are fresh. */
 size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r);
+/* A location's source line as a key (its file name's hash and its line),
+ * the same from run to run; 0 when the file or line is unknown. */
+uint64_t cbp_line_key(const cb_location *l);
 
 /* ---- Schedule order (rank.c) ----------------------------------------------
  * Stably sorts r's candidates so that built schedules whose forced order

@@ -178,7 +178,7 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
    return bad + (uint64_t)cut; /* what lies past the window is not known */
 }
 
-typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat; } ranked;
+typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat, rare; } ranked;
 
 /* Fresh candidates (fresh.c: on a path the test's recording never took)
  * first, then the lock-order inversions, each instance (few: an inversion
@@ -186,41 +186,129 @@ typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat; } ran
  * a bug whatever the program checks; trial 8's bins_dlk deadlocked only
  * in its later instance, which ranked 26th of 31 behind atomicity
  * candidates and was not forced within --max-runs 25), the latest
- * instances of another's e witness (cut_decide.c) last, then by score,
- * then in their order. */
+ * instances of another's e witness (cut_decide.c) last, then the rarer
+ * code first (rarity), then by score, then in their order. */
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
    if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
    if (x->dlk != y->dlk) return x->dlk ? -1 : 1;
    if (x->repeat != y->repeat) return x->repeat ? 1 : -1;
    if (x->again != y->again) return x->again ? 1 : -1;
+   if (x->rare != y->rare) return x->rare < y->rare ? -1 : 1;
    if (x->score != y->score) return x->score < y->score ? -1 : 1;
    return x->at < y->at ? -1 : x->at > y->at;
 }
 
-/* A candidate whose pattern, three code sites (e1, f, e2) and threads one
- * ranked before it has: a loop that fills a buffer byte by byte makes one
- * candidate per byte, all the same lines (blind trial 15's bufpool: 846
- * of its 887 schedules one WWR at one line, ranked first, where cbtest
- * forces 25).  Each such shape's best goes before any second instance of
- * one (after the fresh ones and the inversions, as cmp_ranked says), so
- * that a budget of forced runs meets as many shapes as it can; the
- * repeats keep their order after them.  The threads are part of the
- * shape: the other thread order of a site triple (symmetric.c keeps two)
- * is a shape of its own.  Only candidates with a schedule count: one
- * cbpredict drops meets no shape. */
-static size_t mark_repeats(const cb_trace *t, const cbp_result *r, ranked *o) {
+/* Rarity: how often the recording ran the rarest source line of a
+ * candidate's three events, in powers of two.  A path a test rarely
+ * takes is the one least tested, and where blind trial 17's bugs were:
+ * a rate limiter's borrowing path (6 times in 1.1 M events) behind
+ * hundreds of shapes on its hot refill lines, a pool's fallback for a
+ * retried job (19 times) behind its queue's.  Lines, not locations: an
+ * inlined helper's copies are one line. */
+typedef struct { uint64_t key; uint64_t n; } line_count;
+
+static int by_key(const void *a, const void *b) {
+   const line_count *x = a, *y = b;
+   return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Per location: how many events the trace has on its source line. */
+static uint64_t *line_counts(const cb_trace *t) {
+   uint64_t *per_loc = cbp_xcalloc(t->nlocs + 1, sizeof *per_loc);
+   for (size_t i = 0; i < t->nevents; i++)
+      if (t->events[i].loc < t->nlocs) per_loc[t->events[i].loc]++;
+   line_count *lc = cbp_xcalloc(t->nlocs + 1, sizeof *lc);
+   for (uint32_t l = 0; l < t->nlocs; l++) {
+      lc[l].key = cbp_line_key(&t->locs[l]);
+      lc[l].n = per_loc[l];
+   }
+   qsort(lc, t->nlocs, sizeof *lc, by_key);
+   for (uint32_t l = 0; l < t->nlocs; l++) {
+      uint64_t k = cbp_line_key(&t->locs[l]), n = per_loc[l];
+      if (!k) continue; /* an unknown line: its own count */
+      size_t lo = 0, hi = t->nlocs;
+      while (lo < hi) {
+         size_t m = lo + (hi - lo) / 2;
+         if (lc[m].key < k) lo = m + 1; else hi = m;
+      }
+      for (n = 0; lo < t->nlocs && lc[lo].key == k; lo++) n += lc[lo].n;
+      per_loc[l] = n;
+   }
+   free(lc);
+   return per_loc;
+}
+
+static int rarity(const cb_trace *t, const uint64_t *lines, const cbp_candidate *c) {
+   uint64_t ev[3] = {c->e1, c->f, c->e2}, least = UINT64_MAX;
+   for (int k = 0; k < 3; k++) {
+      if (ev[k] >= t->nevents) continue;
+      uint32_t loc = t->events[ev[k]].loc;
+      uint64_t n = loc < t->nlocs ? lines[loc] : UINT64_MAX;
+      if (n < least) least = n;
+   }
+   int r = 0;
+   while (least > 1 && least != UINT64_MAX) { least >>= 1; r++; }
+   return least == UINT64_MAX ? 64 : r;
+}
+
+/* Each thread's role: the function its first block began in (its start
+ * routine, main's main), or, with no block, its own id with the top bit
+ * set (a role of its own). */
+static uint64_t *thread_roles(const cb_trace *t, uint32_t nthreads) {
+   uint64_t *role = cbp_xcalloc((size_t)nthreads + 1, sizeof *role);
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->kind == CB_EV_BLOCK_BEGIN && e->tid <= nthreads && !role[e->tid])
+         role[e->tid] = e->addr ? e->addr : 1;
+   }
+   for (uint32_t j = 0; j <= nthreads; j++)
+      if (!role[j]) role[j] = (uint64_t)j | 1ull << 63;
+   return role;
+}
+
+static uint32_t role_key(const uint64_t *role, uint32_t nthreads, uint32_t tid) {
+   uint64_t r = tid <= nthreads ? role[tid] : (uint64_t)tid | 1ull << 63;
+   return (uint32_t)(cbp_mix(r) >> 32);
+}
+
+/* Event i's code site: its source line (an inlined helper's instructions
+ * share one), or its location when the line is unknown. */
+static uint32_t site_of(const cb_trace *t, uint64_t i) {
+   if (i >= t->nevents) return 0;
+   uint32_t loc = t->events[i].loc;
+   uint64_t k = loc < t->nlocs ? cbp_line_key(&t->locs[loc]) : 0;
+   return k ? (uint32_t)(k ^ k >> 32) | 1u << 31 : loc;
+}
+
+/* A candidate whose pattern, three code sites (e1, f, e2) and threads'
+ * roles one ranked before it has: a loop that fills a buffer byte by byte
+ * makes one candidate per byte, all the same lines (blind trial 15's
+ * bufpool: 846 of its 887 schedules one WWR at one line, ranked first,
+ * where cbtest forces 25).  Each such shape's best goes before any second
+ * instance of one (as cmp_ranked says), so that a budget of forced runs
+ * meets as many shapes as it can; the repeats keep their order after
+ * them.  The threads' roles are part of the shape, not the threads: four
+ * front-end threads running one start routine made each site triple
+ * three shapes (T3/T4, T3/T5, T3/T6), and blind trial 17's rate limiter's
+ * unlocked counter came 63rd of 6,661 behind them.  The other thread
+ * order of a site triple (symmetric.c keeps two) is still a shape of its
+ * own, whether or not the two threads' roles differ: two clerks that
+ * each lose the other's sale fail in both orders.  Only candidates with
+ * a schedule count: one cbpredict drops meets no shape. */
+static size_t mark_repeats(const cb_trace *t, const cbp_escape *x, const cbp_result *r,
+                           ranked *o) {
+   uint64_t *role = thread_roles(t, x->nthreads);
    site_key *keys = cbp_xcalloc(r->n, sizeof *keys);
    cbp_map m;
    cbp_map_init(&m, 64);
    size_t nkeys = 0, marked = 0;
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[o[i].at];
-      if (c->pattern == CBP_DLK || o[i].fresh || !c->built || c->dropped) continue;
-      site_key k = {c->e1 < t->nevents ? t->events[c->e1].loc : 0,
-                c->f < t->nevents ? t->events[c->f].loc : 0,
-                c->e2 < t->nevents ? t->events[c->e2].loc : 0, (uint32_t)c->pattern,
-                c->t1, c->t2};
+      if (c->pattern == CBP_DLK || !c->built || c->dropped) continue;
+      site_key k = {site_of(t, c->e1), site_of(t, c->f), site_of(t, c->e2),
+                (uint32_t)c->pattern | (uint32_t)o[i].fresh << 8 | (uint32_t)(c->t1 < c->t2) << 9,
+                role_key(role, x->nthreads, c->t1), role_key(role, x->nthreads, c->t2)};
       keys[nkeys] = k; /* hash_site reads the key from its slot */
       uint32_t *s = cbp_map_probe(&m, hash_site(keys, (uint32_t)nkeys), eq_site, keys, &k);
       if (*s) { o[i].repeat = 1; marked++; continue; }
@@ -229,6 +317,7 @@ static size_t mark_repeats(const cb_trace *t, const cbp_result *r, ranked *o) {
    }
    cbp_map_free(&m);
    free(keys);
+   free(role);
    return marked;
 }
 
@@ -244,6 +333,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
    k.rec = cbp_xcalloc(RANK_WINDOW, sizeof *k.rec);
    k.cnt = cbp_xcalloc(x->nthreads + 1, sizeof *k.cnt);
    ranked *o = cbp_xcalloc(r->n, sizeof *o);
+   uint64_t *lines = line_counts(t);
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[i];
       o[i].at = i;
@@ -251,11 +341,13 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].again = c->again;
       o[i].dlk = c->pattern == CBP_DLK;
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
+      o[i].rare = rarity(t, lines, c);
    }
+   free(lines);
    /* A total order (at breaks ties): candidates that nothing moves keep
     * their places. */
    qsort(o, r->n, sizeof *o, cmp_ranked);
-   if (mark_repeats(t, r, o))
+   if (mark_repeats(t, x, r, o))
       qsort(o, r->n, sizeof *o, cmp_ranked);
    cbp_result_permute(r, &o[0].at, sizeof *o);
    free(o);
