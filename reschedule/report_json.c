@@ -13,7 +13,8 @@
  * the verdict,
  * "variants_tried" how many were forced, "variants_skipped" how many were
  * not because they begin with the steps an infeasible one could not
- * follow, "variants" how many the schedule has; "steps_followed" of "steps" says how far the tail was followed
+ * follow, "variants" how many the schedule has, "hunted" whether the hunt
+ * was forced after them (hunt.c: variant == variants when it decided); "steps_followed" of "steps" says how far the tail was followed
  * ("how_far" in words); "reason" what failed in an error, else why the
  * tool could not follow the plan (when it could not: the verdict of such a
  * run is still failed when the program failed);
@@ -104,10 +105,10 @@ static void json_progress(FILE *out, const cbr_schedule *cs,
    fprintf(out, ",\n   \"variant\": %u, \"variant_name\": ", r->variant);
    cb_json_write_string(out, cbr_variant_name(cs, r->variant));
    fprintf(out, ", \"variants_tried\": %u, \"variants_skipped\": %u, "
-                "\"variants\": %u, \"steps_followed\": %u, \"steps\": %u, "
-                "\"how_far\": ",
-           r->variants_tried, r->variants_skipped, r->nvariants, followed,
-           steps);
+                "\"variants\": %u, \"hunted\": %s, \"steps_followed\": %u, "
+                "\"steps\": %u, \"how_far\": ",
+           r->variants_tried, r->variants_skipped, r->nvariants,
+           r->hunted ? "true" : "false", followed, steps);
    cb_json_write_string(out, cbr_how_far(r, far, sizeof far));
 }
 

@@ -452,6 +452,9 @@ like "$out" "reproduce: cbreplay --schedule $TMP/hu.pb --variant 2 -- " "its rep
 hw=$(od -An -t u8 -v "$TMP/hunt.plan" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
 like "$hw" " 8 1 1 4198710 0 0 2 500 4\$" "the plan's hunt: after e1 (a read at 0x401136, address not stable), f a write"
 is "$(wc -l < "$TMP/vlog")" 3 "three forced runs: variant 0, the hunt, its confirmation"
+out=$(cbreplay --json --schedule "$TMP/hu.pb" -- "$P" 2>/dev/null)
+like "$out" '"variant": 2, "variant_name": "the hunt: [^"]*", "variants_tried": 1, "variants_skipped": 1, "variants": 2, "hunted": true' \
+     "--json: the hunt's variant, its name, and hunted"
 out=$(FAKE_HUNT=miss cbreplay --schedule "$TMP/hu.pb" -- "$P" 2>/dev/null)
 is $? 3 "a hunt whose f never came: infeasible (exit 3)"
 like "$out" "the hunt \(its events by their code, not the recorded counts\) was infeasible too" "and says so"
