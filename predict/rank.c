@@ -186,16 +186,16 @@ typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat, rare;
  * a bug whatever the program checks; trial 8's bins_dlk deadlocked only
  * in its later instance, which ranked 26th of 31 behind atomicity
  * candidates and was not forced within --max-runs 25), the latest
- * instances of another's e witness (cut_decide.c) last, then the rarer
- * code first (rarity), then by score, then in their order. */
+ * instances of another's e witness (cut_decide.c) last, then by score,
+ * then the rarer code first (rarity), then in their order. */
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
    if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
    if (x->dlk != y->dlk) return x->dlk ? -1 : 1;
    if (x->repeat != y->repeat) return x->repeat ? 1 : -1;
    if (x->again != y->again) return x->again ? 1 : -1;
-   if (x->rare != y->rare) return x->rare < y->rare ? -1 : 1;
    if (x->score != y->score) return x->score < y->score ? -1 : 1;
+   if (x->rare != y->rare) return x->rare < y->rare ? -1 : 1;
    return x->at < y->at ? -1 : x->at > y->at;
 }
 
