@@ -305,7 +305,7 @@ enum cb_wait_kind {
  *   "run-out-blocked <tid>" (a run-out step ended without its thread's exit),
  *   "tail-done", "released", "infeasible <reason>", "pattern <0|1>",
  *   "hunt-hold <tid> <n>" (a hunt holds thread tid, its n-th hold),
- *   "hunt-hit <tid> <n>" (f came: tid goes on), "hunt-idle <tid> <n>" and
+ *   "hunt-hit <tid> <n> <ftid>" (thread ftid's f came: tid goes on), "hunt-idle <tid> <n>" and
  *   "hunt-timed-out <tid> <n>" (the hold ended without f),
  *   "diverged <tid> <index>", "unexpected <tid> <index> <kind> <code>
  *   <data> <file:line|?> <forcing>" (an expectation failed: the event found,

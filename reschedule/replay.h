@@ -159,6 +159,8 @@ typedef struct {
                              arrived (resets the hang timer) */
    unsigned nblocked;     /* "blocked" lines: the deadlock's threads */
    cbr_blocked blocked[CBR_MAX_BLOCKED]; /* the first of them */
+   /* The hunt: the thread it held last, its holds, f's thread (0 none) */
+   unsigned hunt_held, hunt_holds, hunt_f_tid;
 } cbr_status;
 
 /* The tool reports "value K V" by the plan's pattern slot K, which for an
@@ -219,7 +221,8 @@ typedef struct {
    unsigned variants_skipped; /* not forced: they would stop where an
                                  infeasible one did (variants.c) */
    unsigned nvariants;  /* the schedule's */
-   int hunted;          /* the hunt was forced after them (hunt.c) */
+   int hunted;          /* the hunt was forced after them (hunt.c):
+                           CBR_HUNT_AFTER_INFEASIBLE or _ELSEWHERE, 0 not */
    unsigned nsteps;   /* steps of the variant's tail */
    cbr_status status;
    char error[512];   /* CBR_ERROR: why */
@@ -415,6 +418,7 @@ const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
  * schedule's number of tail variants; -1: the schedule has none (its e1 or
  * f is no memory access, or e1's code address is unknown). */
 #define CBR_HUNT_WORDS 8
+enum { CBR_HUNT_AFTER_INFEASIBLE = 1, CBR_HUNT_AFTER_ELSEWHERE = 2 };
 int cbr_hunt_index(const cb_schedule *s);
 int cbr_is_hunt(const cb_schedule *s, unsigned variant);
 const char *cbr_hunt_name(const cb_schedule *s);

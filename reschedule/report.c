@@ -324,12 +324,17 @@ static void print_notes(FILE *out, const cbr_report *rep)
                  r->variants_skipped ? "; the others begin with the steps "
                                        "an infeasible one could not follow"
                                      : "");
-      if (r->hunted)
+      if (r->hunted == CBR_HUNT_AFTER_INFEASIBLE)
          fprintf(out, "  %s every tail variant tried was infeasible; the hunt "
                       "(its events by their code, not the recorded counts) %s\n",
                  rep->cs[i].name, r->variant >= r->nvariants
                                      ? "gave the verdict"
                                      : "was infeasible too");
+      else if (r->hunted == CBR_HUNT_AFTER_ELSEWHERE)
+         fprintf(out, "  %s a tail variant failed, but not by the violation; "
+                      "the hunt (its events by their code, not the recorded "
+                      "counts) failed by it and gave the verdict\n",
+                 rep->cs[i].name);
       if (r->status.unexpected && r->verdict != CBR_INFEASIBLE)
          fprintf(out, "  %s %s\n", rep->cs[i].name, r->status.divergence);
       if (r->status.order_dropped && r->status.order_wait[0])

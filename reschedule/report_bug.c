@@ -357,9 +357,15 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    if (r->status.unexpected)
       fprintf(out, "  it %s\n", r->status.divergence);
    if (r->variant >= r->nvariants)
-      fprintf(out, "  forced by %s, after the schedule's %u tail variant(s) "
-                   "could not be followed\n", cbr_variant_name(cs, r->variant),
-              r->nvariants);
+      fprintf(out, "  forced by %s, %s\n", cbr_variant_name(cs, r->variant),
+              r->hunted == CBR_HUNT_AFTER_ELSEWHERE
+                 ? "after a tail variant's run had failed without the violation"
+                 : "after the schedule's tail variants could not be followed");
+   if (r->variant >= r->nvariants && r->status.hunt_f_tid)
+      fprintf(out, "  in this run the hunt held T%u (its hold %u) until T%u's "
+                   "access (the threads and counted events below are the "
+                   "recorded run's)\n", r->status.hunt_held, r->status.hunt_holds,
+              r->status.hunt_f_tid);
    else if (r->nvariants > 1)
       fprintf(out, "  tail variant %u%s%s%s of the schedule's %u (%u tried)\n",
               r->variant, *cbr_variant_name(cs, r->variant) ? " (" : "",

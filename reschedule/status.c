@@ -27,6 +27,8 @@
  *                                           while the plan held threads).
  *                                           The run diverged: judged so
  *   pattern <0|1>                           did e1, f, e2 run in that order
+ *   hunt-hold T N, hunt-hit T N U           the hunt held thread T (its
+ *                                           N-th hold); U's f came
  *   exec                                    the program called execve:
  *                                           the tool's end will not come
  *   blocked T K OBJ WHERE H HWHERE V NAME   a thread of a deadlock: what
@@ -174,6 +176,11 @@ static int fact_line(cbr_status *st, const char *line)
       st->pattern = rest[0] == '1';
       return 1;
    }
+   if (word_is(line, "hunt-hold", &rest))
+      return sscanf(rest, "%u %u", &st->hunt_held, &st->hunt_holds) == 2;
+   if (word_is(line, "hunt-hit", &rest))
+      return sscanf(rest, "%u %u %u", &st->hunt_held, &st->hunt_holds,
+                    &st->hunt_f_tid) == 3;
    return 0;
 }
 

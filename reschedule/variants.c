@@ -21,7 +21,9 @@
  *
  * When every variant forced was infeasible, the hunt (hunt.c) is forced
  * last: the schedule's events by their code, not by the recorded counts.
- * Its verdict is the schedule's unless it was infeasible too.
+ * Its verdict is the schedule's unless it was infeasible too.  So is it
+ * after a failure the violation did not cause, when it fails by the
+ * violation itself.
  *
  * A variant is not forced when the tool gave up an earlier one's plan
  * (stalled, a thread gone: "infeasible", and the run passed) within steps
@@ -141,6 +143,41 @@ static int stopped_before(const cbr_options *o, const cbr_schedule *cs,
    return 0;
 }
 
+/* The hunt (hunt.c) after the variants; returns its seconds.  After
+ * variants that were all infeasible (the counts cannot be followed in
+ * this program) its verdict is the schedule's unless it was infeasible
+ * too; after a failure the violation did not cause (the forced order
+ * failed the program elsewhere: trial 15's rate limiter lost an update
+ * through another instance of f than the schedule's), only when the
+ * hunt's run fails by the violation itself. */
+static double hunt(const cbr_options *o, const cbr_io *io, const cbr_schedule *cs,
+                   cbr_result *r, int why)
+{
+   int h = cbr_hunt_index(cs->s);
+   if (h < 0)
+      return 0;
+   if (o->verbose)
+      fprintf(stderr, "cbreplay: %s %s; on to the hunt (variant %d)\n", cs->name,
+              why == CBR_HUNT_AFTER_INFEASIBLE ? "every variant infeasible"
+                                               : "failed, but not by the violation",
+              h);
+   cbr_result run;
+   cbr_run_one(o, io, cs, (unsigned)h, &run);
+   confirm(o, io, cs, &run);
+   int by_it = cbr_verdict_is_bug(run.verdict) && run.status.pattern == 1;
+   if (why == CBR_HUNT_AFTER_INFEASIBLE) {
+      if (run.verdict != CBR_INFEASIBLE && run.verdict != CBR_PASSED)
+         *r = run;
+      else if (run.verdict == CBR_PASSED && run.status.pattern == 1)
+         *r = run; /* the violation happened, and the program was fine */
+      r->hunted = why;
+   } else if (by_it) {
+      *r = run;
+      r->hunted = why;
+   }
+   return run.seconds;
+}
+
 void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
                       const cbr_schedule *cs, cbr_result *r)
 {
@@ -189,23 +226,13 @@ void cbr_run_schedule(const cbr_options *o, const cbr_io *io,
                  cs->name, k, cbr_verdict_name(run.verdict),
                  cbr_not_reproduced(&run) ? " but not every time" : "", k + 1);
    }
-   /* Every variant tried was infeasible: the counts cannot be followed in
-    * this program, and the hunt tries the events' code instead (hunt.c). */
-   int hunt = cbr_hunt_index(cs->s);
-   if (!decided && !have_unsure && !have_pass && tried > 0 && hunt >= 0 &&
-       r->verdict == CBR_INFEASIBLE) {
-      if (o->verbose)
-         fprintf(stderr, "cbreplay: %s every variant infeasible; on to the hunt "
-                 "(variant %d)\n", cs->name, hunt);
-      cbr_run_one(o, io, cs, (unsigned)hunt, &run);
-      confirm(o, io, cs, &run);
-      seconds += run.seconds;
-      if (run.verdict != CBR_INFEASIBLE && run.verdict != CBR_PASSED)
-         *r = run;
-      else if (run.verdict == CBR_PASSED && run.status.pattern == 1)
-         *r = run; /* the violation happened, and the program was fine */
-      r->hunted = 1;
-   }
+   int bug_elsewhere = decided && cbr_verdict_is_bug(r->verdict) &&
+                       r->status.pattern == 0 && !cbr_not_reproduced(r);
+   if (!decided && !have_unsure && !have_pass && tried > 0 &&
+       r->verdict == CBR_INFEASIBLE)
+      seconds += hunt(o, io, cs, r, CBR_HUNT_AFTER_INFEASIBLE);
+   else if (bug_elsewhere)
+      seconds += hunt(o, io, cs, r, CBR_HUNT_AFTER_ELSEWHERE);
    if (!decided && have_unsure)
       *r = unsure;
    r->variants_tried = tried;

@@ -111,7 +111,8 @@ static void cb_hold(CbThread *t, Addr a)
 
 static void cb_let_go(const HChar *fact)
 {
-   cb_hunt_say(fact, cb_held);
+   if (fact)
+      cb_hunt_say(fact, cb_held);
    cb_held = NULL;
    UInt now = VG_(read_millisecond_timer)();
    cb_grace_until = now + (now - cb_began);
@@ -166,7 +167,11 @@ void cb_hunt_event(CbThread *t, UChar kind, UInt loc, Addr a, ULong value)
          return;
       cb_pattern_value(CB_SLOT_F, kind, value);
       cb_hit = True;
-      cb_let_go("hunt-hit");
+      HChar buf[64];
+      VG_(snprintf)(buf, sizeof buf, "hunt-hit %u %llu %u", cb_held->wid, cb_holds,
+                    t->wid);
+      cb_replay_status(buf);
+      cb_let_go(NULL);
       cb_pattern_happened();
       return;
    }

@@ -47,7 +47,7 @@ case $mode in
   0) # a hunt plan (no prefix counts): its words follow the waits' count
      say tail-done; say released
      say "hunt-hold 2 1"
-     if [ "${FAKE_HUNT:-hit}" = hit ]; then say "hunt-hit 2 1"; say "pattern 1"
+     if [ "${FAKE_HUNT:-hit}" = hit ]; then say "hunt-hit 2 1 3"; say "pattern 1"
      else say "infeasible the hunt: 4 hold(s) at e1's instruction, and no other thread's f came"; fi
      [ -n "$FAKE_HUNT_COPY" ] && cp "$plan" "$FAKE_HUNT_COPY"
      mode=hunt-$FAKE_HUNT ;;
@@ -449,6 +449,7 @@ like "$out" "^s24 .* failed \(exit 1\) +yes .* hunt$" "the table's variant colum
 like "$out" "forced by the hunt: the first thread past e1's instruction held until another thread's f on its variable" \
      "the bug report says how the run was forced"
 like "$out" "reproduce: cbreplay --schedule $TMP/hu.pb --variant 2 -- " "its reproduce command forces the hunt (variant 2 of a schedule with 2)"
+like "$out" "in this run the hunt held T2 \\(its hold 1\\) until T3's access" "and which threads the hunt met"
 hw=$(od -An -t u8 -v "$TMP/hunt.plan" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
 like "$hw" " 8 1 1 4198710 0 0 2 500 4\$" "the plan's hunt: after e1 (a read at 0x401136, address not stable), f a write"
 is "$(wc -l < "$TMP/vlog")" 3 "three forced runs: variant 0, the hunt, its confirmation"
@@ -460,6 +461,18 @@ is $? 3 "a hunt whose f never came: infeasible (exit 3)"
 like "$out" "the hunt \(its events by their code, not the recorded counts\) was infeasible too" "and says so"
 out=$(cbreplay --schedule "$TMP/hu.pb" --variant 3 -- "$P" 2>&1)
 like "$out" "no such tail variant \(its variants are 0 to 1, and the hunt after them\)" "--variant past the hunt: refused"
+# A failure the violation did not cause (mode 19: e1, f, e2 not in
+# order): the hunt is forced too, and its verdict taken only when it
+# fails by the violation.
+mk "$TMP/hw.pb" 26 19 --code 401136
+out=$(cbreplay --schedule "$TMP/hw.pb" -- "$P" 2>/dev/null)
+is $? 1 "failed elsewhere, then the hunt fails by the violation (exit 1)"
+like "$out" "s26 a tail variant failed, but not by the violation; the hunt .* failed by it and gave the verdict" \
+     "the summary says why the hunt's verdict was taken"
+like "$out" "the violation happened in this run: yes" "the report is the hunt's run"
+out=$(FAKE_HUNT=miss cbreplay --schedule "$TMP/hw.pb" -- "$P" 2>/dev/null)
+like "$out" "^s26 .* failed \(exit 1\) +\? " "a hunt that misses leaves variant 0's verdict (violation unknown)"
+unlike "$out" "the hunt \(its events" "and is not named"
 mk "$TMP/hv.pb" 25 3 --code 401136 --f 2:0:lock
 out=$(cbreplay --schedule "$TMP/hv.pb" -- "$P" 2>/dev/null)
 is $? 3 "f no memory access: no hunt, infeasible"

@@ -79,6 +79,8 @@ if [ -n "$id" ]; then
    like "$LAST" "forced by the hunt: the first thread past e1's instruction held until another thread's f" \
         "tally: the report says how it was forced"
    like "$LAST" "e2  T[0-9]+ write stats\.done = [0-9]+ .*tally\.c:$bump" "tally: e2 is the held thread's store"
+   like "$LAST" "in this run the hunt held T[0-9]+ \\(its hold [1-4]\\) until T[0-9]+'s access" \
+        "tally: the report names the threads the hunt met"
 fi
 
 # The twins: their schedules' hunts on the value and on the count (the
