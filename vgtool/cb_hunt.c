@@ -19,8 +19,8 @@
  *     a's address.
  * A hold ends without f after CB_HUNT_IDLE_MS in which no other thread
  * made an event (they wait for the held one: a lock it holds), or after
- * the plan's hold limit; then the hunt looks again, at most the plan's
- * number of holds.  "pattern 1" is said when f came during a hold: the
+ * the plan's hold limit once the others made CB_HUNT_MIN_OTHERS events;
+ * then the hunt looks again, at most the plan's number of holds.  "pattern 1" is said when f came during a hold: the
  * interleaving the schedule asks for happened, whatever counts it took.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
@@ -31,8 +31,16 @@
 #include "pub_tool_libcproc.h"
 #include "cb_global.h"
 
-/* No other thread's event for this long: they wait for the held one. */
+/* No other thread's event for this long: they wait for the held one (a
+ * lock it holds; a spin lock's waiters make no events at all, and take
+ * whole time slices, so the held thread's denials are no clock here). */
 #define CB_HUNT_IDLE_MS 100u
+/* A hold without f ends after the plan's limit once the others made this
+ * many events meanwhile (on a loaded machine the limit alone may pass
+ * before they ran at all), and after CB_HUNT_HARD_FACTOR times the limit
+ * in any case. */
+#define CB_HUNT_MIN_OTHERS 10000u
+#define CB_HUNT_HARD_FACTOR 8u
 /* How often a denied held thread looks at the clock (a system call). */
 #define CB_HUNT_SAMPLE 64u
 
@@ -47,7 +55,7 @@ static CbThread *cb_held;
 static UInt  cb_victim;             /* the wid held last */
 static Addr  cb_x;                  /* the held thread's variable */
 static UInt  cb_began, cb_last_other;
-static ULong cb_holds, cb_others, cb_others_seen;
+static ULong cb_holds, cb_others, cb_others_seen, cb_others_at_hold;
 static UInt  cb_denials;
 static Bool  cb_hit;                /* f came during a hold */
 static Bool  cb_e2_said;            /* the held thread's access after f */
@@ -104,7 +112,7 @@ static void cb_hold(CbThread *t, Addr a)
    cb_x = a;
    cb_holds++;
    cb_began = cb_last_other = VG_(read_millisecond_timer)();
-   cb_others_seen = cb_others;
+   cb_others_seen = cb_others_at_hold = cb_others;
    cb_denials = 0;
    cb_hunt_say("hunt-hold", t);
 }
@@ -226,7 +234,9 @@ Bool cb_hunt_holds(CbThread *t)
       cb_let_go("hunt-idle");
       return False;
    }
-   if (now - cb_began > cb_hold_ms) {
+   UInt held = now - cb_began;
+   if ((held > cb_hold_ms && cb_others - cb_others_at_hold >= CB_HUNT_MIN_OTHERS) ||
+       held > CB_HUNT_HARD_FACTOR * cb_hold_ms) {
       cb_let_go("hunt-timed-out");
       return False;
    }
