@@ -357,7 +357,8 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    if (r->status.unexpected)
       fprintf(out, "  it %s\n", r->status.divergence);
    if (r->variant >= r->nvariants)
-      fprintf(out, "  forced by %s, %s\n", cbr_variant_name(cs, r->variant),
+      fprintf(out, "  forced as variant %u, by %s, %s\n", r->variant,
+              cbr_variant_name(cs, r->variant),
               r->hunted == CBR_HUNT_AFTER_ELSEWHERE
                  ? "after a tail variant's run had failed without the violation"
                  : "after the schedule's tail variants could not be followed");

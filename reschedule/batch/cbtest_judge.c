@@ -13,7 +13,8 @@
 #include "cbtrace.h"
 
 /* From cbreplay's bug report (reschedule/report.c): the tail variant of a
- * schedule with several ("  tail variant N ...", else -1), and how often
+ * schedule with several ("  tail variant N ...", or the hunt's "  forced
+ * as variant N, by the hunt ...", else -1), and how often
  * the failure was forced again and came back ("  not reproduced: forced
  * again N times, it failed M"; a reproduced one says "reproduce: ..." and
  * came back every time: --confirm, CBT_CONFIRM for cbtest's runs). */
@@ -27,8 +28,8 @@ static void replay_facts(cbt_run *r)
    r->pinned[0] = 0;
    r->violation = -1;
    while (f && fgets(line, sizeof line, f)) {
-      if (r->variant < 0)
-         (void)sscanf(line, "  tail variant %d", &r->variant);
+      if (r->variant < 0 && sscanf(line, "  tail variant %d", &r->variant) != 1)
+         (void)sscanf(line, "  forced as variant %d, by the hunt", &r->variant);
       if (!strncmp(line, "  the violation happened in this run: ", 38))
          r->violation = !strncmp(line + 38, "yes", 3) ? 1
                         : !strncmp(line + 38, "no", 2) ? 0

@@ -446,7 +446,7 @@ is $? 1 "infeasible variants, then the hunt finds the failure (exit 1)"
 like "$out" "s24 every tail variant tried was infeasible; the hunt \(its events by their code, not the recorded counts\) gave the verdict" \
      "the summary says the hunt gave the verdict"
 like "$out" "^s24 .* failed \(exit 1\) +yes .* hunt$" "the table's variant column says hunt"
-like "$out" "forced by the hunt: the first thread past e1's instruction held until another thread's f on its variable" \
+like "$out" "forced as variant 2, by the hunt: the first thread past e1's instruction held until another thread's f on its variable" \
      "the bug report says how the run was forced"
 like "$out" "reproduce: cbreplay --schedule $TMP/hu.pb --variant 2 -- " "its reproduce command forces the hunt (variant 2 of a schedule with 2)"
 like "$out" "in this run the hunt held T2 \\(its hold 1\\) until T3's access" "and which threads the hunt met"

@@ -188,6 +188,11 @@ stale*) # the first three reorder the sections of grow() and are
    mk 5 1 --pattern RWR --variable v --e1 2:2:read:t.c:30:use \
       --f 3:1:write:t.c:20:grow --e2 2:3:read:t.c:31:use
    ;;
+hunted*) # failed when the hunt forced it (reschedule/hunt.c)
+   mk 1 1 --pattern RWW --variable hits --e1 2:0:read:h.c:7:bump --f 3:0:write:h.c:7:bump \
+      --e2 2:1:write:h.c:7:bump --tail 2:1 --variant 3:1 --variant 2:out
+   : >"$dir/s1.pb.hunt"
+   ;;
 leftpath*) # fails after leaving the schedule's path
    mk 1 1 --pattern ORD --variable cv --e1 2:0:unlock:l.c:7:f --f 3:0:signal:l.c:9:g \
       --e2 2:0:unlock:l.c:7:f
@@ -227,6 +232,8 @@ v=$(cat "$2.verdict" 2>/dev/null || echo 2)
 [ "$v" = 1 ] && [ -f "$2.said" ] && cat "$2.said" >&2
 [ -f "$2.noviolation" ] && echo "  the violation happened in this run: no (the failure came from elsewhere in the forced schedule)"
 [ -f "$2.leftpath" ] && echo "  the violation happened in this run: unknown (the run left the schedule's path, so the tool could not follow e1, f and e2)"
+[ "$v" = 1 ] && [ -f "$2.hunt" ] &&
+   echo "  forced as variant 3, by the hunt: the first thread past e1's instruction held until another thread's f on its variable, then on to e2, not by the recorded counts, after the schedule's tail variants could not be followed"
 [ "$v" = 1 ] && [ -f "$2.variant" ] &&
    echo "  tail variant $(cat "$2.variant") (x) of the schedule's 2 (2 tried)"
 [ "$v" = 1 ] && [ -f "$2.pinned" ] &&
@@ -483,6 +490,13 @@ like "$(cat "$FAKE/leftpath.out")" "BUG ORD on cv .*: the forced run failed, aft
    "a failure after the run left the schedule's path: the summary says the violation is not known"
 is "$(jget "$FAKE/leftpath-out/report.json" 'exists $d->{bugs}[0]{violation_happened} && !defined $d->{bugs}[0]{violation_happened} ? "null" : "not null"')" null \
    "report.json: violation_happened null"
+
+# A failure the hunt forced: its reproduce command names the hunt's
+# variant (the build before parsed only "tail variant N": the printed
+# command forced variant 0 and failed 2 times of 3 in trial 16's pool).
+fake_test hunted --no-explore
+like "$(cat "$FAKE/hunted.out")" "reproduce: .*cbreplay --schedule .*/s1\.pb --variant 3 " \
+   "a failure the hunt forced: the reproduce command forces the hunt (--variant 3)"
 
 # Two elements of one array that the same three lines reach are one bug,
 # named by the source's expression (trial 7's inv_reserve listed it twice).

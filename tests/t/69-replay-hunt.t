@@ -64,7 +64,7 @@ if [ -n "$id" ]; then
    hunt_runs futq "$id" 3
    is "$CODES" 111 "futq: its hunt fails every time (3 runs)"
    like "$LAST" "futq: [0-9]+ futures returned a wrong value" "futq: the program's own message"
-   like "$LAST" "forced by the hunt: the first thread at e1's instruction held before it" "futq: the report says how it was forced"
+   like "$LAST" "forced as variant [0-9]+, by the hunt: the first thread at e1's instruction held before it" "futq: the report says how it was forced"
    like "$LAST" "the violation happened in this run: yes" "futq: the read came before the late store"
    [ "$CODES" = 111 ] || printf '%s\n' "$LAST" | sed 's/^/#   /'
 fi
@@ -76,7 +76,7 @@ if [ -n "$id" ]; then
    hunt_runs tally "$id" 3
    is "$CODES" 111 "tally: its hunt fails every time (3 runs)"
    like "$LAST" "tally: [0-9]+ done, want 20000" "tally: the program's own message"
-   like "$LAST" "forced by the hunt: the first thread past e1's instruction held until another thread's f" \
+   like "$LAST" "forced as variant [0-9]+, by the hunt: the first thread past e1's instruction held until another thread's f" \
         "tally: the report says how it was forced"
    like "$LAST" "e2  T[0-9]+ write stats\.done = [0-9]+ .*tally\.c:$bump" "tally: e2 is the held thread's store"
    like "$LAST" "in this run the hunt held T[0-9]+ \\(its hold [1-4]\\) until T[0-9]+'s access" \
