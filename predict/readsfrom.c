@@ -13,8 +13,8 @@
  * Per thread, the trace index of each counted event is kept (4 bytes per
  * counted event, 8 on a trace of 2^32 events or more: the index is built
  * when cbpredict's memory peaks), and per shared variable the trace
- * indices of its writes, in trace order, with their threads (12 bytes per
- * write), both built once
+ * indices of its writes, in trace order, with their threads and the
+ * length of each thread's run of them (16 bytes per write), both built once
  * per synthesis run.  From a read, the writes after it are looked up by
  * binary search and followed until the end of the other prefixes, or
  * RF_SCAN events after the read (beyond that a conflict is not looked
@@ -37,6 +37,7 @@ struct cbp_rf {
    size_t *woff;   /* per variable id v: its writes are [woff[v], woff[v+1]) */
    uint64_t *widx; /* trace index of each write of a shared variable */
    uint32_t *wtid; /* its thread */
+   uint32_t *wrun; /* writes left in its thread's run of v's writes (>= 1) */
 };
 
 /* Trace index of thread j's counted event k (k < x->counted[j]). */
@@ -69,6 +70,13 @@ static void index_writes(cbp_rf *rf) {
       rf->wtid[k] = e->tid;
    }
    free(fill);
+   /* Runs of one thread's writes, from the end of each variable's list. */
+   rf->wrun = cbp_xcalloc(nw ? nw : 1, sizeof *rf->wrun);
+   for (size_t v = 0; v < nv; v++)
+      for (size_t k = rf->woff[v + 1]; k-- > rf->woff[v];)
+         rf->wrun[k] = k + 1 < rf->woff[v + 1] && rf->wtid[k + 1] == rf->wtid[k] &&
+                             rf->wrun[k + 1] < UINT32_MAX
+                          ? rf->wrun[k + 1] + 1 : 1;
 }
 
 /* One pass finds each thread's counted events and counts each variable's
@@ -103,7 +111,7 @@ void cbp_rf_free(cbp_rf *rf) {
    if (!rf) return;
    for (uint32_t j = 0; j <= rf->x->nthreads; j++) free(rf->pos[j]);
    free(rf->pos);
-   free(rf->woff); free(rf->widx); free(rf->wtid);
+   free(rf->woff); free(rf->widx); free(rf->wtid); free(rf->wrun);
    free(rf);
 }
 
@@ -135,9 +143,14 @@ static uint64_t count_at(const cbp_rf *rf, uint32_t k, uint64_t i);
  * index i and before stop, inside its own thread's prefix. */
 /* 1 when another thread's prefix writes v in (i, stop); *budget counts
  * the writes looked at down, and at 0 the answer is 1 (not known). */
+/* A run of one thread's writes is looked at once: when its first is j's
+ * own, or past its thread's prefix, so are the rest (a thread that stores
+ * a counter a million times while another polls it: 56 s of 105 for one
+ * trace's schedules were this loop, blind trial 16's lruflush). */
 static int write_in_window(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
                            uint32_t v, uint64_t i, uint64_t stop, uint64_t *budget) {
-   for (size_t k = first_write_after(rf, v, i); k < rf->woff[v + 1] && rf->widx[k] < stop; k++) {
+   for (size_t k = first_write_after(rf, v, i); k < rf->woff[v + 1] && rf->widx[k] < stop;
+        k += rf->wrun[k]) {
       if (!--*budget) return 1;
       uint32_t tid = rf->wtid[k];
       if (tid == j || tid > rf->x->nthreads) continue;
