@@ -211,6 +211,11 @@ int cbr_status_line(cbr_status *st, const char *line)
       st->step = k;
       st->nsteps = n;
       st->progress = 1;
+   } else if (!strncmp(line, "hunt-", 5)) {
+      /* A hunt's hold began or ended (vgtool/cb_hunt.c): the plan's time,
+       * not the program's, so the hang timer starts again. */
+      st->progress = 1;
+      (void)fact_line(st, line);
    } else if (word_is(line, "run-out-exited", &rest) ||
               word_is(line, "run-out-blocked", &rest) ||
               word_is(line, "run-out-timed-out", &rest)) {

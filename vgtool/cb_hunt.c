@@ -40,7 +40,12 @@
  * before they ran at all), and after CB_HUNT_HARD_FACTOR times the limit
  * in any case. */
 #define CB_HUNT_MIN_OTHERS 10000u
-#define CB_HUNT_HARD_FACTOR 8u
+#define CB_HUNT_HARD_FACTOR 4u
+/* All holds of a run together at most this many times the limit: a
+ * correct program the hunt slows down must still end within --timeout
+ * (a spin-locked ring's consumer, held while its producers spun on the
+ * full ring, took four 4 s holds on a loaded machine, "hung"). */
+#define CB_HUNT_TOTAL_FACTOR 4u
 /* How often a denied held thread looks at the clock (a system call). */
 #define CB_HUNT_SAMPLE 64u
 
@@ -60,6 +65,7 @@ static UInt  cb_denials;
 static Bool  cb_hit;                /* f came during a hold */
 static Bool  cb_e2_said;            /* the held thread's access after f */
 static UInt  cb_grace_until;        /* deadlines wait until then (ms) */
+static UInt  cb_held_total;         /* ms of the holds that ended */
 
 /* Reads "nhunt, then nhunt words" from w[*at]: 0 (none) or 8 (mode,
  * hold kind, hold code, hold data, data stable, f's kind, hold limit in
@@ -124,6 +130,14 @@ static void cb_let_go(const HChar *fact)
    cb_held = NULL;
    UInt now = VG_(read_millisecond_timer)();
    cb_grace_until = now + (now - cb_began);
+   cb_held_total += now - cb_began;
+}
+
+/* Whether another hold may begin. */
+static Bool cb_may_hold(void)
+{
+   return !cb_held && !cb_hit && cb_holds < cb_max_holds &&
+          cb_held_total < CB_HUNT_TOTAL_FACTOR * cb_hold_ms;
 }
 
 /* Whether the hunt may still hold a thread, or has just held one: the
@@ -133,7 +147,7 @@ Bool cb_hunt_unfinished(void)
 {
    if (!cb_hunting)
       return False;
-   if (cb_held || (!cb_hit && cb_holds < cb_max_holds))
+   if (cb_held || cb_may_hold())
       return True;
    return (Int)(cb_grace_until - VG_(read_millisecond_timer)()) > 0;
 }
@@ -192,7 +206,7 @@ void cb_hunt_event(CbThread *t, UChar kind, UInt loc, Addr a, ULong value)
       }
       return;
    }
-   if (!cb_held && cb_hmode == CB_HUNT_AFTER && cb_holds < cb_max_holds &&
+   if (cb_hmode == CB_HUNT_AFTER && cb_may_hold() &&
        cb_is_hold_point(kind, cb_loc_address(loc), a)) {
       cb_pattern_value(0, kind, value);
       cb_hold(t, a);
@@ -204,7 +218,7 @@ void cb_hunt_event(CbThread *t, UChar kind, UInt loc, Addr a, ULong value)
  * point, to be run alone so that the hold falls between load and store. */
 Bool cb_hunt_splits(Addr a, UWord info)
 {
-   return cb_hmode == CB_HUNT_AFTER && !cb_held && !cb_hit && cb_holds < cb_max_holds &&
+   return cb_hmode == CB_HUNT_AFTER && cb_may_hold() &&
           cb_is_hold_point(CB_EV_READ, cb_loc_address((UInt)(info >> 32)), a);
 }
 
@@ -212,7 +226,7 @@ Bool cb_hunt_splits(Addr a, UWord info)
  * address a (its first access); hold it there. */
 void cb_hunt_gate(CbThread *t, Addr insn, Addr a)
 {
-   if (!cb_hunting || cb_hmode != CB_HUNT_BEFORE || cb_held || cb_hit || cb_holds >= cb_max_holds ||
+   if (!cb_hunting || cb_hmode != CB_HUNT_BEFORE || !cb_may_hold() ||
        insn != cb_h_code || (cb_h_stable && a != cb_h_data))
       return;
    cb_hold(t, a);

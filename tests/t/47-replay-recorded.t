@@ -85,16 +85,18 @@ cbpredict -o "$TMP/all" "$TMP/all.pb" >/dev/null 2>&1
 # infeasible at its first event.  With it, some are still infeasible for
 # their own reasons (lazy binding resolves sched_yield in whichever thread
 # calls it first; which schedule ranks first varies with the recording), so
-# the check is that one of the first five is forced through.
+# the check is that one of the first ten is forced through (five were not
+# enough once schedules were ranked by shape: one clean clone in three).
 passed=""
-for s in s1 s2 s3 s4 s5; do
+for s in s1 s2 s3 s4 s5 s6 s7 s8 s9 s10; do
+    [ -f "$TMP/all/$s.pb" ] || break
     out=$(cbreplay --schedules "$TMP/all" --schedule $s --variant 0 -- "$P" 2>&1)
     rc=$?
     printf '%s\n' "$out" | grep -Eq "^$s +.* infeasible " && continue
     passed=$s
     break
 done
-ok "a schedule of a run recorded with --instrument=all is forced with it (one of s1-s5 not infeasible)" \
+ok "a schedule of a run recorded with --instrument=all is forced with it (one of s1-s10 not infeasible)" \
     [ -n "$passed" ]
 is "$rc" 0 "and passes"
 # Schedules of two recordings made differently are refused together.
