@@ -35,14 +35,9 @@ static int is_access(const cb_sched_event *e)
    return e && e->has_kind && (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE);
 }
 
-static int is_order(const cb_schedule *s)
-{
-   return s->pattern && !strcmp(s->pattern, "ORD");
-}
-
 int cbr_hunt_index(const cb_schedule *s)
 {
-   if (!s->pattern || cbr_is_explore(s) || !strcmp(s->pattern, "DLK") ||
+   if (!s->pattern || cbr_is_explore(s) || cbr_is_deadlock(s) ||
        !is_access(s->e1) || !is_access(s->f) || !s->e1->location ||
        !s->e1->location->has_address || !s->e1->location->address)
       return -1;
@@ -57,7 +52,7 @@ int cbr_is_hunt(const cb_schedule *s, unsigned variant)
 
 const char *cbr_hunt_name(const cb_schedule *s)
 {
-   return is_order(s) ? "the hunt: the first thread at e1's instruction held "
+   return cbr_is_order(s) ? "the hunt: the first thread at e1's instruction held "
                         "before it until another thread's f on its variable, "
                         "not by the recorded counts"
                       : "the hunt: the first thread past e1's instruction held "
@@ -69,7 +64,7 @@ void cbr_hunt_words(const cb_schedule *s, uint64_t w[CBR_HUNT_WORDS])
 {
    const cb_sched_event *h = s->e1;
    int stable = h->has_address_stable && h->address_stable;
-   w[0] = is_order(s) ? CB_HUNT_BEFORE : CB_HUNT_AFTER;
+   w[0] = cbr_is_order(s) ? CB_HUNT_BEFORE : CB_HUNT_AFTER;
    w[1] = h->kind;
    w[2] = h->location->address;
    w[3] = stable && h->has_address ? h->address : 0;

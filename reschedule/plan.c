@@ -125,15 +125,9 @@ static int put_tail(words *v, cb_sched_step *const *tail, size_t ntail)
    return bad;
 }
 
-/* An order violation's slots: f, e1, e2 (below). */
-static int slots_swapped(const cb_schedule *s)
-{
-   return s->pattern && !strcmp(s->pattern, "ORD");
-}
-
 void cbr_plan_values_by_role(const cb_schedule *s, cbr_status *st)
 {
-   if (!slots_swapped(s))
+   if (!cbr_is_order(s))
       return;
    int h = st->has_value[0];
    unsigned long long v = st->value[0];
@@ -190,7 +184,7 @@ int cbr_write_plan(const char *path, const cb_schedule *s,
     * order violation (ORD: e1 = e2 = the access that ran first in the
     * recorded run, f the other thread's, forced before it) happened when f
     * ran before e1: the order f, e1, e1. */
-   int ord = slots_swapped(s);
+   int ord = cbr_is_order(s);
    /* A delay schedule (explore) names its delay points, no violation. */
    int exp = cbr_is_explore(s);
    int none = exp || hunt; /* a hunt says itself when the order happened */

@@ -410,6 +410,12 @@ int cbr_source_of(const cb_sched_location *l, char *buf, size_t len);
 /* A delay schedule of cbpredict --delays (pattern "explore"): its e1, f,
  * e2 are its first, second and last delay point, not a violation. */
 int cbr_is_explore(const cb_schedule *s);
+/* Pattern ORD (cbpredict's orders.c): e1 = e2 = T1's access that ran
+ * first in the recorded run, f = T2's conflicting access forced before
+ * it.  Pattern DLK (deadlocks.c): e1 = T1 takes lock A, f = T2 takes lock
+ * B (the schedule's variable), e2 = T1 asks for B. */
+int cbr_is_order(const cb_schedule *s);
+int cbr_is_deadlock(const cb_schedule *s);
 int cbr_shows_value(const cb_sched_event *e);
 const char *cbr_variant_name(const cbr_schedule *cs, unsigned variant);
 

@@ -96,6 +96,16 @@ int cbr_is_explore(const cb_schedule *s)
    return s->pattern && !strcmp(s->pattern, "explore");
 }
 
+int cbr_is_order(const cb_schedule *s)
+{
+   return s->pattern && !strcmp(s->pattern, "ORD");
+}
+
+int cbr_is_deadlock(const cb_schedule *s)
+{
+   return s->pattern && !strcmp(s->pattern, "DLK");
+}
+
 static const char *signal_name(int sig, char *buf, size_t len)
 {
    const char *abbrev = sigabbrev_np(sig);

@@ -98,20 +98,6 @@ static void print_event(FILE *out, const char *role, const char *pattern,
    print_source(out, e->location);
 }
 
-/* Pattern DLK (cbpredict's deadlocks.c): e1 = T1 takes lock A, f = T2
- * takes lock B (the schedule's variable), e2 = T1 asks for B. */
-static int is_deadlock(const cb_schedule *s)
-{
-   return s->pattern && !strcmp(s->pattern, "DLK");
-}
-
-/* Pattern ORD (cbpredict's orders.c): e1 = e2 = T1's access that ran
- * first in the recorded run, f = T2's conflicting access forced before it. */
-static int is_order(const cb_schedule *s)
-{
-   return s->pattern && !strcmp(s->pattern, "ORD");
-}
-
 /* An order violation between a wait's start (the release of its mutex,
  * orders.c) and the signal that woke it: forced first, the signal finds no
  * waiter and is lost. */
@@ -239,7 +225,7 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
       fprintf(out, "\nBUG (%s): explore: a delay schedule (no predicted "
                    "violation) made the program fail; the forced run %s",
               cs->name, vt);
-   else if (!is_deadlock(s) && cbr_violation_happened(r) == 0 &&
+   else if (!cbr_is_deadlock(s) && cbr_violation_happened(r) == 0 &&
             r->verdict != CBR_DEADLOCK)
       /* The program failed, but not by the violation the schedule aimed
        * at: a bug all the same, not that one.  (A deadlock's own lines
@@ -248,11 +234,11 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
                    "on %s, which did not happen: the failure comes from elsewhere "
                    "in the interleaving it forced",
               cs->name, vt, cbr_pattern_of(s),
-              is_order(s) ? "order violation" : "atomicity violation", var);
-   else if (is_order(s))
+              cbr_is_order(s) ? "order violation" : "atomicity violation", var);
+   else if (cbr_is_order(s))
       fprintf(out, "\nBUG (%s): ORD order violation on %s%s; the forced run %s",
               cs->name, var, is_lost_wakeup(s) ? " (a lost wake-up)" : "", vt);
-   else if (is_deadlock(s))
+   else if (cbr_is_deadlock(s))
       fprintf(out, "\nBUG (%s): DLK lock-order inversion on %s, a deadlock; "
                    "the forced run %s", cs->name, var, vt);
    else
@@ -266,7 +252,7 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
                               int happened)
 {
    char a[PATH_MAX + 32], b[PATH_MAX + 32], c[PATH_MAX + 32];
-   int dlk = is_deadlock(s), ord = is_order(s);
+   int dlk = cbr_is_deadlock(s), ord = cbr_is_order(s);
    /* happened: 1, 0, or -1 unknown (the run left the schedule's path). */
    if (!dlk && happened <= 0 && s->e1 && s->f && s->e2) {
       fprintf(out, "  the schedule was to run T%u's %s at %s %s T%u's %s at %s",
@@ -350,7 +336,7 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    const cb_schedule *s = cs->s;
    const cbr_result *r = &rep->results[i];
    char var[256], cmd[8192], obj[3][256];
-   int dlk = is_deadlock(s), exp = cbr_is_explore(s);
+   int dlk = cbr_is_deadlock(s), exp = cbr_is_explore(s);
    cbr_variable_of(s, var, sizeof var);
    print_headline(out, cs, r, var);
    print_ending(out, rep, r);
