@@ -178,7 +178,7 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
    return bad + (uint64_t)cut; /* what lies past the window is not known */
 }
 
-typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat, rare; } ranked;
+typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat, seen, rare; } ranked;
 
 /* Fresh candidates (fresh.c: on a path the test's recording never took)
  * first, then the lock-order inversions, each instance (few: an inversion
@@ -186,14 +186,16 @@ typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat, rare;
  * a bug whatever the program checks; trial 8's bins_dlk deadlocked only
  * in its later instance, which ranked 26th of 31 behind atomicity
  * candidates and was not forced within --max-runs 25), the latest
- * instances of another's e witness (cut_decide.c) last, then by score,
- * then the rarer code first (rarity), then in their order. */
+ * instances of another's e witness (cut_decide.c) last, then those whose
+ * moved read sees nothing new (rank_seen.c) after the others, then by
+ * score, then the rarer code first (rarity), then in their order. */
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
    if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
    if (x->dlk != y->dlk) return x->dlk ? -1 : 1;
    if (x->repeat != y->repeat) return x->repeat ? 1 : -1;
    if (x->again != y->again) return x->again ? 1 : -1;
+   if (x->seen != y->seen) return x->seen ? 1 : -1;
    if (x->score != y->score) return x->score < y->score ? -1 : 1;
    if (x->rare != y->rare) return x->rare < y->rare ? -1 : 1;
    return x->at < y->at ? -1 : x->at > y->at;
@@ -272,9 +274,8 @@ static uint32_t role_key(const uint64_t *role, uint32_t nthreads, uint32_t tid) 
    return (uint32_t)(cbp_mix(r) >> 32);
 }
 
-/* Event i's code site: its source line (an inlined helper's instructions
- * share one), or its location when the line is unknown. */
-static uint32_t site_of(const cb_trace *t, uint64_t i) {
+/* Event i's code site (predict.h). */
+uint32_t cbp_code_site(const cb_trace *t, uint64_t i) {
    if (i >= t->nevents) return 0;
    uint32_t loc = t->events[i].loc;
    uint64_t k = loc < t->nlocs ? cbp_line_key(&t->locs[loc]) : 0;
@@ -306,7 +307,7 @@ static size_t mark_repeats(const cb_trace *t, const cbp_escape *x, const cbp_res
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[o[i].at];
       if (c->pattern == CBP_DLK || !c->built || c->dropped) continue;
-      site_key k = {site_of(t, c->e1), site_of(t, c->f), site_of(t, c->e2),
+      site_key k = {cbp_code_site(t, c->e1), cbp_code_site(t, c->f), cbp_code_site(t, c->e2),
                 (uint32_t)c->pattern | (uint32_t)o[i].fresh << 8 | (uint32_t)(c->t1 < c->t2) << 9,
                 role_key(role, x->nthreads, c->t1), role_key(role, x->nthreads, c->t2)};
       keys[nkeys] = k; /* hash_site reads the key from its slot */
@@ -334,6 +335,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
    k.cnt = cbp_xcalloc(x->nthreads + 1, sizeof *k.cnt);
    ranked *o = cbp_xcalloc(r->n, sizeof *o);
    uint64_t *lines = line_counts(t);
+   uint8_t *seen = cbp_rank_seen(t, x, r);
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[i];
       o[i].at = i;
@@ -342,7 +344,9 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].dlk = c->pattern == CBP_DLK;
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       o[i].rare = rarity(t, lines, c);
+      o[i].seen = seen[i];
    }
+   free(seen);
    free(lines);
    /* A total order (at breaks ties): candidates that nothing moves keep
     * their places. */

@@ -61,14 +61,24 @@ is "$RC" 0 "spinring: the spin-locked ring is recorded and every forced run ends
 is "$(jget "$TMP/spinring.d/rep/report.json" '"$d->{tests}[0]{verdicts}{hung} $d->{tests}[0]{outcome}"')" "0 clean" \
    "spinring: no forced run hung, the test is clean"
 cb_cbtest spinring_tail --timeout 5 --max-runs 8 --record-timeout 60
-is "$RC" 1 "spinring_tail: the lost record is confirmed (exit 1)"
-# The first bug is on what push() touches: the slot two producers fill,
-# the tail, or (on a loaded machine, another recording) the fill count
-# whose forced order lets both in.
-# Since schedules are ranked by shape (one of each first), four clean
-# clones of nine named something else first (not seen: printed now).
-diag "spinring_tail: $(grep -E '^ *#1 ' "$TMP/spinring_tail.d/stdout" | head -1)"
-like "$(cat "$TMP/spinring_tail.d/stdout")" "#1 .* on (ring\[[0-9]\]|tail|used|head) " \
-   "spinring_tail: on the ring's slot, its tail, its count or its head"
+# The lost record is found: a forced run confirms it (exit 1), or, as on a
+# loaded machine now and then, every recorded run already lost one (the
+# spin unlock's yield opens the window): the test failed natively (exit
+# 3), said in the program's words.  Either way the yield did not hide it.
+ok "spinring_tail: the lost record is found (exit $RC: 1 confirmed, 3 failed natively in every recording)" \
+   [ "$RC" = 1 -o "$RC" = 3 ]
+# A confirmed bug is on what push() touches: the slot two producers fill,
+# the tail, or the fill count whose forced order lets both in.  The done
+# counter's order (its forced read sees what the consumer's poll saw
+# many times: predict/rank_seen.c) came first in four clean clones of
+# nine before it was ranked after the others.
+diag "spinring_tail: exit $RC, $(grep -E '^ *#1 ' "$TMP/spinring_tail.d/stdout" | head -1)"
+if [ "$RC" = 1 ]; then
+   like "$(cat "$TMP/spinring_tail.d/stdout")" "#1 .* on (ring\[[0-9]\]|tail|used|head) " \
+      "spinring_tail: on the ring's slot, its tail, its count or its head"
+else
+   like "$(cat "$TMP/spinring_tail.d/stdout")" "failed natively \(exit 1: spinring: records add up to [0-9]+, expected 41560" \
+      "spinring_tail: failed natively, a record lost, in the program's words"
+fi
 
 done_testing

@@ -227,9 +227,36 @@ static void test_repeats(void) {
       first_count, second_byte);
 }
 
+/* A poller (rank_seen.c): T2 reads `stop` clear three times at one line,
+ * then set; T3 sets it, and later reads T2's `ack`.  Forcing T2's last
+ * read before T3's store only has it read 0 once more, a value it read
+ * there before: that ORD goes after the one on ack (whose read is new),
+ * though its e1 comes first in the trace. */
+static void test_seen(void) {
+   run("T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+       "T2 start T1\nT2 begin poll\nT2 read stop =0 @p.c:5\nT2 read stop =0 @p.c:5\n"
+       "T2 read stop =0 @p.c:5\n"
+       "T3 start T1\nT3 begin quit\nT3 write stop =1 @p.c:10\nT3 end quit\n"
+       "T2 read stop =1 @p.c:5\nT2 write ack =1 @p.c:7\nT2 end poll\n"
+       "T3 begin wait\nT3 read ack =1 @p.c:12\nT3 end wait\n"
+       "T1 join T2\nT1 join T3\nT1 end main\n");
+   const cbp_candidate *on_stop = built_at(CBP_ORD, "p.c:5", -1);
+   const cbp_candidate *on_ack = built_at(CBP_ORD, "p.c:12", -1);
+   ok(on_stop && on_ack && on_stop < on_ack, "seen: in trace order the poll's ORD comes first");
+   uint8_t *seen = cbp_rank_seen(&T, &A.x, &A.r);
+   ok(on_stop && on_ack && seen[on_stop - A.r.c] && !seen[on_ack - A.r.c],
+      "seen: the poll's forced read saw its value before, ack's did not");
+   free(seen);
+   cbp_rank(&T, &A.x, &A.r);
+   on_stop = built_at(CBP_ORD, "p.c:5", -1);
+   on_ack = built_at(CBP_ORD, "p.c:12", -1);
+   ok(on_stop && on_ack && on_ack < on_stop, "seen: ranked, ack's ORD comes before the poll's");
+}
+
 int main(void) {
    test_split();
    test_rank();
+   test_seen();
    test_repeats();
    test_tight();
    test_f_on();
