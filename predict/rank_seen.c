@@ -14,12 +14,15 @@
  * whose read is new (rank.c), not dropped: one value is not the program's
  * whole state.
  *
- * The read a pattern moves, and the value it is forced to see:
- *   RWR, WWR  e2 sees f's value;  WRW  f sees e1's value;
- *   ORD       f (a read) sees what the variable held before e1 (a write:
- *             the value its last write or read before e1 had),
- *             e1 (a read) sees f's value (a write);
- *   RWW, WWW, DLK, EXP: no read moves (a lost update shows later).
+ * The reads a pattern gives a value, and the value:
+ *   RWR  e1 what the variable held before f (the value of its last write
+ *        or read before f), e2 f's value; the candidate is seen when both
+ *        are (a read whose value does not change saw it: itself);
+ *   WWR  e2 f's value;  WRW  f e1's value;
+ *   ORD  f (a read) what the variable held before e1 (a write), e1 (a
+ *        read) f's value (a write);
+ *   RWW, WWW, DLK, EXP: none (a lost update shows later, whatever the
+ *        check before it read: a busy flag checked and then set).
  * "That line" is the source line (an inlined helper's copies are one).
  * Another thread's read does not count: a lazy initialiser's first caller
  * reads its flag clear, and a second caller forced to read it clear too
@@ -64,49 +67,73 @@ static int is_kind(const cb_trace *t, uint64_t i, int kind) {
    return i < t->nevents && t->events[i].kind == kind;
 }
 
-/* The read c moves and the value it will see (or the event before which
- * the variable's value is that value). */
-static query moved_read(const cb_trace *t, const cbp_candidate *c) {
+/* A read of the pattern, whose forced value is event from's (a write),
+ * or, with need, the variable's before event need. */
+static query read_of(const cb_trace *t, uint64_t rd, uint64_t from, int need) {
    query q = {NONE, NONE, 0, 0};
-   uint64_t rd = NONE, from = NONE;
-   /* f may be a read-modify-write (fwidth 2): its store is the next event. */
-   uint64_t fw = c->fwidth == 2 && is_kind(t, c->f, CB_EV_READ) ? c->f + 1 : c->f;
-   switch (c->pattern) {
-   case CBP_RWR: case CBP_WWR: rd = c->e2; from = fw; break;
-   case CBP_WRW: rd = c->f; from = c->e1; break;
-   case CBP_ORD:
-      if (is_kind(t, c->f, CB_EV_READ) && is_kind(t, c->e1, CB_EV_WRITE)) {
-         q.rd = c->f;
-         q.need = c->e1;
-         return q;
-      }
-      rd = c->e1; from = fw;
-      break;
-   default: return q;
-   }
-   if (!is_kind(t, rd, CB_EV_READ) || !is_kind(t, from, CB_EV_WRITE)) return q;
+   if (!is_kind(t, rd, CB_EV_READ) || from >= t->nevents) return q;
    q.rd = rd;
+   if (need) {
+      q.need = from;
+      return q;
+   }
+   if (!is_kind(t, from, CB_EV_WRITE)) return (query){NONE, NONE, 0, 0};
    q.val = t->events[from].value;
    q.known = 1;
    return q;
 }
 
-static seen_key key_of(const cb_trace *t, const cbp_escape *x, uint64_t i, uint64_t val) {
-   seen_key k = {cbp_code_site(t, i), x->var_of[i], t->events[i].tid, 0, val};
+/* The reads c's forced order (e1, f, e2) gives a value, at most two, in
+ * q[0] and q[1] (rd NONE: none).  A read whose value does not change is
+ * one its thread read at its line already: itself. */
+static void pattern_reads(const cb_trace *t, const cbp_candidate *c, query q[2]) {
+   q[0] = q[1] = (query){NONE, NONE, 0, 0};
+   /* f may be a read-modify-write (fwidth 2): its store is the next event. */
+   uint64_t fw = c->fwidth == 2 && is_kind(t, c->f, CB_EV_READ) ? c->f + 1 : c->f;
+   switch (c->pattern) {
+   case CBP_RWR: /* e1 before f's store, e2 after it */
+      q[0] = read_of(t, c->e1, fw, 1);
+      q[1] = read_of(t, c->e2, fw, 0);
+      break;
+   case CBP_WWR: q[0] = read_of(t, c->e2, fw, 0); break;
+   case CBP_WRW: q[0] = read_of(t, c->f, c->e1, 0); break;
+   case CBP_ORD:
+      if (is_kind(t, c->f, CB_EV_READ) && is_kind(t, c->e1, CB_EV_WRITE))
+         q[0] = read_of(t, c->f, c->e1, 1);
+      else
+         q[0] = read_of(t, c->e1, fw, 0);
+      break;
+   default: break;
+   }
+}
+
+/* Per location: its code site (cbp_code_site), computed once: a line's
+ * key hashes its file name. */
+static uint32_t *loc_sites(const cb_trace *t) {
+   uint32_t *site = cbp_xcalloc((size_t)t->nlocs + 1, sizeof *site);
+   for (uint32_t l = 0; l < t->nlocs; l++) {
+      uint64_t k = cbp_line_key(&t->locs[l]);
+      site[l] = k ? (uint32_t)(k ^ k >> 32) | 1u << 31 : l;
+   }
+   return site;
+}
+
+static seen_key key_of(const cb_trace *t, const cbp_escape *x, const uint32_t *site,
+                       uint64_t i, uint64_t val) {
+   uint32_t loc = t->events[i].loc;
+   seen_key k = {loc < t->nlocs ? site[loc] : loc, x->var_of[i], t->events[i].tid, 0, val};
    return k;
 }
 
-static void seen_add(seen_set *s, const seen_key *k) {
+/* The slot of key k in s, added when absent. */
+static uint32_t seen_add(seen_set *s, const seen_key *k) {
    uint32_t *slot = cbp_map_probe(&s->m, key_hash(k), eq_key, s->k, k);
-   if (*slot) return;
+   if (*slot) return *slot - 1;
    s->k = cbp_grow(s->k, &s->cap, s->n, sizeof *s->k);
    s->k[s->n] = *k;
    *slot = (uint32_t)++s->n;
    cbp_map_added(&s->m, hash_key, s->k);
-}
-
-static int seen_has(seen_set *s, const seen_key *k) {
-   return s->n && *cbp_map_probe(&s->m, key_hash(k), eq_key, s->k, k) != 0;
+   return (uint32_t)(s->n - 1);
 }
 
 static int by_need(const void *a, const void *b) {
@@ -114,11 +141,11 @@ static int by_need(const void *a, const void *b) {
    return (x->need > y->need) - (x->need < y->need);
 }
 
-/* One pass over the trace: the values the queries wait for (the
- * variable's last write or read before their event), and every value a read of a
- * wanted variable saw, by line. */
-static void scan(const cb_trace *t, const cbp_escape *x, query *q, size_t nq,
-                 const uint8_t *want, seen_set *s) {
+/* The values the ORD queries wait for: the variable's last write or read
+ * before their event (a read shows the value too: a static initialiser
+ * writes none).  One pass, up to the last such event. */
+static void values_before(const cb_trace *t, const cbp_escape *x, query *q, size_t nq,
+                          const uint8_t *want) {
    query **order = cbp_xcalloc(nq + 1, sizeof *order);
    size_t nneed = 0;
    for (size_t i = 0; i < nq; i++)
@@ -127,7 +154,7 @@ static void scan(const cb_trace *t, const cbp_escape *x, query *q, size_t nq,
    uint64_t *cur = cbp_xcalloc((size_t)x->nvars + 1, sizeof *cur);
    uint8_t *has = cbp_xcalloc((size_t)x->nvars + 1, 1);
    size_t next = 0;
-   for (size_t i = 0; i < t->nevents; i++) {
+   for (size_t i = 0; i < t->nevents && next < nneed; i++) {
       for (; next < nneed && order[next]->need == i; next++) {
          uint32_t v = x->var_of[order[next]->rd];
          order[next]->val = cur[v];
@@ -135,14 +162,9 @@ static void scan(const cb_trace *t, const cbp_escape *x, query *q, size_t nq,
       }
       const cb_event *e = &t->events[i];
       uint32_t v = x->var_of[i];
-      if ((e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) || !v || v > x->nvars || !want[v])
-         continue;
-      /* A read shows the value too: a static initialiser writes none. */
-      cur[v] = e->value;
-      has[v] = 1;
-      if (e->kind == CB_EV_READ) {
-         seen_key k = key_of(t, x, i, e->value);
-         seen_add(s, &k);
+      if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) && v && v <= x->nvars && want[v]) {
+         cur[v] = e->value;
+         has[v] = 1;
       }
    }
    free(has);
@@ -150,30 +172,66 @@ static void scan(const cb_trace *t, const cbp_escape *x, query *q, size_t nq,
    free(order);
 }
 
+/* One pass: which of the keys in s some read of the recording has. */
+static void mark_seen(const cb_trace *t, const cbp_escape *x, const uint32_t *site,
+                      const uint8_t *want, seen_set *s, uint8_t *hit) {
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      uint32_t v = x->var_of[i];
+      if (e->kind != CB_EV_READ || !v || v > x->nvars || !want[v]) continue;
+      seen_key k = key_of(t, x, site, i, e->value);
+      uint32_t *slot = cbp_map_probe(&s->m, key_hash(&k), eq_key, s->k, &k);
+      if (*slot) hit[*slot - 1] = 1;
+   }
+}
+
 uint8_t *cbp_rank_seen(const cb_trace *t, const cbp_escape *x, const cbp_result *r) {
    uint8_t *out = cbp_xcalloc(r->n + 1, 1);
-   query *q = cbp_xcalloc(r->n + 1, sizeof *q);
+   size_t nq = 2 * r->n;
+   query *q = cbp_xcalloc(nq + 1, sizeof *q);
    uint8_t *want = cbp_xcalloc((size_t)x->nvars + 1, 1);
    size_t nwant = 0;
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[i];
-      q[i] = c->built && !c->dropped ? moved_read(t, c) : (query){NONE, NONE, 0, 0};
-      uint32_t v = q[i].rd != NONE ? x->var_of[q[i].rd] : 0;
-      if (!v || v > x->nvars) q[i].rd = NONE;
-      else if (!want[v]) { want[v] = 1; nwant++; }
+      q[2 * i] = q[2 * i + 1] = (query){NONE, NONE, 0, 0};
+      if (c->built && !c->dropped) pattern_reads(t, c, &q[2 * i]);
+      for (size_t k = 2 * i; k < 2 * i + 2; k++) {
+         uint32_t v = q[k].rd != NONE ? x->var_of[q[k].rd] : 0;
+         if (!v || v > x->nvars) q[k].rd = NONE;
+         else if (!want[v]) { want[v] = 1; nwant++; }
+      }
    }
    if (nwant) {
+      /* The keys the forced reads would have, then one look-up per read
+       * of a wanted variable (no table of every value read). */
+      values_before(t, x, q, nq, want);
+      uint32_t *site = loc_sites(t), *kidx = cbp_xcalloc(nq + 1, sizeof *kidx);
       seen_set s;
       memset(&s, 0, sizeof s);
       cbp_map_init(&s.m, 64);
-      scan(t, x, q, r->n, want, &s);
+      for (size_t k = 0; k < nq; k++)
+         if (q[k].rd != NONE && q[k].known) {
+            seen_key key = key_of(t, x, site, q[k].rd, q[k].val);
+            kidx[k] = seen_add(&s, &key) + 1;
+         }
+      uint8_t *hit = cbp_xcalloc(s.n + 1, 1);
+      if (s.n) mark_seen(t, x, site, want, &s, hit);
+      /* Seen: every read the pattern gives a value saw it before (and
+       * there is one). */
       for (size_t i = 0; i < r->n; i++) {
-         if (q[i].rd == NONE || !q[i].known) continue;
-         seen_key k = key_of(t, x, q[i].rd, q[i].val);
-         out[i] = (uint8_t)seen_has(&s, &k);
+         int any = 0, all = 1;
+         for (size_t k = 2 * i; k < 2 * i + 2; k++) {
+            if (q[k].rd == NONE) continue;
+            any = 1;
+            all &= kidx[k] && hit[kidx[k] - 1];
+         }
+         out[i] = (uint8_t)(any && all);
       }
+      free(hit);
       cbp_map_free(&s.m);
       free(s.k);
+      free(kidx);
+      free(site);
    }
    free(want);
    free(q);
