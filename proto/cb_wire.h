@@ -136,7 +136,10 @@ enum cb_rmw_class {
                            the flags of the result: lock or/and/xor/add/
                            sub/inc/dec whose fetched value is thrown away
                            (`atomic_fetch_or(&map, bit);` as a statement) */
-   CB_RMW_COUNT = 4
+   CB_RMW_STORE = 4,    /* an exchange whose old value the program throws
+                           away: the xchg gcc makes of a sequentially
+                           consistent `atomic_store(&busy, 1)` */
+   CB_RMW_COUNT = 5
 };
 
 /* Lock modes, in the size field of LOCK and UNLOCK. */

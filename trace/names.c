@@ -99,7 +99,7 @@ int cb_event_kind_from_name(const char *name)
 }
 
 static const char *const rmw_names[CB_RMW_COUNT] = {"", "exchange", "fetch-op",
-                                                    "op"};
+                                                    "op", "store"};
 
 const char *cb_rmw_name(unsigned rmw)
 {

@@ -17,8 +17,13 @@
  *     bit);` as a statement, a `lock or`): such a thread cannot know that
  *     it took anything, so the word is no lock (trial 12's bitmap
  *     allocator, whose map Valgrind's serial scheduling kept at 0 and 1,
- *     was taken for one and its check-then-act never predicted).  A
- *     fetch-or whose result is tested (`lock bts`, a CAS loop) can be;
+ *     was taken for one and its check-then-act never predicted).  Nor
+ *     by an exchange whose old value is thrown away (CB_RMW_STORE: gcc's
+ *     `xchg` for a sequentially consistent `atomic_store(&busy, 1)`): a
+ *     busy flag tested with atomic_load and then set was taken for a lock
+ *     (trial 16's connection pool: its check-then-set on the sticky path,
+ *     the bug, was never predicted).  A fetch-or whose result is tested
+ *     (`lock bts`, a CAS loop) can be;
  *   - while it is held, only its holder writes 0 (the release: a plain
  *     store, or an exchange), and other threads' locked instructions leave
  *     it non-zero with the value they read or a small contention mark (1
@@ -76,7 +81,7 @@ static int step(word *w, const cb_trace *t, size_t i, int rmw) {
    if (e->kind == CB_EV_READ) return 0; /* spinning, testing: free */
    uint64_t v = e->value, r = rmw ? t->events[i - 1].value : 0;
    if (!w->holder) {
-      if (rmw && r == 0 && v != 0 && e->rmw != CB_RMW_OP) {
+      if (rmw && r == 0 && v != 0 && e->rmw != CB_RMW_OP && e->rmw != CB_RMW_STORE) {
          w->holder = e->tid;
          w->taken++;
          return 1;

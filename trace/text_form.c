@@ -7,7 +7,7 @@
  * belongs to the same machine instruction as the thread's previous event,
  * CB_SIZE_SAME_INSN) and `split` (that instruction is a plain
  * read-modify-write replay can cut, CB_SIZE_SPLIT), and on a write
- * `rmw-exchange`, `rmw-fetch-op` or `rmw-op` (the store of a locked
+ * `rmw-exchange`, `rmw-fetch-op`, `rmw-op` or `rmw-store` (the store of a locked
  * instruction, enum cb_rmw_class).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <ctype.h>

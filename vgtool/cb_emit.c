@@ -54,7 +54,8 @@ VG_REGPARM(3) void cb_ev_mem(Addr a, ULong value, UWord info)
       cb_replay_counted(t, (UChar)(info >> 8), (UInt)(info >> 32), a, value);
    }
    t->counted++;
-   cb_put_rmw((UChar)(info >> 8), size, (UChar)((info >> CB_INFO_RMW_SHIFT) & 3),
+   _Static_assert(CB_RMW_COUNT <= 8, "an rmw class fits the info word's 3 bits");
+   cb_put_rmw((UChar)(info >> 8), size, (UChar)((info >> CB_INFO_RMW_SHIFT) & 7),
               t->wid, (UInt)(info >> 32), a, value);
 }
 

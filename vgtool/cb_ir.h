@@ -15,7 +15,7 @@
  * spinner's repeated one is dropped (cb_repeat.c).  Record mode's inline
  * path marks it in the record's pad2 word instead. */
 #define CB_INFO_SOLE (1ul << 17)
-/* Replay mode: a locked instruction's store, enum cb_rmw_class (2 bits). */
+/* Replay mode: a locked instruction's store, enum cb_rmw_class (3 bits). */
 #define CB_INFO_RMW_SHIFT 18
 #define CB_INFO(size, kind, first, loc)                                      \
    ((UWord)(size) | ((UWord)(kind) << 8) | ((first) ? CB_INFO_FIRST : 0) |   \

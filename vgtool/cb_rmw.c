@@ -8,6 +8,13 @@
  *                                 CAS(a, t_old -> t_new)
  *   xchg                          t_old = LD(a); CAS(a, t_old -> GET(reg))
  *   lock cmpxchg                  CAS(a, GET(rax) -> GET(reg)), no load
+ * An exchange is STORE when nothing reads the old value it puts in its
+ * register before that register is written again within the superblock
+ * (or the optimiser dropped the put): gcc compiles a sequentially
+ * consistent `atomic_store(&busy, 1)` to `xchg`, and such a store tells
+ * the thread nothing (trace/spinlocks.c must not take it for a lock's
+ * acquire).  A register left unread only for an instruction or two
+ * before the superblock ends or exits keeps the answer EXCHANGE.
  * A computed new value (EXCHANGE otherwise) is then FETCH_OP when the old
  * value reaches the program (a register for xadd and xchg, the carry flag
  * for bts, through a temporary the superblock goes on to use) and OP when
@@ -214,6 +221,131 @@ static Bool use_hidden(const IRStmt *st, const CbTmpSet *old,
            e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64);
 }
 
+/* Whether expression e reads guest state in [off, off + len) (a GetI, an
+ * indexed register file, is taken to). */
+static Bool expr_gets(const IRExpr *e, Int off, Int len)
+{
+   if (!e)
+      return False;
+   switch (e->tag) {
+   case Iex_Get:
+      return e->Iex.Get.offset < off + len &&
+             off < e->Iex.Get.offset + (Int)sizeofIRType(e->Iex.Get.ty);
+   case Iex_GetI:
+      return True;
+   case Iex_Qop:
+      return expr_gets(e->Iex.Qop.details->arg1, off, len) ||
+             expr_gets(e->Iex.Qop.details->arg2, off, len) ||
+             expr_gets(e->Iex.Qop.details->arg3, off, len) ||
+             expr_gets(e->Iex.Qop.details->arg4, off, len);
+   case Iex_Triop:
+      return expr_gets(e->Iex.Triop.details->arg1, off, len) ||
+             expr_gets(e->Iex.Triop.details->arg2, off, len) ||
+             expr_gets(e->Iex.Triop.details->arg3, off, len);
+   case Iex_Binop:
+      return expr_gets(e->Iex.Binop.arg1, off, len) || expr_gets(e->Iex.Binop.arg2, off, len);
+   case Iex_Unop:
+      return expr_gets(e->Iex.Unop.arg, off, len);
+   case Iex_Load:
+      return expr_gets(e->Iex.Load.addr, off, len);
+   case Iex_ITE:
+      return expr_gets(e->Iex.ITE.cond, off, len) || expr_gets(e->Iex.ITE.iftrue, off, len) ||
+             expr_gets(e->Iex.ITE.iffalse, off, len);
+   case Iex_CCall:
+      for (Int k = 0; e->Iex.CCall.args[k]; k++)
+         if (expr_gets(e->Iex.CCall.args[k], off, len))
+            return True;
+      return False;
+   default:
+      return False;
+   }
+}
+
+/* Instructions after an exchange that leave its old value's register
+ * unread, where the superblock ends or leaves by a side exit, for the
+ * value to count as thrown away: a program that wants the old value tests
+ * or copies it at once (-O2: `xchg; test %eax,%eax`; -O0: `xchg; mov
+ * %edx,%eax`), where gcc -O0's `atomic_store` goes on to the next
+ * statement with the register untouched. */
+#define CB_RMW_UNREAD_INSNS 3
+
+/* Whether the register a PUT at index `put` writes ([off, off + len)) is
+ * dead: written again before anything could read it (a later PUT covering
+ * it, with no GET of it, side exit or helper reading guest state on the
+ * way), or left unread for CB_RMW_UNREAD_INSNS instructions up to where
+ * the superblock ends or exits. */
+static Bool put_dead(IRSB *bb, Int put, Int off, Int len)
+{
+   Int insns = 0;
+   for (Int j = put + 1; j < bb->stmts_used; j++) {
+      const IRStmt *st = bb->stmts[j];
+      if (!st)
+         continue;
+      switch (st->tag) {
+      case Ist_IMark:
+         insns++;
+         continue;
+      case Ist_NoOp: case Ist_MBE: case Ist_AbiHint:
+         continue;
+      case Ist_Exit:
+         return insns >= CB_RMW_UNREAD_INSNS && !expr_gets(st->Ist.Exit.guard, off, len);
+      case Ist_PutI: case Ist_LLSC:
+         return False;
+      case Ist_Dirty:
+         if (st->Ist.Dirty.details->nFxState > 0)
+            return False;
+         break;
+      default:
+         break;
+      }
+      /* Any expression of the statement reading the register keeps it. */
+      if ((st->tag == Ist_Put && expr_gets(st->Ist.Put.data, off, len)) ||
+          (st->tag == Ist_WrTmp && expr_gets(st->Ist.WrTmp.data, off, len)) ||
+          (st->tag == Ist_Store && (expr_gets(st->Ist.Store.addr, off, len) ||
+                                    expr_gets(st->Ist.Store.data, off, len))))
+         return False;
+      if (st->tag == Ist_Put) {
+         Int o = st->Ist.Put.offset;
+         Int n = (Int)sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Put.data));
+         if (o <= off && off + len <= o + n)
+            return True;
+         continue;
+      }
+      if (st->tag != Ist_WrTmp && st->tag != Ist_Store && st->tag != Ist_Dirty)
+         return False; /* a CAS, a guarded load or store: not followed */
+   }
+   /* Where the superblock ends its next block may read the register. */
+   return insns >= CB_RMW_UNREAD_INSNS && !expr_gets(bb->next, off, len);
+}
+
+/* Whether an exchange's old value (old, loaded at load_at) reaches
+ * nothing but its own CAS, the CAS's retry test and registers written
+ * again before they are read. */
+static Bool old_dropped(IRSB *bb, Int load_at, const IRStmt *cas, const CbTmpSet *old)
+{
+   for (Int j = load_at + 1; j < bb->stmts_used; j++) {
+      const IRStmt *st = bb->stmts[j];
+      if (!st || st == cas || !stmt_uses(st, old))
+         continue;
+      if (st->tag == Ist_WrTmp) {
+         const IRExpr *e = st->Ist.WrTmp.data;
+         if (set_has(old, st->Ist.WrTmp.tmp))
+            continue; /* a copy, followed itself */
+         if (e->tag == Iex_Binop &&
+             (e->Iex.Binop.op == Iop_CasCmpNE8 || e->Iex.Binop.op == Iop_CasCmpNE16 ||
+              e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64))
+            continue;
+         return False;
+      }
+      if (st->tag != Ist_Put || !atom_in(st->Ist.Put.data, old))
+         return False;
+      Int len = (Int)sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Put.data));
+      if (!put_dead(bb, j, st->Ist.Put.offset, len))
+         return False;
+   }
+   return True;
+}
+
 /* The new value's inputs back to the instruction's start (from), through
  * every operand; whether one of them is computed from the old value by
  * more than a copy. */
@@ -289,6 +421,8 @@ UChar cb_rmw_class(IRSB *bb, Int at)
          set_add(&old, st->Ist.WrTmp.tmp);
    }
    Bool computed = inputs_of(bb, from, at, c->dataLo->Iex.RdTmp.tmp, &old, &inputs);
+   if (!computed && !old.full && old_dropped(bb, load_at, cas, &old))
+      return CB_RMW_STORE;
    if (!computed || old.full || inputs.full)
       return CB_RMW_EXCHANGE;
    for (Int j = load_at + 1; j < bb->stmts_used; j++) {

@@ -229,8 +229,8 @@ d=$TMP/features.d
 mkdir -p "$d"
 cbtrace record -o "$d/trace.pb" -- "$TMP/features" >/dev/null 2>&1
 cbpredict -o "$d/s" "$d/trace.pb" >"$d/table" 2>&1
-like "$(cbtrace dump "$d/trace.pb")" "write features size 4 = [0-9]+ rmw-exchange" \
-   "features: atomic_store is an exchange"
+like "$(cbtrace dump "$d/trace.pb")" "write features size 4 = [0-9]+ rmw-store" \
+   "features: atomic_store is an exchange whose old value is thrown away"
 like "$(cat "$d/table")" "^s[0-9]+ +RWW +features " "features: the lost update is an RWW"
 unlike "$(cat "$d/table")" "^s[0-9]+ +RWR +features " "features: no RWR whose second read is the exchange's"
 s=$(awk '/^s[0-9]+ / && $2 == "RWW" { print $1; exit }' "$d/table")

@@ -187,6 +187,9 @@ static void test_computed_rmw(void) {
    ok(bitmap("rmw-fetch-op") == 1,
       "set by a fetch-or whose result the program gets (lock bts) it can be one");
    ok(bitmap("rmw-exchange") == 1, "and by an exchange or compare-and-swap");
+   ok(bitmap("rmw-store") == 0 && count(CB_EV_LOCK, 0) == 0,
+      "not by an exchange whose old value is thrown away (gcc's xchg for "
+      "atomic_store: a busy flag checked, then set)");
    ok(bitmap("") == 1, "a trace without classes (older) is read as before");
    /* A fetch-and that clears the word is a release, whatever its class. */
    long n = load(

@@ -1,0 +1,57 @@
+#!/bin/sh
+# A busy flag checked with atomic_load and then set with atomic_store
+# (tests/data/busyflag.c; blind trial 16's connection pool claimed its
+# connections so on a rare path).  gcc compiles a sequentially consistent
+# atomic_store to `xchg`, a locked instruction that reads 0 and writes 1,
+# and its holder's store of 0 releases it: on the build before the flag
+# was taken for a hand-made lock (trace/spinlocks.c), its check-then-set
+# was never predicted and cbtest called the program clean.  Now the tool
+# records that nothing reads the exchange's old value (rmw-store,
+# vgtool/cb_rmw.c) and such a store takes no lock.  -O2 and -O0 are
+# confirmed, the twin that claims the flag with a compare-and-swap is
+# clean, and a spin lock taken by test-and-set (tests/programs/spinstock.c)
+# is still the program's own lock at both levels.
+. "$(dirname "$0")/../tap.sh"
+
+if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$TOP/bin/cbtest" ]; then
+   echo "Bail out! the tool or cbtest is not built (make check builds everything: this is a regression, not a reason to skip)"; exit 1
+fi
+. "$TOP/tests/lib/pipeline.sh"
+
+cb_build_data busyflag.c busyflag
+cb_build_data busyflag.c busyflag_O0 -O0
+cb_build_data busyflag.c busyflag_fixed -DFIXED
+
+# The recording: the flag's stores are exchanges whose old value is dropped.
+for v in busyflag busyflag_O0; do
+   cbtrace record -o "$TMP/$v.pb" -- "$TMP/$v" >/dev/null 2>&1
+   like "$(cbtrace dump "$TMP/$v.pb")" " write refreshing size 4 = 1 rmw-store @ busyflag.c:[0-9]+ in refresh" \
+      "$v: the flag's atomic_store is an exchange whose old value is thrown away"
+   like "$(cbtrace stats "$TMP/$v.pb")" "lock words: 0" "$v: the flag is no lock word"
+done
+
+# A spin lock whose test-and-set result is tested is still a lock.
+for o in O0 O2; do
+   cc -$o -g -pthread -o "$TMP/spinstock_$o" "$TOP/tests/programs/spinstock_fixed.c" ||
+      { echo "Bail out! cannot build spinstock_fixed"; exit 1; }
+   cbtrace record -o "$TMP/spinstock_$o.pb" -- "$TMP/spinstock_$o" >/dev/null 2>&1
+   like "$(cbtrace dump "$TMP/spinstock_$o.pb")" " write office size 1 = 1 rmw-exchange @ " \
+      "spinstock -$o: the test-and-set keeps its old value"
+   like "$(cbtrace stats "$TMP/spinstock_$o.pb")" "lock words: 1" "spinstock -$o: its flag is a lock"
+done
+
+for v in busyflag busyflag_O0 busyflag_fixed; do
+   cb_cbtest $v --timeout 10 --max-runs $([ $v = busyflag_fixed ] && echo 10 || echo 25)
+   eval "rc_$v=\$RC"
+done
+for v in busyflag busyflag_O0; do
+   OUT=$(cat "$TMP/$v.d/stdout")
+   eval "rc=\$rc_$v"
+   is "$rc" 1 "$v: a bug is confirmed (exit 1)"
+   like "$OUT" "said: +busyflag: 2 refreshers at once" "$v: two workers refreshed at once"
+   like "$OUT" "BUG [A-Z]+ on refreshing" "$v: the bug is on the busy flag"
+   [ "$rc" = 1 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -20
+done
+is "$rc_busyflag_fixed" 0 "busyflag_fixed: clean (exit 0)"
+
+done_testing
