@@ -387,9 +387,11 @@ UChar cb_rmw_class(IRSB *bb, Int at)
    const IRStmt *cas = bb->stmts[at];
    tl_assert(cas->tag == Ist_CAS);
    const IRCAS *c = cas->Ist.CAS.details;
+   /* A constant new value (the optimiser knew the register: `mov $1,%ecx;
+    * xchg %ecx,(%rdx)`) is an exchange's or a store's. */
    if (c->oldHi != IRTemp_INVALID || c->expdLo->tag != Iex_RdTmp ||
-       c->dataLo->tag != Iex_RdTmp)
-      return CB_RMW_EXCHANGE;      /* cmpxchg16b, or a constant operand */
+       (c->dataLo->tag != Iex_RdTmp && c->dataLo->tag != Iex_Const))
+      return CB_RMW_EXCHANGE;      /* cmpxchg16b */
    Int from = at;
    while (from > 0 && !(bb->stmts[from - 1] && bb->stmts[from - 1]->tag == Ist_IMark))
       from--;
@@ -420,7 +422,8 @@ UChar cb_rmw_class(IRSB *bb, Int at)
           set_has(&old, copied(st->Ist.WrTmp.data)))
          set_add(&old, st->Ist.WrTmp.tmp);
    }
-   Bool computed = inputs_of(bb, from, at, c->dataLo->Iex.RdTmp.tmp, &old, &inputs);
+   Bool computed = c->dataLo->tag == Iex_RdTmp &&
+                   inputs_of(bb, from, at, c->dataLo->Iex.RdTmp.tmp, &old, &inputs);
    if (!computed && !old.full && old_dropped(bb, load_at, cas, &old))
       return CB_RMW_STORE;
    if (!computed || old.full || inputs.full)

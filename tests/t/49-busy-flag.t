@@ -30,6 +30,55 @@ for v in busyflag busyflag_O0; do
    like "$(cbtrace stats "$TMP/$v.pb")" "lock words: 0" "$v: the flag is no lock word"
 done
 
+# A claim whose store's value the optimiser knew (`mov $1,%ecx; xchg
+# %ecx,(%rdx)`: the IR's new value is a constant), as in trial 16's
+# connection pool at -O2, where the build before still said exchange.
+cat > "$TMP/claim.c" <<'EOF'
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+struct conn { int gen; atomic_int in_use; atomic_int users; };
+static struct conn conns[2];
+static long overlaps;
+__attribute__((noinline)) static struct conn *claim(int last)
+{
+   struct conn *c = &conns[last];
+   if (atomic_load(&c->in_use) != 0)
+      return NULL;
+   atomic_store(&c->in_use, 1);
+   if (atomic_fetch_add(&c->users, 1) != 0)
+      overlaps++;
+   return c;
+}
+static void *client(void *arg)
+{
+   for (int i = 0; i < 10; i++) {
+      struct conn *c = claim((int)(long)arg);
+      if (c) {
+         atomic_fetch_sub(&c->users, 1);
+         atomic_store(&c->in_use, 0);
+      }
+   }
+   return NULL;
+}
+int main(void)
+{
+   pthread_t t[2];
+   for (long i = 0; i < 2; i++)
+      pthread_create(&t[i], NULL, client, (void *)i);
+   for (int i = 0; i < 2; i++)
+      pthread_join(t[i], NULL);
+   printf("%ld overlaps\n", overlaps);
+   return 0;
+}
+EOF
+cc -O2 -g -pthread -o "$TMP/claim" "$TMP/claim.c" || { echo "Bail out! cannot build claim.c"; exit 1; }
+cbtrace record -o "$TMP/claim.pb" -- "$TMP/claim" >/dev/null 2>&1
+like "$(cbtrace dump "$TMP/claim.pb")" " write conns\[0\]\.in_use size 4 = 1 rmw-store @ claim.c:12 in claim" \
+   "claim: a constant stored by xchg, its old value dropped, is a store"
+# (Its users count, taken from 0 to 1 by a tested fetch-add and back by
+# its holder, looks like a lock word: a reference count does, README.)
+
 # A spin lock whose test-and-set result is tested is still a lock.
 for o in O0 O2; do
    cc -$o -g -pthread -o "$TMP/spinstock_$o" "$TOP/tests/programs/spinstock_fixed.c" ||
