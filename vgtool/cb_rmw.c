@@ -67,42 +67,57 @@ static Bool atom_in(const IRExpr *e, const CbTmpSet *s)
    return e && e->tag == Iex_RdTmp && set_has(s, e->Iex.RdTmp.tmp);
 }
 
-/* Whether expression e reads a temporary of s (flat IR: a level or two). */
-static Bool expr_uses(const IRExpr *e, const CbTmpSet *s)
+/* A property of one expression node (expr_any looks for it). */
+typedef Bool (*CbExprTest)(const IRExpr *e, const void *ctx);
+
+/* Whether e or an expression inside it has the property (flat IR: a level
+ * or two). */
+static Bool expr_any(const IRExpr *e, CbExprTest test, const void *ctx)
 {
    if (!e)
       return False;
+   if (test(e, ctx))
+      return True;
    switch (e->tag) {
-   case Iex_RdTmp:
-      return set_has(s, e->Iex.RdTmp.tmp);
    case Iex_GetI:
-      return expr_uses(e->Iex.GetI.ix, s);
+      return expr_any(e->Iex.GetI.ix, test, ctx);
    case Iex_Qop:
-      return expr_uses(e->Iex.Qop.details->arg1, s) ||
-             expr_uses(e->Iex.Qop.details->arg2, s) ||
-             expr_uses(e->Iex.Qop.details->arg3, s) ||
-             expr_uses(e->Iex.Qop.details->arg4, s);
+      return expr_any(e->Iex.Qop.details->arg1, test, ctx) ||
+             expr_any(e->Iex.Qop.details->arg2, test, ctx) ||
+             expr_any(e->Iex.Qop.details->arg3, test, ctx) ||
+             expr_any(e->Iex.Qop.details->arg4, test, ctx);
    case Iex_Triop:
-      return expr_uses(e->Iex.Triop.details->arg1, s) ||
-             expr_uses(e->Iex.Triop.details->arg2, s) ||
-             expr_uses(e->Iex.Triop.details->arg3, s);
+      return expr_any(e->Iex.Triop.details->arg1, test, ctx) ||
+             expr_any(e->Iex.Triop.details->arg2, test, ctx) ||
+             expr_any(e->Iex.Triop.details->arg3, test, ctx);
    case Iex_Binop:
-      return expr_uses(e->Iex.Binop.arg1, s) || expr_uses(e->Iex.Binop.arg2, s);
+      return expr_any(e->Iex.Binop.arg1, test, ctx) || expr_any(e->Iex.Binop.arg2, test, ctx);
    case Iex_Unop:
-      return expr_uses(e->Iex.Unop.arg, s);
+      return expr_any(e->Iex.Unop.arg, test, ctx);
    case Iex_Load:
-      return expr_uses(e->Iex.Load.addr, s);
+      return expr_any(e->Iex.Load.addr, test, ctx);
    case Iex_ITE:
-      return expr_uses(e->Iex.ITE.cond, s) || expr_uses(e->Iex.ITE.iftrue, s) ||
-             expr_uses(e->Iex.ITE.iffalse, s);
+      return expr_any(e->Iex.ITE.cond, test, ctx) || expr_any(e->Iex.ITE.iftrue, test, ctx) ||
+             expr_any(e->Iex.ITE.iffalse, test, ctx);
    case Iex_CCall:
       for (Int k = 0; e->Iex.CCall.args[k]; k++)
-         if (expr_uses(e->Iex.CCall.args[k], s))
+         if (expr_any(e->Iex.CCall.args[k], test, ctx))
             return True;
       return False;
    default:
       return False;
    }
+}
+
+static Bool is_tmp_of(const IRExpr *e, const void *s)
+{
+   return e->tag == Iex_RdTmp && set_has(s, e->Iex.RdTmp.tmp);
+}
+
+/* Whether expression e reads a temporary of s. */
+static Bool expr_uses(const IRExpr *e, const CbTmpSet *s)
+{
+   return expr_any(e, is_tmp_of, s);
 }
 
 /* Whether statement st reads a temporary of s; anything unknown does. */
@@ -221,44 +236,24 @@ static Bool use_hidden(const IRStmt *st, const CbTmpSet *old,
            e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64);
 }
 
-/* Whether expression e reads guest state in [off, off + len) (a GetI, an
- * indexed register file, is taken to). */
+typedef struct { Int off, len; } CbGuestRange;
+
+/* A GET of guest state overlapping the range (a GetI, an indexed
+ * register file, is taken to). */
+static Bool gets_range(const IRExpr *e, const void *ctx)
+{
+   const CbGuestRange *r = ctx;
+   if (e->tag == Iex_GetI)
+      return True;
+   return e->tag == Iex_Get && e->Iex.Get.offset < r->off + r->len &&
+          r->off < e->Iex.Get.offset + (Int)sizeofIRType(e->Iex.Get.ty);
+}
+
+/* Whether expression e reads guest state in [off, off + len). */
 static Bool expr_gets(const IRExpr *e, Int off, Int len)
 {
-   if (!e)
-      return False;
-   switch (e->tag) {
-   case Iex_Get:
-      return e->Iex.Get.offset < off + len &&
-             off < e->Iex.Get.offset + (Int)sizeofIRType(e->Iex.Get.ty);
-   case Iex_GetI:
-      return True;
-   case Iex_Qop:
-      return expr_gets(e->Iex.Qop.details->arg1, off, len) ||
-             expr_gets(e->Iex.Qop.details->arg2, off, len) ||
-             expr_gets(e->Iex.Qop.details->arg3, off, len) ||
-             expr_gets(e->Iex.Qop.details->arg4, off, len);
-   case Iex_Triop:
-      return expr_gets(e->Iex.Triop.details->arg1, off, len) ||
-             expr_gets(e->Iex.Triop.details->arg2, off, len) ||
-             expr_gets(e->Iex.Triop.details->arg3, off, len);
-   case Iex_Binop:
-      return expr_gets(e->Iex.Binop.arg1, off, len) || expr_gets(e->Iex.Binop.arg2, off, len);
-   case Iex_Unop:
-      return expr_gets(e->Iex.Unop.arg, off, len);
-   case Iex_Load:
-      return expr_gets(e->Iex.Load.addr, off, len);
-   case Iex_ITE:
-      return expr_gets(e->Iex.ITE.cond, off, len) || expr_gets(e->Iex.ITE.iftrue, off, len) ||
-             expr_gets(e->Iex.ITE.iffalse, off, len);
-   case Iex_CCall:
-      for (Int k = 0; e->Iex.CCall.args[k]; k++)
-         if (expr_gets(e->Iex.CCall.args[k], off, len))
-            return True;
-      return False;
-   default:
-      return False;
-   }
+   CbGuestRange r = { off, len };
+   return expr_any(e, gets_range, &r);
 }
 
 /* Instructions after an exchange that leave its old value's register
