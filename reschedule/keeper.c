@@ -139,7 +139,6 @@ static int keeper(void *arg)
    if (k->events_fd >= 0)
       l.keep_fds[l.nkeep++] = k->events_fd;
    l.replay = 1;
-   l.names = k->events_fd >= 0; /* it records: name the data */
 
    cb_error err;
    pid_t pid = cb_tool_spawn(&l, o->prog_argv, &err);

@@ -132,15 +132,14 @@ pid_t cb_tool_spawn(const cb_launch *l, char *const prog_argv[], cb_error *err)
    argv[a++] = "--vgdb=no";
    if (l->replay)
       argv[a++] = "--px-default=allregs-at-mem-access";
-   /* Data is named as the source names it (vgtool/cb_names.c), from the
-    * variables of the objects the tool watches: when recording, also in a
-    * replay that records (an explored run's trace names what it reports,
-    * owner[1] and not owner+4), never in a plain forced run (reading the
-    * program's variables costs start-up time; for a small program it was
-    * lost in the noise: spin_slot -O2, 0.81-0.89 s recorded against
-    * 0.81-1.05 s plain, 3 rounds on a loaded machine). */
-   if (!l->replay || l->names)
-      argv[a++] = "--read-var-info=yes";
+   /* The variables of the objects the tool watches: data is named as the
+    * source names it (vgtool/cb_names.c) when records go out, and a local
+    * handed to pthread_create is shared whole (vgtool/cb_stacks.c), which
+    * a forced run must do as its recording did, so every run reads them
+    * (start-up cost for a small program lost in the noise: spin_slot -O2,
+    * 0.81-0.89 s with against 0.81-1.05 s without, 3 rounds on a loaded
+    * machine). */
+   argv[a++] = "--read-var-info=yes";
    for (size_t i = 0; i < nt; i++)
       argv[a++] = l->tool_args[i];
    argv[a++] = "--";

@@ -39,9 +39,6 @@ typedef struct {
    int keep_fds[4];              /* descriptors the child keeps open */
    int nkeep;
    int replay;                   /* adds the replay-only Valgrind options */
-   int names;                    /* read variable info (names data as the
-                                    source does): recording, and replays
-                                    that record (--record) */
 } cb_launch;
 
 /* Starts Valgrind with the tool on prog_argv (prog_argv[0] already

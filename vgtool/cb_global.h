@@ -105,7 +105,7 @@ static inline UInt cb_record_len(const UChar *p)
 }
 
 /* ---- source-level names of data (cb_names.c) ---- */
-void cb_names_init(void);                 /* after the options */
+void cb_names_init(Bool records_out);                 /* after the options */
 void cb_names_sync_object(Addr a);        /* a lock, semaphore, ... */
 void cb_names_define(Addr a, const HChar *name);  /* a made-up name */
 Bool cb_names_is_data(Addr a);            /* may a be a global's? */

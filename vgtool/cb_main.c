@@ -86,7 +86,7 @@ static void cb_post_clo_init(void)
       VG_(fmsg_bad_option)("--cb-mode=replay", "needs --cb-plan=FILE\n");
 
    cb_out_init(cb_opt_out_fd);
-   cb_names_init();
+   cb_names_init(!cb_replaying || cb_opt_out_fd >= 0);
    cb_dinfo_init();
    cb_threads_init();
    if (cb_replaying && !cb_replay_init())

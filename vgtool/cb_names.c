@@ -63,9 +63,12 @@ static Addr cb_nc[CB_NC_SIZE];
 typedef struct { UWord page; UInt gen; Bool data, stack; } CbNamePage;
 static CbNamePage cb_npc[CB_NPC_SIZE];
 
-void cb_names_init(void)
+void cb_names_init(Bool records_out)
 {
-   cb_names_on = VG_(clo_read_var_info); /* see cb_dinfo_init */
+   /* Replays read variable information too (cb_stacks.c sizes a local
+    * handed to pthread_create by it), but name data only when their
+    * records go out.  See cb_dinfo_init. */
+   cb_names_on = VG_(clo_read_var_info) && records_out;
    cb_named = VG_(HT_construct)("cb.named");
    for (UInt i = 0; i < CB_NC_SIZE; i++)
       cb_nc[i] = ~(Addr)0;

@@ -31,9 +31,10 @@
  * before the child's first touch, and then replay would not count what the
  * recorded run counted.  So pthread_create's argument, when it is a local
  * of the creator, escapes at the create, in both modes alike: the lines of
- * its first CB_SHARE_ARG bytes (cb_stacks_share_arg).  The object's size
- * is not known (replay reads no variable information), and its other
- * lines escape as before, when the child first touches them.
+ * the whole local, as the debug information of the creator's frames
+ * describes it (both modes read variable information), else of its first
+ * CB_SHARE_ARG bytes (cb_stacks_share_arg); lines beyond escape as
+ * before, when the child first touches them.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
@@ -45,6 +46,9 @@
 #include "pub_tool_machine.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_transtab.h"
+#include "pub_tool_stacktrace.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_xarray.h"
 #include "libvex_guest_amd64.h"
 #include "cb_global.h"
 
@@ -342,10 +346,42 @@ void cb_stacks_runs_on(ThreadId tid)
    }
 }
 
-/* How much of the argument's object one create shares: its first word
- * (a counter, a struct of flags), so that the creator's other locals on
- * the next line stay its own. */
+/* How much of the argument's object one create shares when the debug
+ * information does not describe it: its first word (a counter, a struct
+ * of flags), so that the creator's other locals on the next line stay its
+ * own.  At most CB_SHARE_MAX of a described one. */
 #define CB_SHARE_ARG 8
+#define CB_SHARE_MAX 4096
+#define CB_SHARE_FRAMES 8
+
+/* The end of the local that holds arg, from the debug information of the
+ * frames of the running thread (the creator, in its client request), or 0
+ * when none describes it.  A struct of a worker's options whose later
+ * fields main fills in after the create (blind trial 17's image scaler:
+ * its gain, 24 bytes in) is shared whole, not its first word. */
+static Addr cb_local_end(Addr arg)
+{
+   Addr ips[CB_SHARE_FRAMES], sps[CB_SHARE_FRAMES], fps[CB_SHARE_FRAMES];
+   UInt n = VG_(get_StackTrace)(VG_(get_running_tid)(), ips, CB_SHARE_FRAMES, sps, fps, 0);
+   for (UInt j = 0; j < n; j++) {
+      if (sps[j] > arg)
+         break; /* frames further out lie above arg */
+      /* A caller's ip is a return address: the call is just before it. */
+      XArray *blocks = VG_(di_get_stack_blocks_at_ip)(j ? ips[j] - 1 : ips[j], False);
+      Addr end = 0;
+      for (Word k = 0; blocks && k < VG_(sizeXA)(blocks) && !end; k++) {
+         const StackBlock *b = VG_(indexXA)(blocks, k);
+         Addr lo = (b->spRel ? sps[j] : fps[j]) + b->base;
+         if (arg >= lo && arg - lo < b->szB)
+            end = lo + b->szB;
+      }
+      if (blocks)
+         VG_(deleteXA)(blocks);
+      if (end)
+         return end;
+   }
+   return 0;
+}
 
 void cb_stacks_share_arg(CbThread *t, Addr arg)
 {
@@ -357,8 +393,11 @@ void cb_stacks_share_arg(CbThread *t, Addr arg)
    for (UInt k = 0; k < t->nframes; k++)
       if (t->frames[k].sp > arg && t->frames[k].sp < top)
          top = t->frames[k].sp;
-   if (top - arg > CB_SHARE_ARG)
-      top = arg + CB_SHARE_ARG;
+   Addr end = cb_local_end(arg);
+   if (!end || end - arg > CB_SHARE_MAX)
+      end = arg + (end ? CB_SHARE_MAX : CB_SHARE_ARG);
+   if (end < top)
+      top = end;
    for (Addr a = arg & ~(Addr)((1 << CB_LINE_SHIFT) - 1); a < top;
         a += 1 << CB_LINE_SHIFT)
       cb_escape_line(t, a);
