@@ -33,3 +33,24 @@ cb_cbtest() {
    (cd "$TMP/$_n.d" && "$TOP/bin/cbtest" -j 1 "$@" -o rep -- "$TMP/$_n" >stdout 2>stderr)
    RC=$?
 }
+
+# cb_bug_and_twin NAME SAID [BUG WHAT]: cbtest on $TMP/NAME and
+# $TMP/NAME_O0 (--max-runs 25) and on $TMP/NAME_fixed (10): the first two
+# confirm a bug (exit 1) whose summary says "said: SAID" (an ERE) and, when
+# given, matches BUG (described by WHAT); the twin is clean (exit 0).
+cb_bug_and_twin() {
+   for _v in "$1" "$1_O0" "$1_fixed"; do
+      cb_cbtest "$_v" --timeout 10 --max-runs $([ "$_v" = "$1_fixed" ] && echo 10 || echo 25)
+      eval "_rc_$_v=\$RC"
+   done
+   for _v in "$1" "$1_O0"; do
+      _out=$(cat "$TMP/$_v.d/stdout")
+      eval "_rc=\$_rc_$_v"
+      is "$_rc" 1 "$_v: a bug is confirmed (exit 1)"
+      like "$_out" "said: +$2" "$_v: in the program's words"
+      [ -z "$3" ] || like "$_out" "$3" "$_v: $4"
+      [ "$_rc" = 1 ] || printf '%s\n' "$_out" | sed 's/^/#   /' | head -20 >&2
+   done
+   eval "_rc=\$_rc_$1_fixed"
+   is "$_rc" 0 "$1_fixed: clean (exit 0)"
+}

@@ -37,18 +37,6 @@ like "$(cbtrace dump "$TMP/orlock.pb")" " write lk size 4 = 1 rmw-fetch-op @ orl
    "orlock: the tested fetch-or (lock bts) returns its old value"
 like "$(cbtrace stats "$TMP/orlock.pb")" "lock words: 1" "orlock: its word is still a lock"
 
-for v in bitalloc bitalloc_O0 bitalloc_fixed; do
-   cb_cbtest $v --timeout 10 --max-runs $([ $v = bitalloc_fixed ] && echo 10 || echo 25)
-   eval "rc_$v=\$RC"
-done
-for v in bitalloc bitalloc_O0; do
-   OUT=$(cat "$TMP/$v.d/stdout")
-   eval "rc=\$rc_$v"
-   is "$rc" 1 "$v: a bug is confirmed (exit 1)"
-   like "$OUT" "said: +bitalloc: slot [0-9]+ was handed to thread [0-9] and thread [0-9] at once" \
-      "$v: two threads took one slot"
-   [ "$rc" = 1 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -20
-done
-is "$rc_bitalloc_fixed" 0 "bitalloc_fixed: clean (exit 0)"
+cb_bug_and_twin bitalloc "bitalloc: slot [0-9]+ was handed to thread [0-9] and thread [0-9] at once"
 
 done_testing

@@ -89,18 +89,6 @@ for o in O0 O2; do
    like "$(cbtrace stats "$TMP/spinstock_$o.pb")" "lock words: 1" "spinstock -$o: its flag is a lock"
 done
 
-for v in busyflag busyflag_O0 busyflag_fixed; do
-   cb_cbtest $v --timeout 10 --max-runs $([ $v = busyflag_fixed ] && echo 10 || echo 25)
-   eval "rc_$v=\$RC"
-done
-for v in busyflag busyflag_O0; do
-   OUT=$(cat "$TMP/$v.d/stdout")
-   eval "rc=\$rc_$v"
-   is "$rc" 1 "$v: a bug is confirmed (exit 1)"
-   like "$OUT" "said: +busyflag: 2 refreshers at once" "$v: two workers refreshed at once"
-   like "$OUT" "BUG [A-Z]+ on refreshing" "$v: the bug is on the busy flag"
-   [ "$rc" = 1 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -20
-done
-is "$rc_busyflag_fixed" 0 "busyflag_fixed: clean (exit 0)"
+cb_bug_and_twin busyflag "busyflag: 2 refreshers at once" "BUG [A-Z]+ on refreshing" "the bug is on the busy flag"
 
 done_testing

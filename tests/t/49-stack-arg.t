@@ -30,18 +30,7 @@ for v in stackopts stackopts_O0; do
       "$v: main's write of the scale after the create is recorded"
 done
 
-for v in stackopts stackopts_O0 stackopts_fixed; do
-   cb_cbtest $v --timeout 10 --max-runs $([ $v = stackopts_fixed ] && echo 10 || echo 25)
-   eval "rc_$v=\$RC"
-done
-for v in stackopts stackopts_O0; do
-   OUT=$(cat "$TMP/$v.d/stdout")
-   eval "rc=\$rc_$v"
-   is "$rc" 1 "$v: a bug is confirmed (exit 1)"
-   like "$OUT" "BUG ORD on o\\.(scale|bias)" "$v: the order violation on the options main sets late"
-   like "$OUT" "said: +stackopts: output\\[[0-9]+\\] = [0-9]+, want [0-9]+" "$v: in the program's words"
-   [ "$rc" = 1 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -20 >&2
-done
-is "$rc_stackopts_fixed" 0 "stackopts_fixed: clean (exit 0)"
+cb_bug_and_twin stackopts "stackopts: output\\[[0-9]+\\] = [0-9]+, want [0-9]+" \
+   "BUG ORD on o\\.(scale|bias)" "the order violation on the options main sets late"
 
 done_testing
