@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "predict.h"
+#include "rank.h"
 #include "explore.h"
 
 /* --base: the candidates on lines base_path's trace never ran first

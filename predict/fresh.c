@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "predict.h"
+#include "rank.h"
 
 /* A location's key: its file name's FNV-1a hash mixed with its line; 0
  * for an unknown one (no file or no line), which is never fresh. */

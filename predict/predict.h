@@ -427,6 +427,33 @@ void cbp_analysis_free(cbp_analysis *a);
 typedef struct cbp_rf cbp_rf;
 cbp_rf *cbp_rf_new(const cb_trace *t, const cbp_escape *x);
 void cbp_rf_free(cbp_rf *rf);
+int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
+                      uint64_t from, uint64_t to);
+/* Whether one of thread j's reads among its counted events [from, to)
+ * read a write of thread w's counted events from wfrom on. */
+int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
+                      uint32_t w, uint64_t wfrom);
+/* Whether another thread's prefix (prefix[k-1] counted events of thread
+ * k) reads a write among thread j's counted events from `from` on: moving
+ * j's events from there after the other prefixes would change its value.
+ * Past RF_SCAN events to look at, it says yes. */
+int cbp_rf_others_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
+                       uint64_t from, uint64_t to);
+/* One past the last of thread w's counted events among [wfrom, wto) whose
+ * write one of thread j's reads among its counted events [from, to) reads
+ * in the trace (at most RF_SCAN of them looked at), and in *first the
+ * count of the first such read; 0 when none (*first unset). */
+uint64_t cbp_rf_last_writer(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
+                            uint32_t w, uint64_t wfrom, uint64_t wto, uint64_t *first);
+/* Variable v's writes, in trace order: their trace indices and threads. */
+size_t cbp_rf_writes(const cbp_rf *rf, uint32_t v, const uint64_t **idx,
+                     const uint32_t **tid);
+/* The counted index of thread k's event at trace index i (of its first
+ * counted event at or after i). */
+uint64_t cbp_rf_count_at(const cbp_rf *rf, uint32_t k, uint64_t i);
+/* The trace index of thread j's counted event number k (its index kept
+ * there), or the trace's length when j has no such event. */
+uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k);
 
 /* ---- The recorded order a prefix keeps (prefix_order.c) -------------------
  * Waits "thread w runs its counted event i only once thread u has run c"
@@ -482,55 +509,6 @@ int cbp_region3(const cb_trace *t, cbp_locks *L, cbp_candidate *c, uint64_t t1_t
  * follow), 0 when it is left as it was. */
 int cbp_read_first(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                    cbp_locks *L, cbp_rf *rf, cbp_candidate *c);
-
-/* ---- New paths first (fresh.c) -------------------------------------------
- * Marks each of r's candidates whose e1, f or e2 is on a source line that
- * base has no event at (cbp_candidate.fresh) and moves them before the
- * others, the shortest stretch of trace from the pattern's first event to
- * its last first.  Returns how many are fresh. */
-size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r);
-/* A location's source line as a key (its file name's hash and its line),
- * the same from run to run; 0 when the file or line is unknown. */
-uint64_t cbp_line_key(const cb_location *l);
-
-/* ---- Schedule order (rank.c) ----------------------------------------------
- * Stably sorts r's candidates so that built schedules whose forced order
- * changes no read's writer but the pattern's own come first. */
-void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r);
-/* Event i's code site: its source line (an inlined helper's instructions
- * share one), or its location when the line is unknown. */
-uint32_t cbp_code_site(const cb_trace *t, uint64_t i);
-/* Per candidate of r (malloc'd, r->n flags): 1 when the read its forced
- * order moves would see a value its thread already read from that
- * variable at that line in the recording (rank_seen.c). */
-uint8_t *cbp_rank_seen(const cb_trace *t, const cbp_escape *x, const cbp_result *r);
-int cbp_rf_moves_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
-                      uint64_t from, uint64_t to);
-/* Whether one of thread j's reads among its counted events [from, to)
- * read a write of thread w's counted events from wfrom on. */
-int cbp_rf_reads_from(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
-                      uint32_t w, uint64_t wfrom);
-/* Whether another thread's prefix (prefix[k-1] counted events of thread
- * k) reads a write among thread j's counted events from `from` on: moving
- * j's events from there after the other prefixes would change its value.
- * Past RF_SCAN events to look at, it says yes. */
-int cbp_rf_others_read(const cbp_rf *rf, const uint64_t *prefix, uint32_t j,
-                       uint64_t from, uint64_t to);
-/* One past the last of thread w's counted events among [wfrom, wto) whose
- * write one of thread j's reads among its counted events [from, to) reads
- * in the trace (at most RF_SCAN of them looked at), and in *first the
- * count of the first such read; 0 when none (*first unset). */
-uint64_t cbp_rf_last_writer(const cbp_rf *rf, uint32_t j, uint64_t from, uint64_t to,
-                            uint32_t w, uint64_t wfrom, uint64_t wto, uint64_t *first);
-/* Variable v's writes, in trace order: their trace indices and threads. */
-size_t cbp_rf_writes(const cbp_rf *rf, uint32_t v, const uint64_t **idx,
-                     const uint32_t **tid);
-/* The counted index of thread k's event at trace index i (of its first
- * counted event at or after i). */
-uint64_t cbp_rf_count_at(const cbp_rf *rf, uint32_t k, uint64_t i);
-/* The trace index of thread j's counted event number k (its index kept
- * there), or the trace's length when j has no such event. */
-uint64_t cbp_rf_trace_index(const cbp_rf *rf, uint32_t j, uint64_t k);
 
 /* ---- Can replay follow a plan? (plan_check.c) ----------------------------
  * Replay runs every thread freely up to its prefix count, then each tail

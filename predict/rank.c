@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "predict.h"
+#include "rank.h"
 
 #define RANK_WINDOW (1u << 16)
 #define PRE UINT64_MAX /* the last write before the window */

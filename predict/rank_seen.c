@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "predict.h"
+#include "rank.h"
 
 #define NONE UINT64_MAX
 

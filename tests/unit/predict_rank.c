@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "predict.h"
+#include "rank.h"
 #include "tap_ok.h"
 #include "text_trace.h"
 

@@ -1,0 +1,33 @@
+/* rank.h: the order cbpredict numbers its schedules in: new paths first
+ * (fresh.c), then the likeliest (rank.c), with the candidates whose forced
+ * reads see nothing new last among equals (rank_seen.c).
+ *
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#ifndef CB_PREDICT_RANK_H
+#define CB_PREDICT_RANK_H
+
+#include "predict.h"
+
+/* ---- New paths first (fresh.c) -------------------------------------------
+ * Marks each of r's candidates whose e1, f or e2 is on a source line that
+ * base has no event at (cbp_candidate.fresh) and moves them before the
+ * others, the shortest stretch of trace from the pattern's first event to
+ * its last first.  Returns how many are fresh. */
+size_t cbp_prefer_fresh(const cb_trace *t, const cb_trace *base, cbp_result *r);
+/* A location's source line as a key (its file name's hash and its line),
+ * the same from run to run; 0 when the file or line is unknown. */
+uint64_t cbp_line_key(const cb_location *l);
+
+/* ---- Schedule order (rank.c) ----------------------------------------------
+ * Stably sorts r's candidates so that built schedules whose forced order
+ * changes no read's writer but the pattern's own come first. */
+void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r);
+/* Event i's code site: its source line (an inlined helper's instructions
+ * share one), or its location when the line is unknown. */
+uint32_t cbp_code_site(const cb_trace *t, uint64_t i);
+/* Per candidate of r (malloc'd, r->n flags): 1 when the read its forced
+ * order moves would see a value its thread already read from that
+ * variable at that line in the recording (rank_seen.c). */
+uint8_t *cbp_rank_seen(const cb_trace *t, const cbp_escape *x, const cbp_result *r);
+
+#endif /* CB_PREDICT_RANK_H */
