@@ -274,12 +274,15 @@ static uint32_t role_key(const uint64_t *role, uint32_t nthreads, uint32_t tid) 
    return (uint32_t)(cbp_mix(r) >> 32);
 }
 
-/* Event i's code site (predict.h). */
-uint32_t cbp_code_site(const cb_trace *t, uint64_t i) {
-   if (i >= t->nevents) return 0;
-   uint32_t loc = t->events[i].loc;
+/* Location loc's code site (rank.h). */
+uint32_t cbp_loc_site(const cb_trace *t, uint32_t loc) {
    uint64_t k = loc < t->nlocs ? cbp_line_key(&t->locs[loc]) : 0;
    return k ? (uint32_t)(k ^ k >> 32) | 1u << 31 : loc;
+}
+
+/* Event i's code site, 0 past the trace. */
+static uint32_t site_of(const cb_trace *t, uint64_t i) {
+   return i < t->nevents ? cbp_loc_site(t, t->events[i].loc) : 0;
 }
 
 /* A candidate whose pattern, three code sites (e1, f, e2) and threads'
@@ -307,7 +310,7 @@ static size_t mark_repeats(const cb_trace *t, const cbp_escape *x, const cbp_res
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[o[i].at];
       if (c->pattern == CBP_DLK || !c->built || c->dropped) continue;
-      site_key k = {cbp_code_site(t, c->e1), cbp_code_site(t, c->f), cbp_code_site(t, c->e2),
+      site_key k = {site_of(t, c->e1), site_of(t, c->f), site_of(t, c->e2),
                 (uint32_t)c->pattern | (uint32_t)o[i].fresh << 8 | (uint32_t)(c->t1 < c->t2) << 9,
                 role_key(role, x->nthreads, c->t1), role_key(role, x->nthreads, c->t2)};
       keys[nkeys] = k; /* hash_site reads the key from its slot */

@@ -22,9 +22,10 @@ uint64_t cbp_line_key(const cb_location *l);
  * Stably sorts r's candidates so that built schedules whose forced order
  * changes no read's writer but the pattern's own come first. */
 void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r);
-/* Event i's code site: its source line (an inlined helper's instructions
- * share one), or its location when the line is unknown. */
-uint32_t cbp_code_site(const cb_trace *t, uint64_t i);
+/* A location's code site: its source line (an inlined helper's
+ * instructions share one), or the location itself when the line is
+ * unknown. */
+uint32_t cbp_loc_site(const cb_trace *t, uint32_t loc);
 /* Per candidate of r (malloc'd, r->n flags): 1 when the read its forced
  * order moves would see a value its thread already read from that
  * variable at that line in the recording (rank_seen.c). */

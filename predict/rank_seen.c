@@ -107,14 +107,12 @@ static void pattern_reads(const cb_trace *t, const cbp_candidate *c, query q[2])
    }
 }
 
-/* Per location: its code site (cbp_code_site), computed once: a line's
- * key hashes its file name. */
+/* Per location: its code site (cbp_loc_site), computed once: a line's
+ * key hashes its file name, and every read of a wanted variable asks. */
 static uint32_t *loc_sites(const cb_trace *t) {
    uint32_t *site = cbp_xcalloc((size_t)t->nlocs + 1, sizeof *site);
-   for (uint32_t l = 0; l < t->nlocs; l++) {
-      uint64_t k = cbp_line_key(&t->locs[l]);
-      site[l] = k ? (uint32_t)(k ^ k >> 32) | 1u << 31 : l;
-   }
+   for (uint32_t l = 0; l < t->nlocs; l++)
+      site[l] = cbp_loc_site(t, l);
    return site;
 }
 

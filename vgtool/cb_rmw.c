@@ -219,6 +219,15 @@ static Int def_of(IRSB *bb, Int from, Int at, IRTemp t)
  * with nothing the program could test: the new value's computation (a
  * temporary of inputs), the CAS itself and its retry comparison, a copy
  * (already in old), or the flags thunk. */
+/* Whether e is a CAS's retry comparison (the old value against the
+ * expected one). */
+static Bool is_cas_retry_test(const IRExpr *e)
+{
+   return e->tag == Iex_Binop &&
+          (e->Iex.Binop.op == Iop_CasCmpNE8 || e->Iex.Binop.op == Iop_CasCmpNE16 ||
+           e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64);
+}
+
 static Bool use_hidden(const IRStmt *st, const CbTmpSet *old,
                        const CbTmpSet *inputs, const IRStmt *cas)
 {
@@ -231,9 +240,7 @@ static Bool use_hidden(const IRStmt *st, const CbTmpSet *old,
    const IRExpr *e = st->Ist.WrTmp.data;
    if (set_has(inputs, st->Ist.WrTmp.tmp) || set_has(old, st->Ist.WrTmp.tmp))
       return True;
-   return e->tag == Iex_Binop &&
-          (e->Iex.Binop.op == Iop_CasCmpNE8 || e->Iex.Binop.op == Iop_CasCmpNE16 ||
-           e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64);
+   return is_cas_retry_test(e);
 }
 
 typedef struct { Int off, len; } CbGuestRange;
@@ -326,9 +333,7 @@ static Bool old_dropped(IRSB *bb, Int load_at, const IRStmt *cas, const CbTmpSet
          const IRExpr *e = st->Ist.WrTmp.data;
          if (set_has(old, st->Ist.WrTmp.tmp))
             continue; /* a copy, followed itself */
-         if (e->tag == Iex_Binop &&
-             (e->Iex.Binop.op == Iop_CasCmpNE8 || e->Iex.Binop.op == Iop_CasCmpNE16 ||
-              e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64))
+         if (is_cas_retry_test(e))
             continue;
          return False;
       }
