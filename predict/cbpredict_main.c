@@ -44,7 +44,8 @@ static size_t build_count(size_t limit, size_t more) {
 
 static const char usage[] =
    "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--patterns=LIST]\n"
-   "                 [--partial] [--delays N [--seed S] [--seen FILE]] [--base TRACE]\n"
+   "                 [--partial] [--recorded-failed] [--delays N [--seed S] [--seen FILE]]\n"
+   "                 [--base TRACE]\n"
    "                 [--z3 [--z3-timeout MS] [--z3-window N]] [--jobs N] TRACE\n"
    "\n"
    "Finds every way two threads and one variable can break the atomicity of a\n"
@@ -74,6 +75,10 @@ static const char usage[] =
    "                     Blocks are every function activation and each\n"
    "                     thread's whole run (its start routine or main)\n"
    "  --partial          predict from the readable part of a truncated trace\n"
+   "  --recorded-failed  the recorded run's non-zero exit was the test failing\n"
+   "                     (cbtest, for a test that failed in each recorded run):\n"
+   "                     a forced run that exits so fails (by default a forced\n"
+   "                     run passes with the recorded run's own exit code)\n"
    "  --jobs N           threads cbpredict may use, for the analysis and for\n"
    "                     writing the schedules (default: the online CPUs, at\n"
    "                     most 2; 1: one thread); the output is the same\n"
@@ -281,7 +286,7 @@ static int write_delays(const cb_trace *t, cbp_analysis *a, cbp_explore_options 
 typedef struct {
    cbp_options o;
    const char *dir, *seen_path, *base_path, *path;
-   int json, partial, z3, explore;
+   int json, partial, z3, explore, run_failed;
    cbp_z3_summary z3s;
    size_t limit;              /* --max; (size_t)-1: none */
    cbp_explore_options eo;
@@ -295,6 +300,7 @@ static int parse_option(int ch, const char *arg, char **argv, cli *c) {
    case 'o': c->dir = arg; break;
    case 'j': c->json = 1; break;
    case 'p': c->partial = 1; break;
+   case 'R': c->run_failed = 1; break;
    case 'h': fputs(usage, stdout); return 0;
    case 'z': c->z3 = 1; break;
    case 'm':
@@ -356,7 +362,7 @@ static int parse_args(int argc, char **argv, cli *c) {
       {"z3-window", required_argument, 0, 'W'}, {"patterns", required_argument, 0, 'P'},
       {"delays", required_argument, 0, 'D'},   {"seed", required_argument, 0, 'S'},
       {"seen", required_argument, 0, 'F'},    {"base", required_argument, 0, 'B'},
-      {"jobs", required_argument, 0, 'J'},
+      {"jobs", required_argument, 0, 'J'},   {"recorded-failed", no_argument, 0, 'R'},
       {0, 0, 0, 0}};
    memset(c, 0, sizeof *c);
    c->o.blocks = CBP_BLOCKS_AUTO;
@@ -468,6 +474,7 @@ static int schedule_dir(const cli *c, char *buf, size_t n, const char **dir) {
 static int predict(const cb_trace *t, cli *c, double t0) {
    cbp_analysis a;
    cbp_analyze_candidates(t, &c->o, &a);
+   a.run_failed = c->run_failed;
    size_t fresh = 0; /* candidates on lines --base never ran */
    char defdir[4096];
    const char *dir;

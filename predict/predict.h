@@ -304,6 +304,8 @@ typedef struct {
    uint64_t root_splits;     /* long root blocks closed and reopened */
    uint64_t root_capped;     /* root-block witnesses past ROOT_WITNESSES */
    uint64_t symmetric;       /* candidates of symmetric threads not kept */
+   uint64_t shown_failed;    /* candidates whose shape the recorded run,
+                                which failed, showed (rank_failed.c) */
    enum cbp_blocks blocks;
    uint32_t nlocks, nstates;
    /* The reads-from index (readsfrom.c), made when synthesis or ranking
@@ -397,6 +399,8 @@ typedef struct cbp_analysis {
    cbp_vclock v;
    cbp_locks *L;
    cbp_result r;
+   int run_failed; /* --recorded-failed: the recorded run's exit was the
+                      test failing, so its schedules judge against 0 alone */
 } cbp_analysis;
 /* Passes A, B and B' (no schedule yet); free with cbp_analysis_free. */
 void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysis *a);

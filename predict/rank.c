@@ -178,10 +178,12 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
    return bad + (uint64_t)cut; /* what lies past the window is not known */
 }
 
-typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat, seen, rare; } ranked;
+typedef struct { uint64_t score; size_t at; int fresh, failed, again, dlk, repeat, seen, rare; } ranked;
 
 /* Fresh candidates (fresh.c: on a path the test's recording never took)
- * first, then the lock-order inversions, each instance (few: an inversion
+ * first, then, when the recorded run failed, those whose shape it showed
+ * (rank_failed.c: where its failure most likely came from), then the
+ * lock-order inversions, each instance (few: an inversion
  * that a gate lock guards is not one, and a forced one that deadlocks is
  * a bug whatever the program checks; trial 8's bins_dlk deadlocked only
  * in its later instance, which ranked 26th of 31 behind atomicity
@@ -192,6 +194,7 @@ typedef struct { uint64_t score; size_t at; int fresh, again, dlk, repeat, seen,
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
    if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
+   if (x->failed != y->failed) return x->failed ? -1 : 1;
    if (x->dlk != y->dlk) return x->dlk ? -1 : 1;
    if (x->repeat != y->repeat) return x->repeat ? 1 : -1;
    if (x->again != y->again) return x->again ? 1 : -1;
@@ -339,6 +342,9 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
    ranked *o = cbp_xcalloc(r->n, sizeof *o);
    uint64_t *lines = line_counts(t);
    uint8_t *seen = cbp_rank_seen(t, x, r);
+   size_t nshown;
+   uint8_t *shown = cbp_rank_failed(t, x, r, &nshown);
+   r->shown_failed = nshown;
    for (size_t i = 0; i < r->n; i++) {
       const cbp_candidate *c = &r->c[i];
       o[i].at = i;
@@ -348,7 +354,9 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       o[i].rare = rarity(t, lines, c);
       o[i].seen = seen[i];
+      o[i].failed = shown ? shown[i] : 0;
    }
+   free(shown);
    free(seen);
    free(lines);
    /* A total order (at breaks ties): candidates that nothing moves keep

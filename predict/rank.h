@@ -1,6 +1,7 @@
 /* rank.h: the order cbpredict numbers its schedules in: new paths first
- * (fresh.c), then the likeliest (rank.c), with the candidates whose forced
- * reads see nothing new last among equals (rank_seen.c).
+ * (fresh.c), then, after a failing run, the shapes it showed
+ * (rank_failed.c), then the likeliest (rank.c), with the candidates whose
+ * forced reads see nothing new last among equals (rank_seen.c).
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #ifndef CB_PREDICT_RANK_H
@@ -30,5 +31,11 @@ uint32_t cbp_loc_site(const cb_trace *t, uint32_t loc);
  * order moves would see a value its thread already read from that
  * variable at that line in the recording (rank_seen.c). */
 uint8_t *cbp_rank_seen(const cb_trace *t, const cbp_escape *x, const cbp_result *r);
+/* When the recorded run failed: per candidate of r (malloc'd, r->n flags),
+ * 1 when its pattern, variable and three code sites happened in that run
+ * (rank_failed.c), and in *nshown how many; NULL (and 0) when the run
+ * passed, deadlocked or was cut short. */
+uint8_t *cbp_rank_failed(const cb_trace *t, const cbp_escape *x, const cbp_result *r,
+                         size_t *nshown);
 
 #endif /* CB_PREDICT_RANK_H */

@@ -37,6 +37,13 @@ static void z3_line(FILE *out, const cbp_result *r, const cbp_report_info *info)
 
 /* Synchronising calls the tool saw but does not model (a raw futex, a
  * cancel, a fork): the prediction is blind to the order they impose. */
+/* How the recorded run failed: "exit 1", "signal 11". */
+static const char *failed_words(const cb_trace *t, char *buf, size_t n) {
+   if (t->footer.exit_signal) snprintf(buf, n, "signal %d", t->footer.exit_signal);
+   else snprintf(buf, n, "exit %d", t->footer.exit_status);
+   return buf;
+}
+
 static void unhandled_line(FILE *out, const cb_trace *t) {
    uint64_t per[CB_CALL_COUNT + 1] = {0}, n = 0;
    for (size_t i = 0; i < t->nevents; i++)
@@ -94,6 +101,7 @@ static void table_rows(FILE *out, const cb_trace *t, const cbp_result *r,
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info) {
    (void)x;
+   char words[32];
    if (info->written) table_rows(out, t, r, info);
    if (info->note) fprintf(out, "%s\n", info->note);
    fprintf(out,
@@ -128,6 +136,10 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",
               (unsigned long long)r->symmetric);
+   if (r->shown_failed)
+      fprintf(out, "cbpredict: the recorded run failed (%s); %llu of the violations "
+                   "happened in it, at the same lines: they come first\n",
+              failed_words(t, words, sizeof words), (unsigned long long)r->shown_failed);
    if (r->seen_before)
       fprintf(out, "cbpredict: %llu schedules were forced before, or their lines twice "
                    "(--seen): not written\n",
@@ -183,6 +195,8 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
            info->seconds);
    fprintf(out, ",\"lock_words\":%ld,\"lock_semaphores\":%ld", info->lock_words,
            info->lock_sems);
+   if (r->shown_failed)
+      fprintf(out, ",\"shown_in_failed_run\":%llu", (unsigned long long)r->shown_failed);
    if (info->note) { fputs(",\"note\":", out); cb_json_write_string(out, info->note); }
    if (info->z3) {
       const cbp_z3_summary *z = info->z3;

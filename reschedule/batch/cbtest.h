@@ -325,6 +325,8 @@ typedef struct {
    int native_timed_out;
    int record_failures;   /* recorded runs that failed before one passed
                              (cbtest_pipeline.c, CBT_RECORD_TRIES) */
+   int failed_each;       /* each of those runs failed: predicted from the
+                             last (cbtest_pipeline.c, record_ended) */
    char error[512];       /* CBT_O_ERROR / FAILED_NATIVELY: in words */
    char cwd[PATH_MAX];    /* where its jobs run (relative arguments) */
    double timeout_s;      /* cbreplay --timeout of its forced runs */
@@ -353,7 +355,7 @@ size_t cbt_crash_runs_first(cbt_test *t, size_t from, const cbt_crash *c,
  * natively" unless a forced run failed. */
 static inline int cbt_failed_then_passed(const cbt_test *t)
 {
-   return t->native_code != 0 && !t->native_timed_out &&
+   return t->native_code != 0 && !t->native_timed_out && !t->failed_each &&
           (t->record_failures > 0 || t->nruns > 0);
 }
 

@@ -225,8 +225,10 @@ int cbt_explore_continue(cbt_suite *s, size_t ti)
 {
    cbt_test *t = &s->tests[ti];
    cbt_explore *x = t->explore;
+   /* A test that failed in each recorded run fails in explored runs
+    * too, whatever they delay: nothing to learn. */
    if (!s->o->delays || t->outcome != CBT_O_NONE || t->jobs_emitted ||
-       cb_stop_requested())
+       t->failed_each || cb_stop_requested())
       return 0;
    if (has_bug(t) && (!x || !s->o->all_bugs)) {
       if (x) /* else prediction found it: nothing to explore */

@@ -195,7 +195,7 @@ static int add_test(cbt_suite *s, const char *dir)
    /* Emitted jobs were forced elsewhere: the outcome follows their
     * results. */
    if (t->jobs_emitted && t->outcome == CBT_O_NONE) {
-      t->outcome = CBT_O_CLEAN;
+      t->outcome = t->failed_each ? CBT_O_FAILED_NATIVELY : CBT_O_CLEAN;
       for (size_t r = 0; r < t->nruns; r++)
          if (cbt_is_bug(t->runs[r].verdict))
             t->outcome = CBT_O_BUGS;

@@ -78,6 +78,12 @@ void cbt_progress_test_done(const cbt_suite *s, size_t ti)
       fprintf(stderr, "error: %s\n", t->error);
       break;
    case CBT_O_FAILED_NATIVELY:
+      if (t->failed_each) {
+         fprintf(stderr, "failed natively (%s); predicted from the last: %zu "
+                         "schedule%s, none failed (%.1f s)\n", t->error, t->nruns,
+                 t->nruns == 1 ? "" : "s", t->seconds);
+         break;
+      }
       if (!cbt_failed_then_passed(t)) {
          fprintf(stderr, "%s (%s), not predicted\n", cbt_native_words(t),
                  t->error);

@@ -140,6 +140,7 @@ static void write_state(FILE *f, const void *arg)
    putf(f, "%.17g", t->timeout_s);
    putf(f, "%d", t->jobs_emitted);
    putf(f, "%d", t->cmd.line);
+   putf(f, "%d", t->failed_each);
    fputc('\n', f);
    fputs("cwd", f);
    put(f, t->cwd);
@@ -303,7 +304,8 @@ static int add_run(cbt_test *t, char **f, int n)
 
 static int get_test(cbt_test *t, char **f, int n)
 {
-   int o = n == 10 ? outcome_of(f[2]) : -1;
+   /* 11 fields; 10 before failed_each was kept */
+   int o = n == 10 || n == 11 ? outcome_of(f[2]) : -1;
    if (o < 0)
       return -1;
    copy(t->id, sizeof t->id, f[1]);
@@ -315,6 +317,7 @@ static int get_test(cbt_test *t, char **f, int n)
    t->timeout_s = strtod(f[7], NULL);
    t->jobs_emitted = atoi(f[8]);
    t->cmd.line = atoi(f[9]);
+   t->failed_each = n == 11 && atoi(f[10]);
    return 0;
 }
 

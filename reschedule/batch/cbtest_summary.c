@@ -213,6 +213,12 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       fprintf(out, "   error: %s\n", t->error);
       return;
    case CBT_O_FAILED_NATIVELY:
+      if (t->failed_each) {
+         fprintf(out, "   failed natively (%s); predicted from the last of those "
+                      "runs, no forced run failed\n", t->error);
+         fprintf(out, "   its output: %s/record.err\n", t->dir);
+         break;
+      }
       if (!cbt_failed_then_passed(t)) {
          fprintf(out, "   %s (%s): not predicted\n", cbt_native_words(t),
                  t->error);
@@ -225,7 +231,11 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       fprintf(out, "   the failed run's output: %s/record-failed.err\n", t->dir);
       break;
    default:
-      if (t->outcome == CBT_O_BUGS && t->native_code != 0)
+      if (t->outcome == CBT_O_BUGS && t->failed_each)
+         fprintf(out, "   it fails on its own too (%s; output: %s/record.err): "
+                      "below, what happened in the last of those runs, forced\n",
+                 t->error, t->dir);
+      else if (t->outcome == CBT_O_BUGS && t->native_code != 0)
          fprintf(out, "   it also failed on its own in a recorded run (%s; "
                       "output: %s/record-failed.err)\n", t->error, t->dir);
       break;

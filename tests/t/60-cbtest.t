@@ -279,8 +279,10 @@ like "$SUM" "BUG WWW on odd \"name\" .* here: the forced run hung, though not by
    "summary: a hung run is a bug too, and cbreplay's 'the violation happened: no' is said"
 unlike "$SUM" "BUG RWW on balance: the forced run failed, though" "summary: not said of a run where the violation happened"
 like "$SUM1" "002-clean [^~]*~ *no schedule predicted" "summary: the clean test"
-like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own; each of 5 recorded runs failed\): not predicted" \
-   "summary: a test that fails natively, in each of five recorded runs, is not predicted"
+like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own; each of 5 recorded runs failed\); predicted from the last of those runs, no forced run failed~ *its output: [^~]*/003-broken/record.err~ *no schedule predicted" \
+   "summary: a test that fails natively, in each of five recorded runs, is predicted from the last"
+is "$(grep -c '^cbpredict .*--recorded-failed .*003-broken/trace.pb' "$LOG")" 1 \
+   "its cbpredict is told that the recorded run's exit is a failure"
 is "$(grep -c '^cbtrace record .*progs/broken$' "$LOG")" 5 "the failing test was recorded five times"
 is "$(grep -c '^cbtrace record .* --parent-first -- .*progs/broken$' "$LOG")" 2 \
    "two of them with its creators first, the others as the first"
@@ -293,7 +295,8 @@ like "$(cat "$FAKE/out/tests/005-flaky/record-failed.err")" "it broke once" \
    "the failed recorded run's output is kept"
 like "$SUM1" "004-missing [^~]*~ *error: [^~]*missing: no such program" "summary: a missing program is an error, the others went on"
 like "$SUM" "^2 bugs confirmed in 1 of 5 tests" "summary: the totals"
-is "$(grep -c '^cbpredict' "$LOG")" 3 "cbpredict ran once for each test recorded without failing"
+is "$(grep -c '^cbpredict' "$LOG")" 4 "cbpredict ran once for each test recorded, failing in each or not"
+is "$(grep -c '^cbpredict .*--recorded-failed' "$LOG")" 1 "--recorded-failed only for the test that failed in each"
 is "$(grep -c '^cbreplay' "$LOG")" 5 "every schedule was forced once"
 is "$(grep '^cbreplay' "$LOG" | grep -c -- '--confirm 3 ')" 5 \
    "each with --confirm 3: a failing run is forced three more times before it is called reproduced"
