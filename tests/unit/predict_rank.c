@@ -253,10 +253,49 @@ static void test_seen(void) {
    ok(on_stop && on_ack && on_ack < on_stop, "seen: ranked, ack's ORD comes before the poll's");
 }
 
+/* A run that failed (predict/rank_failed.c): T3's write of count came
+ * between T2's read and write (no synchronisation of T2's between: the
+ * lost update happened), and T3's write of lines came between T2's two
+ * critical sections on it (which also let T3 in, and are not the failure).
+ * The count's RWW is marked as shown, the lines' WWR is not, and it ranks
+ * first; the same trace as a run that passed marks nothing. */
+static void test_failed(void) {
+   const char *text =
+       "T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+       "T2 start T1\nT2 begin work\nT2 lock m\nT2 write lines =1 @w.c:20\nT2 unlock m\n"
+       "T2 read count =0 @w.c:16\n"
+       "T3 start T1\nT3 begin work\nT3 read count =0 @w.c:16\nT3 write count =1 @w.c:18\n"
+       "T3 lock m\nT3 write lines =2 @w.c:20\nT3 unlock m\nT3 end work\n"
+       "T2 write count =1 @w.c:18\nT2 lock m\nT2 read lines =2 @w.c:20\nT2 unlock m\n"
+       "T2 end work\nT1 join T2\nT1 join T3\n"
+       /* main's report runs the count's lines often: by rarity alone
+        * the log count's shapes would come first */
+       "T1 read count =2 @w.c:16\nT1 read count =2 @w.c:18\nT1 read count =2 @w.c:16\n"
+       "T1 read count =2 @w.c:18\nT1 read count =2 @w.c:16\nT1 read count =2 @w.c:18\n"
+       "T1 read count =2 @w.c:16\nT1 read count =2 @w.c:18\nT1 end main\n";
+   run(text);
+   size_t n;
+   uint8_t *shown = cbp_rank_failed(&T, &A.x, &A.r, &n);
+   ok(shown == NULL && n == 0, "failed: a run that passed shows nothing");
+   free(shown);
+   T.footer.present = 1;
+   T.footer.exit_status = 1;
+   const cbp_candidate *lost = built_at(CBP_RWW, "w.c:18", -1);
+   const cbp_candidate *lines = built_at(CBP_WWR, "w.c:20", -1);
+   shown = cbp_rank_failed(&T, &A.x, &A.r, &n);
+   ok(shown && lost && lines && shown[lost - A.r.c] && !shown[lines - A.r.c] && n >= 1,
+      "failed: the lost update happened in the failing run, the log count's WWR did not count");
+   free(shown);
+   cbp_rank(&T, &A.x, &A.r);
+   ok(A.r.n && A.r.c[0].pattern == CBP_RWW && A.r.shown_failed >= 1,
+      "failed: ranked, the lost update comes first");
+}
+
 int main(void) {
    test_split();
    test_rank();
    test_seen();
+   test_failed();
    test_repeats();
    test_tight();
    test_f_on();
