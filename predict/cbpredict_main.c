@@ -78,7 +78,10 @@ static const char usage[] =
    "  --recorded-failed  the recorded run's non-zero exit was the test failing\n"
    "                     (cbtest, for a test that failed in each recorded run):\n"
    "                     a forced run that exits so fails (by default a forced\n"
-   "                     run passes with the recorded run's own exit code)\n"
+   "                     run passes with the recorded run's own exit code), and\n"
+   "                     only the violations that happened in that run, a\n"
+   "                     thread's access, another's, the first's next, are\n"
+   "                     written\n"
    "  --jobs N           threads cbpredict may use, for the analysis and for\n"
    "                     writing the schedules (default: the online CPUs, at\n"
    "                     most 2; 1: one thread); the output is the same\n"
@@ -493,7 +496,8 @@ static int predict(const cb_trace *t, cli *c, double t0) {
    memset(&xr, 0, sizeof xr);
    if (c->eo.delays && rc == 0) rc = write_delays(t, &a, &c->eo, dir, c->limit, &written, &xr);
    cbp_report_info info = {c->path, dir, now() - t0, written, NULL, c->z3 ? &c->z3s : NULL,
-                           c->eo.delays ? &xr : NULL, c->hand.words, c->hand.sems};
+                           c->eo.delays ? &xr : NULL, c->hand.words, c->hand.sems,
+                           c->run_failed};
    report(t, &a, c, &info, &xr);
    cbp_explore_free(&xr);
    cbp_analysis_free(&a);

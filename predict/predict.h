@@ -274,6 +274,8 @@ typedef struct {
                            witness (cut_decide.c): ranked after all */
    uint8_t fresh;       /* e1, f or e2 on a line the --base trace never ran
                            (fresh.c): built and ranked first */
+   uint8_t shown;       /* its shape happened in the recorded run, which
+                           failed (rank_failed.c; set by cbp_rank) */
    uint32_t id;         /* schedule number sN, 0 if not written */
    uint32_t same_as;    /* not written: schedule sN forces its orderings */
    /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" (the
@@ -591,6 +593,7 @@ typedef struct {
    const struct cbp_explore_result *explore; /* with --delays, else NULL */
    long lock_words; /* of the locks, the program's own (cb_spinlocks_mark) */
    long lock_sems;  /* ... and its semaphores used as locks (cb_semlocks_mark) */
+   int run_failed;  /* --recorded-failed */
 } cbp_report_info;
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info);

@@ -354,7 +354,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       o[i].rare = rarity(t, lines, c);
       o[i].seen = seen[i];
-      o[i].failed = shown ? shown[i] : 0;
+      o[i].failed = r->c[i].shown = shown ? shown[i] : 0;
    }
    free(shown);
    free(seen);

@@ -12,15 +12,20 @@
  *
  * "Next access" is the thread's adjacent access to the variable (the pair
  * a check-then-act or a read-modify-write spans, as cut_blocks.c's root
- * block pairs them) with no synchronisation of that thread between them
- * (a lock, an unlock, a wait, a post...): two critical sections one after
- * the other are a thread's whole run apart, which cbpredict also pairs
- * (a `log_lines++` under its lock in each round of a loop: its WWR happens
- * in any run where two threads take turns, and says nothing about the
- * failure).  The other thread's access is the variable's last write
- * between them (RWR, RWW, WWR, WWW), or for WRW its last read.  Nothing is
- * computed for a run that passed, deadlocked (the deadlock is its own
- * report) or was cut short.
+ * block pairs them).  When the first is a write, with no synchronisation
+ * of that thread between them (a lock, an unlock, a wait, a post...): a
+ * `log_lines++` under its lock in each round of a loop writes at the end
+ * of one critical section and reads at the start of the next, and another
+ * thread's round between them happens in any run where two threads take
+ * turns, saying nothing about the failure.  A read then an access in a
+ * later critical section is a check and an act, which a lock released
+ * between does not make atomic (the stale check): it counts.  The other
+ * thread's access is the variable's last write between them (RWR, RWW,
+ * WWR, WWW), or for WRW its last read.  With --recorded-failed only these
+ * candidates' schedules are written (write_schedules.c): a test failing
+ * for a reason of its own, not a race, then gets none rather than its
+ * first-ranked shape named as the bug.  Nothing is computed for a run that
+ * passed, deadlocked (the deadlock is its own report) or was cut short.
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
@@ -137,7 +142,8 @@ static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint8_t *wa
       last_own *p = own_of(&o, v, e->tid);
       var_last *l = &vl[v];
       /* Another thread's access after p's: the thread's own would be p. */
-      for (int fw = 1; p->idx && p->epoch == epoch[e->tid] && fw >= 0; fw--) {
+      int apart = p->epoch != epoch[e->tid] && p->kind; /* see the head */
+      for (int fw = 1; p->idx && !apart && fw >= 0; fw--) {
          uint64_t at = fw ? l->w : l->r;
          int pat = pattern_of(p->kind, fw, w);
          if (pat < 0 || at <= p->idx) continue;

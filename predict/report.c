@@ -136,10 +136,12 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",
               (unsigned long long)r->symmetric);
-   if (r->shown_failed)
+   if (r->shown_failed || info->run_failed)
       fprintf(out, "cbpredict: the recorded run failed (%s); %llu of the violations "
-                   "happened in it, at the same lines: they come first\n",
-              failed_words(t, words, sizeof words), (unsigned long long)r->shown_failed);
+                   "happened in it, at the same lines: %s\n",
+              failed_words(t, words, sizeof words), (unsigned long long)r->shown_failed,
+              info->run_failed ? "only their schedules are written (--recorded-failed)"
+                               : "they come first");
    if (r->seen_before)
       fprintf(out, "cbpredict: %llu schedules were forced before, or their lines twice "
                    "(--seen): not written\n",

@@ -5,13 +5,20 @@
  * in each recorded run, which cbtest predicts from the last of them.  The
  * log count beside it is kept under its mutex: its two critical sections a
  * round apart also let another worker in, and are not the bug.  -DFIXED:
- * the copy, nap and store under the mutex too. */
+ * the copy, nap and store under the mutex too.  -DMISCOUNT: the test
+ * expects one update too many, so it fails in every run for a reason of
+ * its own (with -DFIXED: no race to blame). */
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #define WORKERS 4
 #define ROUNDS 5
+#ifdef MISCOUNT
+#define EXPECTED (WORKERS * ROUNDS + 1)
+#else
+#define EXPECTED (WORKERS * ROUNDS)
+#endif
 
 static int counter;
 static int log_lines;
@@ -44,9 +51,9 @@ int main(void)
         pthread_create(&th[i], NULL, worker, NULL);
     for (int i = 0; i < WORKERS; i++)
         pthread_join(th[i], NULL);
-    if (counter != WORKERS * ROUNDS) {
+    if (counter != EXPECTED) {
         fprintf(stderr, "napcount: lost updates: counter is %d, expected %d\n",
-                counter, WORKERS * ROUNDS);
+                counter, EXPECTED);
         return 1;
     }
     printf("napcount: %d updates, %d log lines\n", counter, log_lines);

@@ -8,7 +8,11 @@
 # under its mutex, whose WWR across two critical sections also happened in
 # the failing run and is not the bug.  Its forced runs exit 1 as the
 # recorded runs did: cbpredict --recorded-failed makes that a failure (by
-# default the recorded run's own exit code passes).
+# default the recorded run's own exit code passes).  Only the violations
+# that happened in the failing run are forced: the twin built to expect
+# one update too many fails in every run for a reason of its own, and no
+# race is named for it (exit 3, where its first-ranked order violation on
+# the log count was a bug before).
 . "$(dirname "$0")/../tap.sh"
 
 if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$TOP/bin/cbtest" ]; then
@@ -50,5 +54,12 @@ done
 is "$fails" 3 "the reproduce command fails 3 times of 3"
 cb_cbtest napcount_fixed --timeout 10 --max-runs 10
 is "$RC" 0 "napcount_fixed: clean (exit 0)"
+cb_build_data napcount.c napcount_miscount -DFIXED -DMISCOUNT
+cb_cbtest napcount_miscount --timeout 10 --max-runs 10
+OUT=$(cat "$TMP/napcount_miscount.d/stdout")
+is "$RC" 3 "napcount_miscount: failed natively (exit 3), no bug"
+like "$OUT" "failed natively \\(exit 1: napcount: lost updates: counter is 20, expected 21; each of 5 recorded runs failed\\); predicted from the last of those runs" \
+   "napcount_miscount: in the program's words, predicted from the last run"
+unlike "$OUT" "BUG" "napcount_miscount: no race blamed"
 
 done_testing

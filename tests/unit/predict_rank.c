@@ -255,8 +255,9 @@ static void test_seen(void) {
 
 /* A run that failed (predict/rank_failed.c): T3's write of count came
  * between T2's read and write (no synchronisation of T2's between: the
- * lost update happened), and T3's write of lines came between T2's two
- * critical sections on it (which also let T3 in, and are not the failure).
+ * lost update happened), T3's write of lines came between T2's two
+ * critical sections on it (which also let T3 in, and are not the failure),
+ * and T3 took the seat T2 had checked in an earlier critical section.
  * The count's RWW is marked as shown, the lines' WWR is not, and it ranks
  * first; the same trace as a run that passed marks nothing. */
 static void test_failed(void) {
@@ -267,6 +268,12 @@ static void test_failed(void) {
        "T3 start T1\nT3 begin work\nT3 read count =0 @w.c:16\nT3 write count =1 @w.c:18\n"
        "T3 lock m\nT3 write lines =2 @w.c:20\nT3 unlock m\nT3 end work\n"
        "T2 write count =1 @w.c:18\nT2 lock m\nT2 read lines =2 @w.c:20\nT2 unlock m\n"
+       /* a seat checked under the lock and taken under it again later: T3
+        * took it between (a stale check across two critical sections) */
+       "T2 lock m\nT2 read seats =1 @w.c:30\nT2 unlock m\n"
+       "T3 begin book\nT3 lock m\nT3 read seats =1 @w.c:30\nT3 write seats =0 @w.c:33\n"
+       "T3 unlock m\nT3 end book\n"
+       "T2 lock m\nT2 write seats =0 @w.c:33\nT2 unlock m\n"
        "T2 end work\nT1 join T2\nT1 join T3\n"
        /* main's report runs the count's lines often: by rarity alone
         * the log count's shapes would come first */
@@ -285,10 +292,18 @@ static void test_failed(void) {
    shown = cbp_rank_failed(&T, &A.x, &A.r, &n);
    ok(shown && lost && lines && shown[lost - A.r.c] && !shown[lines - A.r.c] && n >= 1,
       "failed: the lost update happened in the failing run, the log count's WWR did not count");
+   const cbp_candidate *stale = built_at(CBP_RWW, "w.c:33", -1);
+   ok(shown && stale && shown[stale - A.r.c],
+      "failed: a check and an act in two critical sections, another thread's act between, counts");
    free(shown);
    cbp_rank(&T, &A.x, &A.r);
-   ok(A.r.n && A.r.c[0].pattern == CBP_RWW && A.r.shown_failed >= 1,
-      "failed: ranked, the lost update comes first");
+   size_t first_other = A.r.n, last_shown = 0;
+   for (size_t i = 0; i < A.r.n; i++) {
+      if (A.r.c[i].shown) last_shown = i;
+      else if (first_other == A.r.n) first_other = i;
+   }
+   ok(A.r.n && A.r.c[0].shown && last_shown < first_other && A.r.shown_failed >= 2,
+      "failed: ranked, what happened in the failing run comes first");
 }
 
 int main(void) {
