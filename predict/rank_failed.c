@@ -12,14 +12,15 @@
  *
  * "Next access" is the thread's adjacent access to the variable (the pair
  * a check-then-act or a read-modify-write spans, as cut_blocks.c's root
- * block pairs them).  When the first is a write, with no synchronisation
- * of that thread between them (a lock, an unlock, a wait, a post...): a
- * `log_lines++` under its lock in each round of a loop writes at the end
- * of one critical section and reads at the start of the next, and another
- * thread's round between them happens in any run where two threads take
- * turns, saying nothing about the failure.  A read then an access in a
- * later critical section is a check and an act, which a lock released
- * between does not make atomic (the stale check): it counts.  The other
+ * block pairs them), with no synchronisation of that thread between them
+ * (a lock, an unlock, a wait, a post...): a `log_lines++` under its lock
+ * in each round of a loop writes at the end of one critical section and
+ * reads at the start of the next, and a `while (full) pthread_cond_wait`
+ * reads its flag before and after the wait; another thread's write between
+ * them happens in any run, saying nothing about the failure.  Only a read
+ * then a write in a later critical section, another thread's write between
+ * (RWW), counts across them: a check and an act, which a lock released
+ * between does not make atomic (the stale check).  The other
  * thread's access is the variable's last write between them (RWR, RWW,
  * WWR, WWW), or for WRW its last read.  With --recorded-failed only these
  * candidates' schedules are written (write_schedules.c): a test failing
@@ -142,11 +143,11 @@ static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint8_t *wa
       last_own *p = own_of(&o, v, e->tid);
       var_last *l = &vl[v];
       /* Another thread's access after p's: the thread's own would be p. */
-      int apart = p->epoch != epoch[e->tid] && p->kind; /* see the head */
-      for (int fw = 1; p->idx && !apart && fw >= 0; fw--) {
+      int apart = p->epoch != epoch[e->tid]; /* see the head */
+      for (int fw = 1; p->idx && fw >= 0; fw--) {
          uint64_t at = fw ? l->w : l->r;
          int pat = pattern_of(p->kind, fw, w);
-         if (pat < 0 || at <= p->idx) continue;
+         if (pat < 0 || at <= p->idx || (apart && pat != CBP_RWW)) continue;
          shape_key k = {(uint32_t)pat, v, p->site, fw ? l->wsite : l->rsite, site, 0};
          uint32_t slot = shape_find(s, &k, 0);
          if (slot) hit[slot - 1] = 1;

@@ -257,7 +257,8 @@ static void test_seen(void) {
  * between T2's read and write (no synchronisation of T2's between: the
  * lost update happened), T3's write of lines came between T2's two
  * critical sections on it (which also let T3 in, and are not the failure),
- * and T3 took the seat T2 had checked in an earlier critical section.
+ * T3 took the seat T2 had checked in an earlier critical section, and
+ * cleared the flag T2 polled.
  * The count's RWW is marked as shown, the lines' WWR is not, and it ranks
  * first; the same trace as a run that passed marks nothing. */
 static void test_failed(void) {
@@ -274,6 +275,11 @@ static void test_failed(void) {
        "T3 begin book\nT3 lock m\nT3 read seats =1 @w.c:30\nT3 write seats =0 @w.c:33\n"
        "T3 unlock m\nT3 end book\n"
        "T2 lock m\nT2 write seats =0 @w.c:33\nT2 unlock m\n"
+       /* a flag polled under the lock, cleared between two polls: what
+        * the polling is for */
+       "T2 lock m\nT2 read full =1 @w.c:40\nT2 unlock m\n"
+       "T3 lock m\nT3 write full =0 @w.c:50\nT3 unlock m\n"
+       "T2 lock m\nT2 read full =0 @w.c:40\nT2 unlock m\n"
        "T2 end work\nT1 join T2\nT1 join T3\n"
        /* main's report runs the count's lines often: by rarity alone
         * the log count's shapes would come first */
@@ -295,6 +301,10 @@ static void test_failed(void) {
    const cbp_candidate *stale = built_at(CBP_RWW, "w.c:33", -1);
    ok(shown && stale && shown[stale - A.r.c],
       "failed: a check and an act in two critical sections, another thread's act between, counts");
+   const cbp_candidate *waited = built_at(CBP_RWR, "w.c:50", -1);
+
+   ok(shown && waited && !shown[waited - A.r.c],
+      "failed: a flag polled in two critical sections, written between, does not count");
    free(shown);
    cbp_rank(&T, &A.x, &A.r);
    size_t first_other = A.r.n, last_shown = 0;
