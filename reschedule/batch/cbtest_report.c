@@ -255,6 +255,8 @@ static void write_json(cbt_json *j, const cbt_suite *s)
          cbt_json_int(j, "native_exit", t->native_code);
       if (t->outcome == CBT_O_ERROR || t->outcome == CBT_O_FAILED_NATIVELY)
          cbt_json_string(j, "error", t->error);
+      if (t->failed_each) /* predicted from a run that failed, as each did */
+         cbt_json_bool(j, "failed_in_each_recording", 1);
       cbt_json_double(j, "seconds", t->seconds);
       /* As the summary counts them: the forced and the left unforced. */
       cbt_json_uint(j, "schedules_predicted", t->nruns + t->not_forced);
