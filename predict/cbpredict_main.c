@@ -523,6 +523,16 @@ int main(int argc, char **argv) {
    cb_trace t;
    rc = load_trace(c.path, c.partial, &t);
    if (!rc) {
+      if (c.run_failed && !cbp_run_failed(&t)) {
+         fprintf(stderr, "cbpredict: --recorded-failed: the run recorded in %s did not "
+                         "fail (%s)\n", c.path,
+                 !t.footer.present     ? "the trace does not say how it ended"
+                 : t.footer.nblocked   ? "it deadlocked"
+                                       : "it exited 0");
+         cb_trace_free(&t);
+         free(seen);
+         return 2;
+      }
       /* Hand-made locks are locks before any pass looks at the trace. */
       c.hand = cb_hand_locks_mark(&t);
       rc = predict(&t, &c, t0);

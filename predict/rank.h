@@ -37,5 +37,8 @@ uint8_t *cbp_rank_seen(const cb_trace *t, const cbp_escape *x, const cbp_result 
  * passed, deadlocked or was cut short. */
 uint8_t *cbp_rank_failed(const cb_trace *t, const cbp_escape *x, const cbp_result *r,
                          size_t *nshown);
+/* Whether t's run ended by a failing exit or a fatal signal (not a
+ * deadlock, not cut short). */
+int cbp_run_failed(const cb_trace *t);
 
 #endif /* CB_PREDICT_RANK_H */

@@ -81,8 +81,8 @@ static uint64_t hash_own(const void *ctx, uint32_t idx) {
    return own_hash(a->var, a->tid);
 }
 
-/* Whether the recorded run ended by a failing exit or a signal. */
-static int run_failed(const cb_trace *t) {
+/* Whether the recorded run ended by a failing exit or a signal (rank.h). */
+int cbp_run_failed(const cb_trace *t) {
    const cb_footer *f = &t->footer;
    return f->present && !f->nblocked && (f->exit_signal || f->exit_status != 0);
 }
@@ -168,7 +168,7 @@ static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint8_t *wa
 uint8_t *cbp_rank_failed(const cb_trace *t, const cbp_escape *x, const cbp_result *r,
                          size_t *nshown) {
    *nshown = 0;
-   if (!run_failed(t) || !r->n) return NULL;
+   if (!cbp_run_failed(t) || !r->n) return NULL;
    uint8_t *out = cbp_xcalloc(r->n, 1);
    uint32_t *kidx = cbp_xcalloc(r->n, sizeof *kidx);
    uint8_t *want = cbp_xcalloc((size_t)x->nvars + 1, 1);
