@@ -51,9 +51,9 @@ T1 join T3
 T
 $GEN --from-text "$TMP/t.txt" -o "$TMP/t.pb"; is "$?" 0 "text trace written"
 
-# --recorded-failed is for a run that failed: this one says nothing of its end.
+# --recorded-failed is for a run that failed: this one exited 0.
 cbpredict --recorded-failed -o "$TMP/rf" "$TMP/t.pb" >/dev/null 2>"$TMP/err"; is "$?" 2 "--recorded-failed on a run that did not fail: exit 2"
-like "$(cat "$TMP/err")" "^cbpredict: --recorded-failed: the run recorded in .*t.pb did not fail \\(the trace does not say how it ended\\)" \
+like "$(cat "$TMP/err")" "^cbpredict: --recorded-failed: the run recorded in .*t.pb did not fail \\(it exited 0\\)" \
    "--recorded-failed: says why"
 
 out=$(cbpredict "$TMP/t.pb"); rc=$?
