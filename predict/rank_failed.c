@@ -17,7 +17,11 @@
  * in each round of a loop writes at the end of one critical section and
  * reads at the start of the next, and a `while (full) pthread_cond_wait`
  * reads its flag before and after the wait; another thread's write between
- * them happens in any run, saying nothing about the failure.  Only a read
+ * them happens in any run, saying nothing about the failure; so does a
+ * spin on a flag, its read at one line before and after the write (an
+ * RWR at one site never counts: blind trial 19's mailbox, whose display
+ * spins on `ready` in every run, had that spin named as the bug of a run
+ * that failed because the sensor raised the flag first).  Only a read
  * then a write in a later critical section, another thread's write between
  * (RWW), counts across them: a check and an act, which a lock released
  * between does not make atomic (the stale check).  The other
@@ -147,7 +151,9 @@ static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint8_t *wa
       for (int fw = 1; p->idx && fw >= 0; fw--) {
          uint64_t at = fw ? l->w : l->r;
          int pat = pattern_of(p->kind, fw, w);
-         if (pat < 0 || at <= p->idx || (apart && pat != CBP_RWW)) continue;
+         if (pat < 0 || at <= p->idx || (apart && pat != CBP_RWW) ||
+             (pat == CBP_RWR && p->site == site))
+            continue;
          shape_key k = {(uint32_t)pat, v, p->site, fw ? l->wsite : l->rsite, site, 0};
          uint32_t slot = shape_find(s, &k, 0);
          if (slot) hit[slot - 1] = 1;

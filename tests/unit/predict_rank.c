@@ -275,6 +275,10 @@ static void test_failed(void) {
        "T3 begin book\nT3 lock m\nT3 read seats =1 @w.c:30\nT3 write seats =0 @w.c:33\n"
        "T3 unlock m\nT3 end book\n"
        "T2 lock m\nT2 write seats =0 @w.c:33\nT2 unlock m\n"
+       /* a flag spun on without a lock, raised between two reads */
+       "T2 read go =0 @w.c:60\nT2 read go =0 @w.c:60\n"
+       "T3 write go =1 @w.c:65\n"
+       "T2 read go =1 @w.c:60\n"
        /* a flag polled under the lock, cleared between two polls: what
         * the polling is for */
        "T2 lock m\nT2 read full =1 @w.c:40\nT2 unlock m\n"
@@ -301,6 +305,9 @@ static void test_failed(void) {
    const cbp_candidate *stale = built_at(CBP_RWW, "w.c:33", -1);
    ok(shown && stale && shown[stale - A.r.c],
       "failed: a check and an act in two critical sections, another thread's act between, counts");
+   const cbp_candidate *spun = built_at(CBP_RWR, "w.c:65", -1);
+   ok(shown && spun && !shown[spun - A.r.c],
+      "failed: a spin on a flag, raised between two reads at one line, does not count");
    const cbp_candidate *waited = built_at(CBP_RWR, "w.c:50", -1);
 
    ok(shown && waited && !shown[waited - A.r.c],
