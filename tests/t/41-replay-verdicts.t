@@ -271,7 +271,7 @@ like "$out" "reproduce: cbreplay --schedule .* --check 'grep -qx 201' -- " "repr
 FAKE_LOG=$TMP/log FAKE_PLAN_COPY=$TMP/plan cbreplay --stall-ms 750 \
    --events-out "$TMP/events" --schedule "$TMP/m1.pb" -- "$P" x y >/dev/null
 args=$(cat "$TMP/log")
-like "$args" "^--tool=cbtools .*--fair-sched=yes .*--px-default=allregs-at-mem-access" "Valgrind gets the replay options"
+like "$args" "^--tool=cbtools .*--fair-sched=yes .*--px-default=allregs-at-each-insn" "Valgrind gets the replay options (registers exact at every instruction: a gate retries one)"
 like "$args" "--cb-mode=replay --cb-plan=[^ ]+ --cb-status-fd=[0-9]+ --cb-instrument=default --cb-out-fd=[0-9]+ -- $P x y$" "the tool gets mode, plan, status, instrumentation and event fds"
 like "$args" "--vgdb=no" "Valgrind runs without gdbserver (no vgdb-pipe files)"
 words=$(od -An -t u8 -v "$TMP/plan" | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
