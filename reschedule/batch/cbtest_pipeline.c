@@ -248,15 +248,15 @@ static int record_again(cbt_suite *s, size_t ti, int code, const char *line)
 }
 
 /* A test that failed in each recorded run is predicted from the last of
- * them, whose trace cbpredict reads like any other: the violations that
- * happened in it rank first (predict/rank_failed.c), and a forced run that
+ * them with cbpredict --recorded-failed: only the violations that happened
+ * in that run are written (predict/rank_failed.c), and a forced run that
  * fails names the variable and the lines, where "failed natively" alone
  * names nothing (a textbook `tmp = x; usleep(1); x = tmp + 1` fails so under
  * Valgrind's scheduler every time).  Every forced run of such a test may
- * fail whatever it forces, so the first bug is the first-ranked shape of
- * the failing run, and the report says the test fails on its own.  Not for
- * a deadlock (exit 6: cbtrace named its threads and locks) nor a run the
- * tool cut short. */
+ * fail whatever it forces, hence nothing else is forced (a test failing
+ * for a reason of its own gets no race named), and the report says the
+ * test fails on its own.  Not for a deadlock (exit 6: cbtrace named its
+ * threads and locks); a run stopped at --record-timeout never gets here. */
 static int predict_failed_run(cbt_test *t, int code)
 {
    if (code == 6 || t->explore)
