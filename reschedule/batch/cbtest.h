@@ -327,6 +327,8 @@ typedef struct {
                              (cbtest_pipeline.c, CBT_RECORD_TRIES) */
    int failed_each;       /* each of those runs failed: predicted from the
                              last (cbtest_pipeline.c, record_ended) */
+   int more_tries;        /* recordings allowed past CBT_RECORD_TRIES
+                             (cbtest_pipeline.c, CBT_RECORD_MORE) */
    char error[512];       /* CBT_O_ERROR / FAILED_NATIVELY: in words */
    char cwd[PATH_MAX];    /* where its jobs run (relative arguments) */
    double timeout_s;      /* cbreplay --timeout of its forced runs */

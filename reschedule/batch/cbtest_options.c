@@ -30,6 +30,8 @@ static const char usage_text[] =
 "                    is predicted from the last, only the violations that\n"
 "                    happened in it forced (cbpredict --recorded-failed),\n"
 "                    and reported as failed natively unless one fails;\n"
+"                    when none happened, up to 3 more runs, for one that\n"
+"                    passes;\n"
 "  cbpredict         the schedules that would break a block's atomicity;\n"
 "  cbreplay          every schedule forced, and the test's own exit status\n"
 "                    judges the run.\n"

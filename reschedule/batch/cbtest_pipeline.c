@@ -225,11 +225,18 @@ static void test_error(cbt_suite *s, size_t ti, const char *what,
  * The first failure's output is kept as record-failed.out and .err.  A run
  * that did not end is not tried again. */
 #define CBT_RECORD_TRIES 5
+/* When the last of them showed nothing to force (cbpredict
+ * --recorded-failed wrote no schedule: its cause is not one thread's pair
+ * of accesses), up to this many more, for a run that passes: blind trial
+ * 18's mailbox failed in about 4 recordings of 5 and passed natively in
+ * 219 of 220 runs; 5 tries all failed in a third of cbtest runs, 8 in a
+ * sixth. */
+#define CBT_RECORD_MORE 3
 
 static int record_again(cbt_suite *s, size_t ti, int code, const char *line)
 {
    cbt_test *t = &s->tests[ti];
-   if (t->record_failures + 1 >= CBT_RECORD_TRIES)
+   if (t->record_failures + 1 >= CBT_RECORD_TRIES + t->more_tries)
       return 0;
    if (t->record_failures++ == 0) {
       char from[PATH_MAX + 32], to[PATH_MAX + 32];
@@ -245,6 +252,17 @@ static int record_again(cbt_suite *s, size_t ti, int code, const char *line)
    }
    t->state = CBT_T_WAITING;
    return 1;
+}
+
+/* The "; each of N recorded runs failed" record_ended put at the end of
+ * error, taken off. */
+static void drop_tries(char *error)
+{
+   char *p = NULL;
+   for (char *q = error; (q = strstr(q, "; each of ")); q++)
+      p = q;
+   if (p && strstr(p, " recorded runs failed"))
+      *p = '\0';
 }
 
 /* A test that failed in each recorded run is predicted from the last of
@@ -349,6 +367,15 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
    size_t cap = t->failed_each ? s->o->max_runs : cbt_predicted_cap(s->o);
    if (cbt_load_runs(t, cap, why, sizeof why) != 0) {
       test_error(s, ti, "cbpredict", why);
+      return;
+   }
+   if (t->failed_each && t->nruns == 0 && !t->more_tries) {
+      /* Nothing to force from the failing run: a few more recordings. */
+      t->more_tries = CBT_RECORD_MORE;
+      t->failed_each = 0;
+      t->record_failures = CBT_RECORD_TRIES; /* the count goes on */
+      drop_tries(t->error); /* a run may pass: the first failure's words */
+      t->state = CBT_T_WAITING;
       return;
    }
    t->state = CBT_T_REPLAYING;

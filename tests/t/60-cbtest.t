@@ -279,13 +279,16 @@ like "$SUM" "BUG WWW on odd \"name\" .* here: the forced run hung, though not by
    "summary: a hung run is a bug too, and cbreplay's 'the violation happened: no' is said"
 unlike "$SUM" "BUG RWW on balance: the forced run failed, though" "summary: not said of a run where the violation happened"
 like "$SUM1" "002-clean [^~]*~ *no schedule predicted" "summary: the clean test"
-like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own; each of 5 recorded runs failed\); predicted from the last of those runs, no forced run failed~ *its output: [^~]*/003-broken/record.err~ *no schedule predicted" \
-   "summary: a test that fails natively, in each of five recorded runs, is predicted from the last"
-is "$(grep -c '^cbpredict .*--recorded-failed .*003-broken/trace.pb' "$LOG")" 1 \
-   "its cbpredict is told that the recorded run's exit is a failure"
-is "$(grep -c '^cbtrace record .*progs/broken$' "$LOG")" 5 "the failing test was recorded five times"
-is "$(grep -c '^cbtrace record .* --parent-first -- .*progs/broken$' "$LOG")" 2 \
-   "two of them with its creators first, the others as the first"
+like "$SUM1" "003-broken [^~]*~ *failed natively \(exit 3: it broke on its own; each of 8 recorded runs failed\); predicted from the last of those runs, no forced run failed~ *its output: [^~]*/003-broken/record.err~ *no schedule predicted" \
+   "summary: a test that fails natively, in each of its recorded runs, is predicted from the last"
+# Its failing run showed nothing to force (the fake cbpredict writes no
+# schedule for it): three more recordings, for one that passes, and the
+# last of the eight predicted again.
+is "$(grep -c '^cbpredict .*--recorded-failed .*003-broken/trace.pb' "$LOG")" 2 \
+   "its cbpredict is told that the recorded run's exit is a failure, after the fifth run and the eighth"
+is "$(grep -c '^cbtrace record .*progs/broken$' "$LOG")" 8 "the failing test was recorded eight times: five, nothing to force, three more"
+is "$(grep -c '^cbtrace record .* --parent-first -- .*progs/broken$' "$LOG")" 4 \
+   "every other one with its creators first, the others as the first"
 like "$SUM1" "005-flaky [^~]*~ *failed natively in a recorded run \(exit 4: it broke once\) and passed when recorded again: no forced schedule made it fail~ *the failed run's output: .*/005-flaky/record-failed.err~ *no schedule predicted" \
    "summary: a test that failed in its first recorded run is recorded again and predicted, and still reported"
 is "$(grep -c '^cbtrace record .*progs/flaky$' "$LOG")" 2 "it was recorded twice"
@@ -295,8 +298,8 @@ like "$(cat "$FAKE/out/tests/005-flaky/record-failed.err")" "it broke once" \
    "the failed recorded run's output is kept"
 like "$SUM1" "004-missing [^~]*~ *error: [^~]*missing: no such program" "summary: a missing program is an error, the others went on"
 like "$SUM" "^2 bugs confirmed in 1 of 5 tests" "summary: the totals"
-is "$(grep -c '^cbpredict' "$LOG")" 4 "cbpredict ran once for each test recorded, failing in each or not"
-is "$(grep -c '^cbpredict .*--recorded-failed' "$LOG")" 1 "--recorded-failed only for the test that failed in each"
+is "$(grep -c '^cbpredict' "$LOG")" 5 "cbpredict ran once for each test recorded (twice for the one failing in each)"
+is "$(grep -c '^cbpredict .*--recorded-failed' "$LOG")" 2 "--recorded-failed only for the test that failed in each"
 is "$(grep -c '^cbreplay' "$LOG")" 5 "every schedule was forced once"
 is "$(grep '^cbreplay' "$LOG" | grep -c -- '--confirm 3 ')" 5 \
    "each with --confirm 3: a failing run is forced three more times before it is called reproduced"
@@ -433,6 +436,22 @@ fake_test() {
    n=$1; shift
    (cd "$FAKE" && bin/cbtest -j 1 "$@" -o "$n-out" -- "progs/$n" >"$n.out" 2>&1)
 }
+
+# A test that fails in its first six recorded runs and passes in its
+# seventh: after five, the failing run showed nothing to force (the fake
+# cbpredict writes no schedule for it), so it was recorded again, and the
+# run that passed was predicted.  It is not said to have failed in each
+# ("each of 5 recorded runs failed" was left in its words at first).
+: >"$LOG"
+printf '#!/bin/sh\nn=$(cat "$0.n" 2>/dev/null || echo 0)\necho $((n + 1)) >"$0.n"\n[ "$n" -ge 6 ] && exit 0\necho "it broke, run $n" >&2\nexit 5\n' \
+   >"$FAKE/progs/late"
+chmod +x "$FAKE/progs/late"
+(cd "$FAKE" && bin/cbtest -j 1 -o late-out -- progs/late >late.out 2>&1)
+is "$(grep -c '^cbtrace record -o .*001-late/trace.pb .*progs/late$' "$LOG")" 7 "late: recorded seven times, five and then two of three more"
+is "$(grep -c '^cbpredict .*--recorded-failed' "$LOG")" 1 "late: predicted once from the fifth failing run"
+like "$(tr '\n' '~' <"$FAKE/late.out")" "failed natively in a recorded run \\(exit 5: it broke, run [0-9]\\) and passed when recorded again" \
+   "late: said as a test that failed and then passed"
+unlike "$(cat "$FAKE/late.out")" "each of 5 recorded runs failed" "late: not said to have failed in each"
 
 # A failure that did not come back when forced again does not end the
 # test's forcing: the next schedule is forced, and its bug (which does come

@@ -62,7 +62,7 @@ cb_build_data napcount.c napcount_miscount -DFIXED -DMISCOUNT
 cb_cbtest napcount_miscount --timeout 10 --max-runs 10
 OUT=$(cat "$TMP/napcount_miscount.d/stdout")
 is "$RC" 3 "napcount_miscount: failed natively (exit 3), no bug"
-like "$OUT" "failed natively \\(exit 1: napcount: lost updates: counter is 20, expected 21; each of 5 recorded runs failed\\); predicted from the last of those runs" \
+like "$OUT" "failed natively \\(exit 1: napcount: lost updates: counter is 20, expected 21; each of 8 recorded runs failed\\); predicted from the last of those runs" \
    "napcount_miscount: in the program's words, predicted from the last run"
 unlike "$OUT" "BUG" "napcount_miscount: no race blamed"
 
