@@ -523,7 +523,7 @@ int main(int argc, char **argv) {
    cb_trace t;
    rc = load_trace(c.path, c.partial, &t);
    if (!rc) {
-      if (c.run_failed && !cbp_run_failed(&t)) {
+      if (c.run_failed && !cb_trace_failed(&t)) {
          fprintf(stderr, "cbpredict: --recorded-failed: the run recorded in %s did not "
                          "fail (%s)\n", c.path,
                  !t.footer.present     ? "the trace does not say how it ended"

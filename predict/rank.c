@@ -283,6 +283,13 @@ uint32_t cbp_loc_site(const cb_trace *t, uint32_t loc) {
    return k ? (uint32_t)(k ^ k >> 32) | 1u << 31 : loc;
 }
 
+uint32_t *cbp_loc_sites(const cb_trace *t) {
+   uint32_t *site = cbp_xcalloc((size_t)t->nlocs + 1, sizeof *site);
+   for (uint32_t l = 0; l < t->nlocs; l++)
+      site[l] = cbp_loc_site(t, l);
+   return site;
+}
+
 /* Event i's code site, 0 past the trace. */
 static uint32_t site_of(const cb_trace *t, uint64_t i) {
    return i < t->nevents ? cbp_loc_site(t, t->events[i].loc) : 0;

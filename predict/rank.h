@@ -27,6 +27,9 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r);
  * instructions share one), or the location itself when the line is
  * unknown. */
 uint32_t cbp_loc_site(const cb_trace *t, uint32_t loc);
+/* Every location's code site, [0, t->nlocs] (malloc'd): a line's key
+ * hashes its file name, so a pass over the events looks it up here. */
+uint32_t *cbp_loc_sites(const cb_trace *t);
 /* Per candidate of r (malloc'd, r->n flags): 1 when the read its forced
  * order moves would see a value its thread already read from that
  * variable at that line in the recording (rank_seen.c). */
@@ -37,8 +40,5 @@ uint8_t *cbp_rank_seen(const cb_trace *t, const cbp_escape *x, const cbp_result 
  * passed, deadlocked or was cut short. */
 uint8_t *cbp_rank_failed(const cb_trace *t, const cbp_escape *x, const cbp_result *r,
                          size_t *nshown);
-/* Whether t's run ended by a failing exit or a fatal signal (not a
- * deadlock, not cut short). */
-int cbp_run_failed(const cb_trace *t);
 
 #endif /* CB_PREDICT_RANK_H */

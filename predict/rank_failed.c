@@ -85,14 +85,10 @@ static uint64_t hash_own(const void *ctx, uint32_t idx) {
    return own_hash(a->var, a->tid);
 }
 
-/* Whether the recorded run ended by a failing exit or a signal (rank.h). */
-int cbp_run_failed(const cb_trace *t) {
-   const cb_footer *f = &t->footer;
-   return f->present && !f->nblocked && (f->exit_signal || f->exit_status != 0);
-}
-
-static uint32_t site_at(const cb_trace *t, uint64_t i) {
-   return cbp_loc_site(t, t->events[i].loc);
+/* Event i's code site, from the table of cbp_loc_sites. */
+static uint32_t site_at(const cb_trace *t, const uint32_t *sites, uint64_t i) {
+   uint32_t loc = t->events[i].loc;
+   return loc < t->nlocs ? sites[loc] : loc;
 }
 
 /* The slot of k in s (1-based), added when add, else 0 when absent. */
@@ -126,8 +122,8 @@ static int pattern_of(int a, int f, int b) {
 
 /* One pass over the wanted variables' accesses: marks hit[slot] for each
  * shape of s the run showed. */
-static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint8_t *want,
-                       shape_set *s, uint8_t *hit) {
+static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint32_t *sites,
+                       const uint8_t *want, shape_set *s, uint8_t *hit) {
    var_last *vl = cbp_xcalloc((size_t)x->nvars + 1, sizeof *vl);
    uint32_t *epoch = cbp_xcalloc((size_t)t->nthreads + 1, sizeof *epoch);
    own_set o;
@@ -143,7 +139,7 @@ static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint8_t *wa
       }
       if (!v || v > x->nvars || !want[v] || e->tid > t->nthreads) continue;
       int w = e->kind == CB_EV_WRITE;
-      uint32_t site = site_at(t, i);
+      uint32_t site = site_at(t, sites, i);
       last_own *p = own_of(&o, v, e->tid);
       var_last *l = &vl[v];
       /* Another thread's access after p's: the thread's own would be p. */
@@ -174,8 +170,9 @@ static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint8_t *wa
 uint8_t *cbp_rank_failed(const cb_trace *t, const cbp_escape *x, const cbp_result *r,
                          size_t *nshown) {
    *nshown = 0;
-   if (!cbp_run_failed(t) || !r->n) return NULL;
+   if (!cb_trace_failed(t) || !r->n) return NULL;
    uint8_t *out = cbp_xcalloc(r->n, 1);
+   uint32_t *sites = cbp_loc_sites(t);
    uint32_t *kidx = cbp_xcalloc(r->n, sizeof *kidx);
    uint8_t *want = cbp_xcalloc((size_t)x->nvars + 1, 1);
    shape_set s;
@@ -186,14 +183,14 @@ uint8_t *cbp_rank_failed(const cb_trace *t, const cbp_escape *x, const cbp_resul
       if (!c->built || c->dropped || c->pattern > CBP_WWW || !c->var || c->var > x->nvars ||
           c->e1 >= t->nevents || c->f >= t->nevents || c->e2 >= t->nevents)
          continue;
-      shape_key k = {(uint32_t)c->pattern, c->var, site_at(t, c->e1), site_at(t, c->f),
-                     site_at(t, c->e2), 0};
+      shape_key k = {(uint32_t)c->pattern, c->var, site_at(t, sites, c->e1),
+                     site_at(t, sites, c->f), site_at(t, sites, c->e2), 0};
       kidx[i] = shape_find(&s, &k, 1);
       want[c->var] = 1;
    }
    if (s.n) {
       uint8_t *hit = cbp_xcalloc(s.n, 1);
-      mark_shown(t, x, want, &s, hit);
+      mark_shown(t, x, sites, want, &s, hit);
       for (size_t i = 0; i < r->n; i++)
          if (kidx[i] && hit[kidx[i] - 1]) { out[i] = 1; ++*nshown; }
       free(hit);
@@ -202,5 +199,6 @@ uint8_t *cbp_rank_failed(const cb_trace *t, const cbp_escape *x, const cbp_resul
    free(s.k);
    free(want);
    free(kidx);
+   free(sites);
    return out;
 }

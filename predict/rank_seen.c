@@ -114,15 +114,6 @@ static void pattern_reads(const cb_trace *t, const cbp_candidate *c, query q[2])
    }
 }
 
-/* Per location: its code site (cbp_loc_site), computed once: a line's
- * key hashes its file name, and every read of a wanted variable asks. */
-static uint32_t *loc_sites(const cb_trace *t) {
-   uint32_t *site = cbp_xcalloc((size_t)t->nlocs + 1, sizeof *site);
-   for (uint32_t l = 0; l < t->nlocs; l++)
-      site[l] = cbp_loc_site(t, l);
-   return site;
-}
-
 static seen_key key_of(const cb_trace *t, const cbp_escape *x, const uint32_t *site,
                        uint64_t i, uint64_t val) {
    uint32_t loc = t->events[i].loc;
@@ -210,7 +201,7 @@ uint8_t *cbp_rank_seen(const cb_trace *t, const cbp_escape *x, const cbp_result 
       /* The keys the forced reads would have, then one look-up per read
        * of a wanted variable (no table of every value read). */
       values_before(t, x, q, nq, want);
-      uint32_t *site = loc_sites(t), *kidx = cbp_xcalloc(nq + 1, sizeof *kidx);
+      uint32_t *site = cbp_loc_sites(t), *kidx = cbp_xcalloc(nq + 1, sizeof *kidx);
       seen_set s;
       memset(&s, 0, sizeof s);
       cbp_map_init(&s.m, 64);

@@ -313,6 +313,9 @@ void cb_event_print(FILE *out, const cb_trace *t, size_t index);
 /* The program's exit status when it ended by exit, else -1 (a signal, a
  * deadlock, a trace cut short). */
 int cb_trace_exit_status(const cb_trace *t);
+/* Whether the run ended by a failing exit or a fatal signal (not a
+ * deadlock, not cut short). */
+int cb_trace_failed(const cb_trace *t);
 
 /* One thread of a deadlock in words, whoever found it (cbtrace from a
  * trace, cbreplay from the tool's status lines):

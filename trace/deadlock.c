@@ -20,6 +20,12 @@ int cb_trace_exit_status(const cb_trace *t)
    return t->footer.exit_status;
 }
 
+int cb_trace_failed(const cb_trace *t)
+{
+   const cb_footer *f = &t->footer;
+   return f->present && !f->nblocked && (f->exit_signal || f->exit_status != 0);
+}
+
 const char *cb_wait_kind_name(unsigned kind)
 {
    static const char *const names[CB_WAIT_KIND_COUNT] = {

@@ -215,10 +215,6 @@ static Int def_of(IRSB *bb, Int from, Int at, IRTemp t)
    return -1;
 }
 
-/* Whether a use of the old value (a temporary of old) by st leaves it
- * with nothing the program could test: the new value's computation (a
- * temporary of inputs), the CAS itself and its retry comparison, a copy
- * (already in old), or the flags thunk. */
 /* Whether e is a CAS's retry comparison (the old value against the
  * expected one). */
 static Bool is_cas_retry_test(const IRExpr *e)
@@ -228,6 +224,10 @@ static Bool is_cas_retry_test(const IRExpr *e)
            e->Iex.Binop.op == Iop_CasCmpNE32 || e->Iex.Binop.op == Iop_CasCmpNE64);
 }
 
+/* Whether a use of the old value (a temporary of old) by st leaves it
+ * with nothing the program could test: the new value's computation (a
+ * temporary of inputs), the CAS itself and its retry comparison, a copy
+ * (already in old), or the flags thunk. */
 static Bool use_hidden(const IRStmt *st, const CbTmpSet *old,
                        const CbTmpSet *inputs, const IRStmt *cas)
 {

@@ -42,9 +42,9 @@ for v in napcount napcount_O0; do
    else
       diag "$v: a recording passed"
       like "$top" "^   BUG [A-Z]+ on counter: the forced run failed" "$v: the first bug is on the counter ($top)"
-      ok "$v: (a recording passed)" true
-      ok "$v: (a recording passed)" true
-      ok "$v: (a recording passed)" true
+      for c in "says it fails on its own" "report.json says so" "cbpredict ranked the failing run's shapes"; do
+         skip "$v: $c: a recording passed, so it was not predicted from a failing one"
+      done
    fi
    [ "$RC" = 1 ] || printf '%s\n' "$OUT" | sed 's/^/#   /' | head -20 >&2
 done
