@@ -44,7 +44,8 @@ static size_t build_count(size_t limit, size_t more) {
 
 static const char usage[] =
    "usage: cbpredict [-o DIR] [--json] [--max N] [--blocks=MODE] [--patterns=LIST]\n"
-   "                 [--partial] [--recorded-failed] [--delays N [--seed S] [--seen FILE]]\n"
+   "                 [--partial] [--recorded-failed [--cures]]\n"
+   "                 [--delays N [--seed S] [--seen FILE]]\n"
    "                 [--base TRACE]\n"
    "                 [--z3 [--z3-timeout MS] [--z3-window N]] [--jobs N] TRACE\n"
    "\n"
@@ -82,6 +83,12 @@ static const char usage[] =
    "                     only the violations that happened in that run, a\n"
    "                     thread's access, another's, the first's next, are\n"
    "                     written\n"
+   "  --cures            with --recorded-failed, when none happened in that\n"
+   "                     run: its orders of two threads' conflicting accesses,\n"
+   "                     each forced the other way round (pattern ORD, the\n"
+   "                     first thread's reads since its last synchronisation\n"
+   "                     moved after the other's access); a forced run that\n"
+   "                     passes names the failure's cause (cbreplay: cured)\n"
    "  --jobs N           threads cbpredict may use, for the analysis and for\n"
    "                     writing the schedules (default: the online CPUs, at\n"
    "                     most 2; 1: one thread); the output is the same\n"
@@ -289,7 +296,7 @@ static int write_delays(const cb_trace *t, cbp_analysis *a, cbp_explore_options 
 typedef struct {
    cbp_options o;
    const char *dir, *seen_path, *base_path, *path;
-   int json, partial, z3, explore, run_failed;
+   int json, partial, z3, explore, run_failed, cures;
    cbp_z3_summary z3s;
    size_t limit;              /* --max; (size_t)-1: none */
    cbp_explore_options eo;
@@ -304,6 +311,7 @@ static int parse_option(int ch, const char *arg, char **argv, cli *c) {
    case 'j': c->json = 1; break;
    case 'p': c->partial = 1; break;
    case 'R': c->run_failed = 1; break;
+   case 'C': c->cures = 1; break;
    case 'h': fputs(usage, stdout); return 0;
    case 'z': c->z3 = 1; break;
    case 'm':
@@ -366,7 +374,7 @@ static int parse_args(int argc, char **argv, cli *c) {
       {"delays", required_argument, 0, 'D'},   {"seed", required_argument, 0, 'S'},
       {"seen", required_argument, 0, 'F'},    {"base", required_argument, 0, 'B'},
       {"jobs", required_argument, 0, 'J'},   {"recorded-failed", no_argument, 0, 'R'},
-      {0, 0, 0, 0}};
+      {"cures", no_argument, 0, 'C'},        {0, 0, 0, 0}};
    memset(c, 0, sizeof *c);
    c->o.blocks = CBP_BLOCKS_AUTO;
    c->z3s.timeout_ms = 2000;
@@ -382,6 +390,7 @@ static int parse_args(int argc, char **argv, cli *c) {
       return bad_usage(optind == argc ? "no trace given" : "one trace at a time");
    if (c->explore && !c->eo.delays) c->eo.delays = 2;
    if (c->seen_path && !c->eo.delays) return bad_usage("--seen goes with --delays N");
+   if (c->cures && !c->run_failed) return bad_usage("--cures goes with --recorded-failed");
    c->path = argv[optind];
    return -1;
 }
@@ -473,11 +482,20 @@ static int schedule_dir(const cli *c, char *buf, size_t n, const char **dir) {
    return 0;
 }
 
+/* --cures: when none of the violations happened in the failing run, its
+ * orders between two threads, forced the other way round (cures.c). */
+static void cures_if_none_shown(const cb_trace *t, cbp_analysis *a) {
+   size_t shown;
+   free(cbp_rank_failed(t, &a->x, &a->r, &shown));
+   if (shown == 0) cbp_cures(t, a);
+}
+
 /* The analysis, its schedules written and reported; the exit code. */
 static int predict(const cb_trace *t, cli *c, double t0) {
    cbp_analysis a;
    cbp_analyze_candidates(t, &c->o, &a);
    a.run_failed = c->run_failed;
+   if (c->cures) cures_if_none_shown(t, &a);
    size_t fresh = 0; /* candidates on lines --base never ran */
    char defdir[4096];
    const char *dir;
@@ -497,7 +515,7 @@ static int predict(const cb_trace *t, cli *c, double t0) {
    if (c->eo.delays && rc == 0) rc = write_delays(t, &a, &c->eo, dir, c->limit, &written, &xr);
    cbp_report_info info = {c->path, dir, now() - t0, written, NULL, c->z3 ? &c->z3s : NULL,
                            c->eo.delays ? &xr : NULL, c->hand.words, c->hand.sems,
-                           c->run_failed};
+                           c->run_failed, a.cures};
    report(t, &a, c, &info, &xr);
    cbp_explore_free(&xr);
    cbp_analysis_free(&a);

@@ -276,6 +276,8 @@ typedef struct {
                            (fresh.c): built and ranked first */
    uint8_t shown;       /* its shape happened in the recorded run, which
                            failed (rank_failed.c; set by cbp_rank) */
+   uint8_t cure;        /* a failing run's order to force the other way
+                           round (cures.c) */
    uint32_t id;         /* schedule number sN, 0 if not written */
    uint32_t same_as;    /* not written: schedule sN forces its orderings */
    /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" (the
@@ -403,7 +405,14 @@ typedef struct cbp_analysis {
    cbp_result r;
    int run_failed; /* --recorded-failed: the recorded run's exit was the
                       test failing, so its schedules judge against 0 alone */
+   int cures;      /* cbp_cures ran: only order violations, cut back, each
+                      schedule a cure (a forced run that passes is the
+                      finding) */
 } cbp_analysis;
+/* --cures (cures.c): keeps only the order violations, each with T1 cut
+ * just after its last synchronisation before a, and marks the analysis;
+ * how many are kept.  Before synthesis. */
+size_t cbp_cures(const cb_trace *t, cbp_analysis *a);
 /* Passes A, B and B' (no schedule yet); free with cbp_analysis_free. */
 void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysis *a);
 
@@ -594,6 +603,7 @@ typedef struct {
    long lock_words; /* of the locks, the program's own (cb_spinlocks_mark) */
    long lock_sems;  /* ... and its semaphores used as locks (cb_semlocks_mark) */
    int run_failed;  /* --recorded-failed */
+   int cures;       /* --cures, and none happened in the run: cures.c */
 } cbp_report_info;
 void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
                       const cbp_result *r, const cbp_report_info *info);

@@ -178,7 +178,7 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
    return bad + (uint64_t)cut; /* what lies past the window is not known */
 }
 
-typedef struct { uint64_t score; size_t at; int fresh, failed, again, dlk, repeat, seen, rare; } ranked;
+typedef struct { uint64_t score, early; size_t at; int fresh, failed, again, dlk, repeat, seen, rare; } ranked;
 
 /* Fresh candidates (fresh.c: on a path the test's recording never took)
  * first, then, when the recorded run failed, those whose shape it showed
@@ -189,8 +189,13 @@ typedef struct { uint64_t score; size_t at; int fresh, failed, again, dlk, repea
  * in its later instance, which ranked 26th of 31 behind atomicity
  * candidates and was not forced within --max-runs 25), the latest
  * instances of another's e witness (cut_decide.c) last, then those whose
- * moved read sees nothing new (rank_seen.c) after the others, then by
- * score, then the rarer code first (rarity), then in their order. */
+ * moved read sees nothing new (rank_seen.c) after the others, then, for
+ * cures (cures.c), the latest cut first: the flip that keeps the most of
+ * the failing run is the one that says most precisely what made it fail
+ * (a flag raised early and the fields copied out both cure the run when
+ * the writer runs on first, and moving the copy keeps the flag's order),
+ * then by score, then the rarer code first (rarity), then in their
+ * order. */
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
    if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
@@ -199,6 +204,7 @@ static int cmp_ranked(const void *a, const void *b) {
    if (x->repeat != y->repeat) return x->repeat ? 1 : -1;
    if (x->again != y->again) return x->again ? 1 : -1;
    if (x->seen != y->seen) return x->seen ? 1 : -1;
+   if (x->early != y->early) return x->early < y->early ? -1 : 1;
    if (x->score != y->score) return x->score < y->score ? -1 : 1;
    if (x->rare != y->rare) return x->rare < y->rare ? -1 : 1;
    return x->at < y->at ? -1 : x->at > y->at;
@@ -361,6 +367,8 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       o[i].rare = rarity(t, lines, c);
       o[i].seen = seen[i];
+      o[i].early = !c->cure ? 0 /* a cut at a thread's start is the earliest */
+                   : c->x1.tidx == UINT64_MAX ? UINT64_MAX : UINT64_MAX - 1 - c->x1.tidx;
       o[i].failed = r->c[i].shown = shown ? shown[i] : 0;
    }
    free(shown);

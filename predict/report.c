@@ -136,7 +136,12 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",
               (unsigned long long)r->symmetric);
-   if (r->shown_failed || info->run_failed)
+   if (info->cures)
+      fprintf(out, "cbpredict: the recorded run failed (%s) and none of the violations "
+                   "happened in it: its orders of two threads are written forced the "
+                   "other way round (--cures); a forced run that passes names the "
+                   "failure's cause\n", failed_words(t, words, sizeof words));
+   else if (r->shown_failed || info->run_failed)
       fprintf(out, "cbpredict: the recorded run failed (%s); %llu of the violations "
                    "happened in it, at the same lines: %s\n",
               failed_words(t, words, sizeof words), (unsigned long long)r->shown_failed,
@@ -199,6 +204,7 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
            info->lock_sems);
    if (r->shown_failed)
       fprintf(out, ",\"shown_in_failed_run\":%llu", (unsigned long long)r->shown_failed);
+   if (info->cures) fputs(",\"cures\":true", out);
    if (info->note) { fputs(",\"note\":", out); cb_json_write_string(out, info->note); }
    if (info->z3) {
       const cbp_z3_summary *z = info->z3;

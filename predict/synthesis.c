@@ -245,6 +245,22 @@ static int b_reads_after_a(synth *S, const cbp_candidate *c) {
    return cbp_rf_moves_read(S->rf, S->pv, B, c->prefix[B - 1], to);
 }
 
+/* The mirror of b_reads_after_a: whether A, running from its lowered
+ * prefix to its cut before B runs at all, reads what B wrote after B's
+ * lowered prefix in the recorded run; it would read the older value then.
+ * A worker that took a lock after the loader's critical section and read
+ * its flag there, both lowered: the worker ran first, read the flag
+ * unset, waited and left the plan's path (a cure of tests/data/
+ * earlyflag.c, whose cut lies after the worker's whole critical section).
+ * Past A_READS_SCAN of A's events, not looked at (it was not before). */
+#define A_READS_SCAN 4096
+static int a_reads_before_b(synth *S, const cbp_candidate *c) {
+   tail_order o = order_of(c);
+   uint64_t from = c->prefix[o.A - 1];
+   if (o.A == o.B || o.xA.count <= from || o.xA.count - from > A_READS_SCAN) return 0;
+   return cbp_rf_reads_from(S->rf, o.A, from, o.xA.count, o.B, c->prefix[o.B - 1]);
+}
+
 /* T1 and T2 down to the least cuts that the other prefixes need of them,
  * unless a read moved that way would see another value, theirs or another
  * prefix's read of what they wrote there (readsfrom.c): a worker that
@@ -273,7 +289,7 @@ static void lower_tail_threads(synth *S, cbp_candidate *c) {
             continue;
          uint64_t was = c->prefix[j - 1];
          c->prefix[j - 1] = to;
-         if (b_reads_after_a(S, c)) {
+         if (b_reads_after_a(S, c) || a_reads_before_b(S, c)) {
             c->prefix[j - 1] = was;
             continue;
          }

@@ -159,7 +159,8 @@ static int one(loop *L, size_t i, const char *dir, uint64_t written, job *j, cb_
    cbp_result *r = &L->a->r;
    cbp_candidate *cd = &r->c[i];
    if (!cd->built || cd->dropped) return 0;
-   if (L->a->run_failed && !cd->shown) return 0; /* rank_failed.c */
+   if (L->a->run_failed && !cd->shown && !L->a->cures)
+      return 0; /* rank_failed.c; cures.c */
    uint64_t d = cbp_candidate_digest(&L->a->x, cd);
    if (L->nseen && (bsearch(&d, L->seen, L->nseen, sizeof *L->seen, cbp_digest_cmp) ||
                     aimed_twice(L->t, cd, L->seen, L->nseen))) {

@@ -30,9 +30,16 @@
  *               report says so.
  *   passed      otherwise.
  *
+ * A cure schedule (cbpredict --cures: the recorded run failed, and the
+ * schedule forces one of its orders the other way round) is judged the
+ * other way round: a run that passed, the schedule followed, is cured (the
+ * finding: that order is the failure's cause); one that failed, hung or
+ * deadlocked, passed (it failed as the recording did: nothing learned).
+ *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -98,6 +105,24 @@ static int tool_ended_well(const cbr_ending *e, cbr_result *r)
    return 1;
 }
 
+/* A cure's run, judged the other way round: passed with its order forced
+ * the other way round is the finding; passed without it, a run that
+ * passed by chance, tested nothing; failed, hung or deadlocked, it failed
+ * as the recording did. */
+static void judge_cure(cbr_result *r)
+{
+   if (r->verdict == CBR_PASSED && r->status.pattern == 1) {
+      r->verdict = CBR_CURED;
+   } else if (r->verdict == CBR_PASSED) {
+      r->verdict = CBR_INFEASIBLE;
+      r->status.infeasible = 1;
+      snprintf(r->status.reason, sizeof r->status.reason,
+               "it passed, but the order the cure forces did not happen");
+   } else if (r->verdict != CBR_INFEASIBLE && r->verdict != CBR_ERROR) {
+      r->verdict = CBR_PASSED;
+   }
+}
+
 void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r)
 {
    if (e->killed || r->status.end == CBR_END_DEADLOCK) {
@@ -138,6 +163,9 @@ void cbr_judge(const cbr_options *o, const cbr_ending *e, cbr_result *r)
       r->verdict = CBR_INFEASIBLE;
    else
       r->verdict = CBR_PASSED;
+   r->cure = e->cure;
+   if (e->cure)
+      judge_cure(r);
 }
 
 const char *cbr_how_far(const cbr_result *r, char *buf, size_t len)

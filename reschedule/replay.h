@@ -189,12 +189,15 @@ enum cbr_verdict {
    CBR_INFEASIBLE,
    CBR_HUNG,
    CBR_DEADLOCK, /* every thread waited for another: the tool ended it */
-   CBR_ERROR /* the tool or Valgrind failed, or the run could not start */
+   CBR_ERROR, /* the tool or Valgrind failed, or the run could not start */
+   CBR_CURED  /* a cure schedule (Schedule.cure) whose run passed: the order
+                 it forced the other way round is the recorded failure's
+                 cause; a finding, exit 1 as failed */
 };
 const char *cbr_verdict_name(enum cbr_verdict v);
 /* The exit code of a single forced run with this verdict. */
 int cbr_verdict_exit(enum cbr_verdict v);
-/* failed, deadlock, hung: a bug of the program. */
+/* failed, deadlock, hung, cured: a bug of the program. */
 int cbr_verdict_is_bug(enum cbr_verdict v);
 
 /* The last value the thread that ended a failing run read where the
@@ -211,6 +214,8 @@ typedef struct {
 /* Plain data, so that a worker process can hand it to the pool in one write. */
 typedef struct {
    enum cbr_verdict verdict;
+   int cure;          /* of a cure schedule: passed means it failed as the
+                         recording did (cbr_verdict_text says "not cured") */
    int exit_code;     /* shell convention (128+sig), -1 when killed by us */
    int signal;        /* fatal signal of the program, 0 if none */
    int check_code;    /* --check CMD's exit code, -1 when it did not run */
@@ -313,6 +318,7 @@ typedef struct {
    int killed;        /* by cbreplay after --timeout */
    int wstatus;       /* Valgrind's wait status (when not killed) */
    int recorded_exit; /* -1 unknown */
+   int cure;          /* the schedule is a cure: judged the other way round */
 } cbr_ending;
 
 /* Fills r->exit_code and r->signal from e, then the verdict, first rule

@@ -19,20 +19,22 @@ const char *cbr_verdict_name(enum cbr_verdict v)
    case CBR_HUNG: return "hung";
    case CBR_DEADLOCK: return "deadlock";
    case CBR_ERROR: return "error";
+   case CBR_CURED: return "cured";
    }
    return "?";
 }
 
 int cbr_verdict_is_bug(enum cbr_verdict v)
 {
-   return v == CBR_FAILED || v == CBR_DEADLOCK || v == CBR_HUNG;
+   return v == CBR_FAILED || v == CBR_DEADLOCK || v == CBR_HUNG || v == CBR_CURED;
 }
 
 int cbr_verdict_exit(enum cbr_verdict v)
 {
    switch (v) {
    case CBR_PASSED: return CBR_EXIT_PASSED;
-   case CBR_FAILED: return CBR_EXIT_FAILED;
+   case CBR_FAILED:
+   case CBR_CURED: return CBR_EXIT_FAILED;
    case CBR_INFEASIBLE: return CBR_EXIT_INFEASIBLE;
    case CBR_HUNG: return CBR_EXIT_HUNG;
    case CBR_DEADLOCK: return CBR_EXIT_DEADLOCK;
@@ -122,6 +124,15 @@ const char *cbr_verdict_text(const cbr_result *r, char *buf, size_t len)
    char sig[32];
    const char *v = cbr_verdict_name(r->verdict);
    switch (r->verdict) {
+   case CBR_PASSED:
+      if (r->cure && r->signal) /* it failed as the recording did */
+         snprintf(buf, len, "not cured (%s)", signal_name(r->signal, sig, sizeof sig));
+      else if (r->cure)
+         snprintf(buf, len, r->exit_code < 0 ? "not cured (no end)" : "not cured (exit %d)",
+                  r->exit_code);
+      else
+         snprintf(buf, len, "%s", v);
+      break;
    case CBR_FAILED:
       if (r->signal)
          snprintf(buf, len, "%s (%s)", v, signal_name(r->signal, sig,
@@ -278,13 +289,15 @@ void cbr_print_table(FILE *out, const cbr_report *rep)
       print_row(out, p, width, cols);
    }
 
-   size_t count[CBR_ERROR + 1] = {0};
+   size_t count[CBR_CURED + 1] = {0};
    for (size_t i = 0; i < rep->n; i++)
       count[rep->results[i].verdict]++;
    fprintf(out, "%zu forced run%s: %zu failed, %zu deadlocked, %zu hung, "
                 "%zu passed, %zu infeasible", rep->n, rep->n == 1 ? "" : "s",
            count[CBR_FAILED], count[CBR_DEADLOCK], count[CBR_HUNG],
            count[CBR_PASSED], count[CBR_INFEASIBLE]);
+   if (count[CBR_CURED])
+      fprintf(out, ", %zu cured (the recorded failure's cause)", count[CBR_CURED]);
    if (count[CBR_ERROR])
       fprintf(out, ", %zu error%s", count[CBR_ERROR],
               count[CBR_ERROR] == 1 ? "" : "s");

@@ -202,6 +202,7 @@ static void print_ending(FILE *out, const cbr_report *rep,
    fprintf(out, "\n  %s %s",
            r->verdict == CBR_HUNG       ? "it hung"
            : r->verdict == CBR_DEADLOCK ? "it deadlocked"
+           : r->verdict == CBR_CURED    ? "it passed"
                                         : "it failed",
            cbr_how_far(r, far, sizeof far));
    if (cbr_then_stuck(r))
@@ -221,7 +222,11 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
       snprintf(vt, sizeof vt, "deadlocked");
    else
       cbr_verdict_text(r, vt, sizeof vt);
-   if (cbr_is_explore(s))
+   if (r->verdict == CBR_CURED)
+      fprintf(out, "\nBUG (%s): ORD order on %s, the cause of the recorded failure: "
+                   "the recorded run failed, and the forced run, this order the other "
+                   "way round, passed", cs->name, var);
+   else if (cbr_is_explore(s))
       fprintf(out, "\nBUG (%s): explore: a delay schedule (no predicted "
                    "violation) made the program fail; the forced run %s",
               cs->name, vt);
@@ -290,6 +295,16 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
                    "waiter and was lost, and T%u waits for one that already came.\n",
               s->f->tid, obj[1], cbr_event_where(s->f, 1, c, sizeof c), s->e1->tid,
               cbr_event_where(s->e1, 1, a, sizeof a), s->e1->tid);
+   else if (ord && s->cure && s->e1 && s->f)
+      fprintf(out, "  in the recorded run, which failed, T%u's %s at %s came before "
+                   "T%u's %s at %s, and nothing orders them: forced the other way "
+                   "round (T%u's %s first, and what T%u read since its last "
+                   "synchronisation after it), the program passed: that order is "
+                   "the failure.\n",
+              s->e1->tid, cb_event_kind_name(s->e1->kind),
+              cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
+              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c),
+              s->f->tid, cb_event_kind_name(s->f->kind), s->e1->tid);
    else if (ord && s->e1 && s->f)
       fprintf(out, "  in the recorded run T%u's %s at %s came before T%u's %s at "
                    "%s, and nothing orders them (no create, join, barrier or "
@@ -392,10 +407,12 @@ static void print_one_bug(FILE *out, const cbr_report *rep, size_t i)
    if (r->stderr_tail[0] && !r->stderr_shown)
       print_stderr_tail(out, "the program's stderr ended with", r);
    if (cbr_not_reproduced(r))
-      fprintf(out, "  not reproduced: forced again %u time%s, it failed %u: the "
-                   "failure does not come from this schedule alone, so it is not kept "
+      fprintf(out, "  not reproduced: forced again %u time%s, it %s %u: the "
+                   "%s does not come from this schedule alone, so it is not kept "
                    "as a reproducer\n  run again: %s\n",
-              r->confirm_runs, r->confirm_runs == 1 ? "" : "s", r->confirm_bugs,
+              r->confirm_runs, r->confirm_runs == 1 ? "" : "s",
+              r->verdict == CBR_CURED ? "passed" : "failed", r->confirm_bugs,
+              r->verdict == CBR_CURED ? "pass" : "failure",
               cbr_reproduce_command(rep, i, cmd, sizeof cmd));
    else {
       if (r->pinned[0])

@@ -374,7 +374,7 @@ int cbr_run_one(const cbr_options *o, const cbr_io *io,
 
    w.last_progress = start;
    int fds[2] = {f.statusp[0], f.errp[0]}, ks;
-   cbr_ending e = {.recorded_exit = cs->recorded_exit};
+   cbr_ending e = {.recorded_exit = cs->recorded_exit, .cure = cs->s->cure};
    e.killed = watch_run(&w, kid, fds, &ks);
    /* Whatever is left in the pipes: the keeper's last line, the tool's, and
     * what the program wrote last (not what a child it left behind writes

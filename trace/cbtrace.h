@@ -475,6 +475,9 @@ typedef struct {
    char *instrument;      /* cbtrace record --instrument=WHAT */
    int has_recorded_exit;
    int32_t recorded_exit;
+   int cure;              /* trace.proto Schedule.cure: forced the other way
+                             round, a failing run's order; passing is the
+                             finding */
    void *priv_;           /* what a read schedule owns */
 } cb_schedule;
 

@@ -147,6 +147,9 @@ enum cbt_verdict {
    CBT_HUNG,
    CBT_DEADLOCK,
    CBT_ERROR,
+   CBT_CURED, /* a cure (cbpredict --cures) passed: the order it forced
+                 the other way round is why the test failed in every
+                 recorded run; a bug found */
    CBT_NVERDICTS
 };
 /* "passed", "failed", "deadlock", ...: the word of the reports. */
@@ -154,7 +157,7 @@ const char *cbt_verdict_name(enum cbt_verdict v);
 /* "failed", "deadlocked", "hung": how the forced run of a bug ended, in
  * the sentence "the forced run ...". */
 const char *cbt_verdict_words(enum cbt_verdict v);
-/* A verdict that confirms a bug: failed, deadlock, hung. */
+/* A verdict that confirms a bug: failed, deadlock, hung, cured. */
 int cbt_is_bug(enum cbt_verdict v);
 
 /* One event of a pattern, from the schedule file. */
@@ -175,6 +178,7 @@ typedef struct {
    int readable;           /* the schedule file could be read */
    char pattern[8];
    char variable[256];
+   int cure;               /* the schedule is a cure (Schedule.cure) */
    cbt_event e1, f, e2;
    enum cbt_verdict verdict;
    int exit_code;
@@ -373,7 +377,7 @@ static inline const char *cbt_native_words(const cbt_test *t)
 typedef struct {
    size_t tests, done, errors, failed_natively, clean, with_bugs;
    size_t runs, runs_done, passed, failed, infeasible, hung, deadlocks,
-      run_errors;
+      run_errors, cured;
    size_t bugs;
    size_t not_reproduced; /* of the bugs: no forced run came back every time */
 } cbt_totals;

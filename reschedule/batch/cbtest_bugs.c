@@ -47,6 +47,7 @@ void cbt_totals_of(const cbt_suite *s, cbt_totals *tt)
          case CBT_HUNG: tt->hung++; break;
          case CBT_DEADLOCK: tt->deadlocks++; break;
          case CBT_ERROR: tt->run_errors++; break;
+         case CBT_CURED: tt->cured++; break;
          case CBT_NVERDICTS: break;
          }
          tt->runs_done++;

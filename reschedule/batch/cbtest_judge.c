@@ -47,8 +47,10 @@ static void replay_facts(cbt_run *r)
          r->again_failed = m;
       }
       const char *failed = strstr(line, ", it failed ");
+      if (!failed) /* a cure's: how often it passed again */
+         failed = strstr(line, ", it passed ");
       if (sscanf(line, "  not reproduced: forced again %u", &n) == 1 &&
-          failed && sscanf(failed, ", it failed %u", &m) == 1) {
+          failed && sscanf(failed, r->cure ? ", it passed %u" : ", it failed %u", &m) == 1) {
          r->again = n;
          r->again_failed = m;
       } else if (!strncmp(line, "  reproduce: ", 13) && !r->pinned[0] &&
@@ -105,7 +107,7 @@ void cbt_judge_replay(cbt_run *r, const cb_job_end *e)
    } else {
       switch (e->code) {
       case 0: r->verdict = CBT_PASSED; break;
-      case 1: r->verdict = CBT_FAILED; break;
+      case 1: r->verdict = r->cure ? CBT_CURED : CBT_FAILED; break;
       case 3: r->verdict = CBT_INFEASIBLE; break;
       case 4: r->verdict = CBT_HUNG; break;
       case 6: r->verdict = CBT_DEADLOCK; break;

@@ -142,6 +142,8 @@ static job_ref *new_job(const cbt_suite *s, enum job_kind kind, size_t ti,
          argv[k++] = "--z3";
       if (t->failed_each) /* exit 1 is the failure, not the run's normal */
          argv[k++] = "--recorded-failed";
+      if (t->failed_each && t->more_tries) /* each of 8 failed: the flips */
+         argv[k++] = "--cures";
       argv[k++] = (char *)t->trace;
       cbt_fmt(j->out, sizeof j->out, "%s/predict.out", t->dir);
       cbt_fmt(j->err, sizeof j->err, "%s/predict.err", t->dir);

@@ -41,7 +41,7 @@ static void draw(const cbt_suite *s)
 {
    cbt_totals t;
    cbt_totals_of(s, &t);
-   size_t bugs = t.failed + t.deadlocks + t.hung;
+   size_t bugs = t.failed + t.deadlocks + t.hung + t.cured;
    clear_line();
    fprintf(stderr,
            "cbtest: %zu/%zu tests, %zu/%zu forced runs, %zu failing, "
@@ -103,6 +103,8 @@ void cbt_progress_test_done(const cbt_suite *s, size_t ti)
                          "%zu infeasible, %zu hung",
                  k[CBT_PASSED], k[CBT_FAILED], k[CBT_DEADLOCK],
                  k[CBT_INFEASIBLE], k[CBT_HUNG]);
+      if (k[CBT_CURED])
+         fprintf(stderr, ", %zu cured", k[CBT_CURED]);
       if (k[CBT_ERROR])
          fprintf(stderr, ", %zu errors", k[CBT_ERROR]);
       fprintf(stderr, "%s (%.1f s)\n",

@@ -184,6 +184,8 @@ static void json_counts(cbt_json *j, const cbt_test *t)
    cbt_json_uint(j, "deadlock", k[CBT_DEADLOCK]);
    cbt_json_uint(j, "error", k[CBT_ERROR]);
    cbt_json_uint(j, "not_run", k[CBT_PENDING]);
+   if (k[CBT_CURED])
+      cbt_json_uint(j, "cured", k[CBT_CURED]);
    cbt_json_end(j);
 }
 
@@ -236,6 +238,8 @@ static void write_json(cbt_json *j, const cbt_suite *s)
    cbt_json_uint(j, "hung", tt.hung);
    cbt_json_uint(j, "deadlock", tt.deadlocks);
    cbt_json_uint(j, "run_errors", tt.run_errors);
+   if (tt.cured)
+      cbt_json_uint(j, "cured", tt.cured);
    cbt_json_uint(j, "bugs", tt.bugs);
    cbt_json_end(j);
 

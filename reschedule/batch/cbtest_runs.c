@@ -143,6 +143,7 @@ void cbt_fill_run(const cbt_test *t, cbt_run *r, const char *name)
    cbt_fmt(r->variable, sizeof r->variable, "%s",
            sch->variable_name && *sch->variable_name ? sch->variable_name
                                                      : "?");
+   r->cure = sch->cure;
    r->has_trace_id = sch->has_trace_id;
    r->trace_id = sch->trace_id;
    copy_event(&r->e1, sch->e1);

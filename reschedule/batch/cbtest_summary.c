@@ -186,6 +186,15 @@ static void print_same_failure(FILE *out, const cbt_suite *s,
            r->out_path);
 }
 
+/* Whether a cure of t passed: its bugs say why it fails on its own. */
+static int any_cured(const cbt_test *t)
+{
+   for (size_t r = 0; r < t->nruns; r++)
+      if (t->runs[r].verdict == CBT_CURED)
+         return 1;
+   return 0;
+}
+
 static void print_test(FILE *out, const cbt_suite *s, size_t ti)
 {
    const cbt_test *t = &s->tests[ti];
@@ -231,7 +240,11 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       fprintf(out, "   the failed run's output: %s/record-failed.err\n", t->dir);
       break;
    default:
-      if (t->outcome == CBT_O_BUGS && t->failed_each)
+      if (t->outcome == CBT_O_BUGS && t->failed_each && any_cured(t))
+         fprintf(out, "   it fails on its own (%s; output: %s/record.err): below, "
+                      "an order of the last of those runs that, forced the other "
+                      "way round, lets it pass: why it fails\n", t->error, t->dir);
+      else if (t->outcome == CBT_O_BUGS && t->failed_each)
          fprintf(out, "   it fails on its own too (%s; output: %s/record.err): "
                       "below, what happened in the last of those runs, forced\n",
                  t->error, t->dir);
@@ -254,9 +267,11 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
            predicted, predicted == 1 ? "" : "s",
            t->explore ? "predicted and explored" : "predicted", k[CBT_PASSED],
            k[CBT_FAILED], k[CBT_DEADLOCK], k[CBT_INFEASIBLE], k[CBT_HUNG]);
+   if (k[CBT_CURED])
+      fprintf(out, ", %zu cured", k[CBT_CURED]);
    if (t->not_forced)
       fprintf(out, ", %zu not forced (%s)", t->not_forced,
-              k[CBT_FAILED] || k[CBT_DEADLOCK] || k[CBT_HUNG]
+              k[CBT_FAILED] || k[CBT_DEADLOCK] || k[CBT_HUNG] || k[CBT_CURED]
                  ? "the test's bug was confirmed; --all-bugs forces them"
                  : "--max-runs");
    if (k[CBT_ERROR])
@@ -327,6 +342,8 @@ void cbt_print_summary(FILE *out, const cbt_suite *s)
            t.bugs, t.bugs == 1 ? "" : "s", t.with_bugs, t.tests, t.clean,
            t.failed_natively, t.errors, t.passed, t.failed, t.deadlocks,
            t.infeasible, t.hung);
+   if (t.cured)
+      fprintf(out, ", %zu cured", t.cured);
    if (t.run_errors)
       fprintf(out, ", %zu could not run", t.run_errors);
    fputs("\n", out);

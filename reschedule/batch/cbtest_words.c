@@ -16,6 +16,7 @@ const char *cbt_verdict_name(enum cbt_verdict v)
    case CBT_HUNG: return "hung";
    case CBT_DEADLOCK: return "deadlock";
    case CBT_ERROR: return "error";
+   case CBT_CURED: return "cured";
    case CBT_NVERDICTS: break;
    }
    return "?";
@@ -23,12 +24,14 @@ const char *cbt_verdict_name(enum cbt_verdict v)
 
 const char *cbt_verdict_words(enum cbt_verdict v)
 {
-   return v == CBT_DEADLOCK ? "deadlocked" : cbt_verdict_name(v);
+   return v == CBT_DEADLOCK ? "deadlocked"
+          : v == CBT_CURED  ? "passed with this order the other way round"
+                            : cbt_verdict_name(v);
 }
 
 int cbt_is_bug(enum cbt_verdict v)
 {
-   return v == CBT_FAILED || v == CBT_DEADLOCK || v == CBT_HUNG;
+   return v == CBT_FAILED || v == CBT_DEADLOCK || v == CBT_HUNG || v == CBT_CURED;
 }
 
 const char *cbt_outcome_name(enum cbt_outcome o)

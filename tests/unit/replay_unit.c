@@ -564,7 +564,8 @@ static void test_reproduce(void)
    cs.s->n_variants = 0;
 }
 
-/* judge.c: the first rule that applies. */
+/* judge.c: the first rule that applies; cure: the schedule is a cure. */
+static int judge_cure;
 static enum cbr_verdict judged(int killed, int wstatus, int end, int end_exit,
                                int infeasible, int pattern, int check_code,
                                int recorded_exit)
@@ -572,7 +573,8 @@ static enum cbr_verdict judged(int killed, int wstatus, int end, int end_exit,
    cbr_options o;
    memset(&o, 0, sizeof o);
    o.check = check_code >= 0 ? "true" : NULL;
-   cbr_ending e = {killed, wstatus, recorded_exit};
+   cbr_ending e = {.killed = killed, .wstatus = wstatus,
+                   .recorded_exit = recorded_exit, .cure = judge_cure};
    cbr_result r;
    memset(&r, 0, sizeof r);
    cbr_status_init(&r.status);
@@ -587,6 +589,35 @@ static enum cbr_verdict judged(int killed, int wstatus, int end, int end_exit,
 }
 
 #define EXITED(n) ((n) << 8)
+
+/* A cure (cbpredict --cures) is judged the other way round. */
+static void test_judge_cure(void)
+{
+   judge_cure = 1;
+   ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 0, 1, -1, 0) == CBR_CURED,
+      "cure: exit 0 with its order forced the other way round: cured");
+   ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 0, 0, -1, 0) == CBR_INFEASIBLE,
+      "cure: exit 0 without its order: infeasible, it tested nothing");
+   ok(judged(0, EXITED(1), CBR_END_EXIT, 1, 0, 1, -1, 0) == CBR_PASSED,
+      "cure: exit 1 as recorded: passed (not cured)");
+   ok(judged(1, 0, 0, 0, 1, 1, -1, 0) == CBR_PASSED,
+      "cure: hung: not cured, no bug of its own");
+   ok(judged(0, SIGKILL, 0, 0, 0, 1, -1, 0) == CBR_ERROR,
+      "cure: the tool died: error still");
+   judge_cure = 0;
+   ok(cbr_verdict_is_bug(CBR_CURED) && cbr_verdict_exit(CBR_CURED) == 1 &&
+         !strcmp(cbr_verdict_name(CBR_CURED), "cured"),
+      "cured: a finding, exit 1, named");
+   cbr_result r;
+   char buf[64];
+   memset(&r, 0, sizeof r);
+   r.verdict = CBR_PASSED;
+   r.cure = 1;
+   r.exit_code = 1;
+   ok(!strcmp(cbr_verdict_text(&r, buf, sizeof buf), "not cured (exit 1)"),
+      "a cure that failed as recorded: not cured");
+}
+
 static void test_judge(void)
 {
    ok(judged(0, EXITED(0), CBR_END_EXIT, 0, 0, 1, -1, -1) == CBR_PASSED,
@@ -624,7 +655,8 @@ static void test_judge(void)
    ok(judged(0, EXITED(0), CBR_END_DEADLOCK, 0, 0, 0, -1, -1) == CBR_ERROR,
       "Valgrind exited otherwise than the tool does after a deadlock: error");
    {
-      cbr_ending de = {0, EXITED(CB_DEADLOCK_EXIT), CB_DEADLOCK_EXIT};
+      cbr_ending de = {.wstatus = EXITED(CB_DEADLOCK_EXIT),
+                       .recorded_exit = CB_DEADLOCK_EXIT};
       cbr_status dst;
       cbr_status_init(&dst);
       dst.end = CBR_END_DEADLOCK;
@@ -640,7 +672,7 @@ static void test_judge(void)
    char buf[128];
    cbr_options o;
    memset(&o, 0, sizeof o);
-   cbr_ending e = {0, EXITED(1), -1};
+   cbr_ending e = {.wstatus = EXITED(1), .recorded_exit = -1};
    memset(&r, 0, sizeof r);
    cbr_status_init(&r.status);
    ok(cbr_status_line(&r.status, "exec") && r.status.execd,
@@ -675,6 +707,7 @@ int main(int argc, char **argv)
    test_variants(argv[1]);
    test_compact_form(argv[1]);
    test_judge();
+   test_judge_cure();
    test_find(argv[1]);
    test_validate(argv[1]);
    test_reproduce();
