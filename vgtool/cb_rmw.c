@@ -271,6 +271,17 @@ static Bool expr_gets(const IRExpr *e, Int off, Int len)
  * statement with the register untouched. */
 #define CB_RMW_UNREAD_INSNS 3
 
+/* Whether the side exit at `at` is a CAS's retry (its guard the CAS's
+ * retry test, defined from `from` on): it runs that same instruction
+ * again, whose reads the scan below has looked at already, so it is no
+ * way out of the superblock for a register. */
+static Bool cas_retry_exit(IRSB *bb, Int from, Int at)
+{
+   const IRExpr *g = bb->stmts[at]->Ist.Exit.guard;
+   Int d = g->tag == Iex_RdTmp ? def_of(bb, from, at, g->Iex.RdTmp.tmp) : -1;
+   return d >= 0 && is_cas_retry_test(bb->stmts[d]->Ist.WrTmp.data);
+}
+
 /* Whether the register a PUT at index `put` writes ([off, off + len)) is
  * dead: written again before anything could read it (a later PUT covering
  * it, with no GET of it, side exit or helper reading guest state on the
@@ -289,7 +300,18 @@ static Bool put_dead(IRSB *bb, Int put, Int off, Int len)
          continue;
       case Ist_NoOp: case Ist_MBE: case Ist_AbiHint:
          continue;
+      case Ist_CAS: case Ist_LoadG: case Ist_StoreG:
+         /* Flat IR: their operands are temporaries and constants, so they
+          * read no register themselves (a GET feeding them is a WrTmp,
+          * looked at on its own).  -O2 puts an atomic_store (an xchg whose
+          * old value is thrown away) right before the next atomic's `lock
+          * xadd` (blind trial 20's slot limiter): stopping there, or at
+          * that CAS's retry exit, kept the store an exchange, a lock
+          * word's acquire. */
+         continue;
       case Ist_Exit:
+         if (cas_retry_exit(bb, put + 1, j))
+            continue;
          return insns >= CB_RMW_UNREAD_INSNS && !expr_gets(st->Ist.Exit.guard, off, len);
       case Ist_PutI: case Ist_LLSC:
          return False;
@@ -314,7 +336,7 @@ static Bool put_dead(IRSB *bb, Int put, Int off, Int len)
          continue;
       }
       if (st->tag != Ist_WrTmp && st->tag != Ist_Store && st->tag != Ist_Dirty)
-         return False; /* a CAS, a guarded load or store: not followed */
+         return False; /* anything else: not followed */
    }
    /* Where the superblock ends its next block may read the register. */
    return insns >= CB_RMW_UNREAD_INSNS && !expr_gets(bb->next, off, len);

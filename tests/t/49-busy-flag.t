@@ -79,6 +79,67 @@ like "$(cbtrace dump "$TMP/claim.pb")" " write conns\[0\]\.in_use size 4 = 1 rmw
 # (Its users count, taken from 0 to 1 by a tested fetch-add and back by
 # its holder, looks like a lock word: a reference count does, README.)
 
+# A computed value stored by xchg (`add $1,%ecx; xchg %ecx,active`) right
+# before another atomic's `lock xadd`, whose retry exit comes two
+# instructions later: blind trial 20's slot limiter at -O2, where the scan
+# for a read of %ecx stopped at that CAS and its exit and kept the store an
+# exchange, a lock word's acquire; nothing was predicted.
+cat > "$TMP/limit.c" <<'EOF'
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#define MAXCONN 1
+static atomic_int active, holders;
+static long over, served[2], refused[2];
+static unsigned sum[2];
+static unsigned work(unsigned h)
+{
+   for (int i = 0; i < 40; i++)
+      h = (h ^ (h >> 11)) * 0x9e3779b1u;
+   return h;
+}
+static int take(void)
+{
+   int n = atomic_load(&active);
+   if (n >= MAXCONN)
+      return 0;
+   atomic_store(&active, n + 1);
+   return 1;
+}
+static void *client(void *arg)
+{
+   int id = (int)(long)arg;
+   for (int i = 0; i < 20; i++) {
+      if (take()) {
+         if (atomic_fetch_add(&holders, 1) + 1 > MAXCONN)
+            over++;
+         sum[id] += work((unsigned)i + 1u);
+         served[id]++;
+         atomic_fetch_sub(&holders, 1);
+         atomic_fetch_sub(&active, 1);
+      } else {
+         sum[id] += work((unsigned)i);
+         refused[id]++;
+      }
+   }
+   return NULL;
+}
+int main(void)
+{
+   pthread_t t[2];
+   for (long i = 0; i < 2; i++)
+      pthread_create(&t[i], NULL, client, (void *)i);
+   for (int i = 0; i < 2; i++)
+      pthread_join(t[i], NULL);
+   printf("%ld over\n", over);
+   return over != 0;
+}
+EOF
+cc -O2 -g -pthread -o "$TMP/limit" "$TMP/limit.c" || { echo "Bail out! cannot build limit.c"; exit 1; }
+cbtrace record -o "$TMP/limit.pb" -- "$TMP/limit" >/dev/null 2>&1
+like "$(cbtrace dump "$TMP/limit.pb")" " write active size 4 = 1 rmw-store @ limit.c:19 in take" \
+   "limit: a computed value stored by xchg before another atomic's lock xadd is a store"
+
 # A spin lock whose test-and-set result is tested is still a lock.
 for o in O0 O2; do
    cc -$o -g -pthread -o "$TMP/spinstock_$o" "$TOP/tests/programs/spinstock_fixed.c" ||
