@@ -393,8 +393,11 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
  * bug r (once a test; they are moved next in line): after a crash away
  * from the pattern's own accesses, those with an access where the program
  * died (cbtest_crash.c); after a failure once the run had left the
- * schedule's path, the next few, for one whose violation is seen to
- * happen (cbt_collect_bugs ranks it first); else none. */
+ * schedule's path, or one whose violation did not happen (the failure
+ * came from elsewhere: blind trial 20's consumers waiting with `if`
+ * were named by a flag's order violation that never happened, ranked
+ * first), the next few, for one whose violation is seen to happen
+ * (cbt_collect_bugs ranks it first); else none. */
 static size_t runs_to_keep(cbt_test *t, const cbt_run *r)
 {
    size_t left = t->nruns - t->next_run;
@@ -411,7 +414,7 @@ static size_t runs_to_keep(cbt_test *t, const cbt_run *r)
        * (blind trial 17's seat booking stopped at such an RWR, its
        * order violation, seen to happen, never forced). */
    }
-   if (r->violation == CBT_LEFT_PATH)
+   if (r->violation == CBT_LEFT_PATH || r->violation == 0)
       return left < CBT_LEFT_PATH_RUNS ? left : CBT_LEFT_PATH_RUNS;
    return 0;
 }
