@@ -41,14 +41,18 @@ typedef struct {
    uint8_t was;   /* the kind the trace holds, when the event is taken for
                      another (a lock word's store, a semaphore used as a
                      lock: cb_spinlocks_mark); 0 as read */
-   uint32_t tid;  /* creation order, main = 1 */
-   uint32_t loc;  /* index into cb_trace.locs, 0 = unknown */
    uint8_t rmw;   /* a WRITE that is a locked instruction's store: enum
                      cb_rmw_class (cb_wire.h); 0 otherwise and in older
                      traces */
+   uint32_t tid;  /* creation order, main = 1 */
+   uint32_t loc;  /* index into cb_trace.locs, 0 = unknown */
    uint64_t addr;
    uint64_t value;
 } cb_event;
+/* 32 bytes: a trace of 10 M events is 320 MB of them, every page of which
+ * the kernel zeroes before the reader fills it (issue 13: a fifth of
+ * cbpredict's time was that); rmw sits in what was padding. */
+_Static_assert(sizeof(cb_event) == 32, "cb_event stays 32 bytes");
 
 typedef struct {
    uint64_t address;
