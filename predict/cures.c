@@ -35,16 +35,18 @@
 #define CURE_SCAN (1u << 22)
 
 /* T1's cut just after its last counted event before a that is not a read
- * or a write; *x unchanged when none is found within CURE_SCAN events, or
- * when that is no earlier than *x. */
-static void stretch_start(const cb_trace *t, const cbp_candidate *c, cbp_point *x) {
+ * or a write; *x unchanged when none is found within CURE_SCAN events,
+ * when that is no earlier than *x, or when no cut may come right after it
+ * (the rest of its instruction follows). */
+static void stretch_start(const cb_trace *t, const cbp_escape *esc, const cbp_candidate *c,
+                          cbp_point *x) {
    uint64_t count = c->ce1; /* T1's counted events before a */
    size_t stop = c->e1 > CURE_SCAN ? c->e1 - CURE_SCAN : 0;
    for (size_t i = c->e1; i-- > stop;) {
       const cb_event *e = &t->events[i];
       if (e->tid != c->t1 || !CB_IS_COUNTED(e->kind)) continue;
       if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) {
-         if (count < x->count) *x = (cbp_point){count, i};
+         if (count < x->count && cbp_cut_ok(esc, i)) *x = (cbp_point){count, i};
          return;
       }
       if (count == 0) return; /* malformed: more counted events than counted */
@@ -65,7 +67,7 @@ size_t cbp_cures(const cb_trace *t, cbp_analysis *a) {
          continue;
       }
       cbp_point x = c.x1;
-      stretch_start(t, &c, &x);
+      stretch_start(t, &a->x, &c, &x);
       if (x.count < c.x1.count &&
           cbp_vc_get(&a->v, c.seg_f, c.t1) <= x.count) {
          c.x1 = x;
