@@ -30,8 +30,10 @@
 /* Version 2 added the verdict "deadlock" and a run's deadlock (its last
  * field), version 3 how often a bug was forced again and came back (two
  * more), version 5 whether cbreplay pinned it (one more: the file is
- * sN-pinned.pb beside the schedule); older files still read. */
-#define STATE_VERSION 5
+ * sN-pinned.pb beside the schedule), version 6 the verdict "cured" and
+ * whether the schedule is a cure (one more: a job forced elsewhere is
+ * judged as one); older files still read. */
+#define STATE_VERSION 6
 #define MAX_FIELDS 40
 
 int cbt_write_atomic(const char *path, void (*fn)(FILE *, const void *),
@@ -123,6 +125,7 @@ static void put_run(FILE *f, const cbt_run *r)
    putf(f, "%u", r->again_failed);
    putf(f, "%d", r->violation);
    putf(f, "%d", r->pinned[0] != 0);
+   putf(f, "%d", r->cure); /* a job forced elsewhere is judged as a cure */
    fputc('\n', f);
 }
 
@@ -242,7 +245,7 @@ static void get_event(cbt_event *e, char **f)
 /* A "run" record into r, its paths rebuilt under the test's folder. */
 static int get_run(const cbt_test *t, cbt_run *r, char **f, int n)
 {
-   if (n != 28 && n != 29 && n != 31 && n != 32 && n != 33) /* versions 1-5 */
+   if (n != 28 && n != 29 && n != 31 && n != 32 && n != 33 && n != 34) /* versions 1-6 */
       return -1;
    int v = verdict_of(f[5]);
    if (v < 0 || f[1][0] != 's' || strchr(f[1], '/'))
@@ -270,6 +273,7 @@ static int get_run(const cbt_test *t, cbt_run *r, char **f, int n)
    cbt_fmt(r->path, sizeof r->path, "%s/%s.pb", t->schedules, r->name);
    if (n > 32 && atoi(f[32]))
       cbt_fmt(r->pinned, sizeof r->pinned, "%s/%s-pinned.pb", t->schedules, r->name);
+   r->cure = n > 33 && atoi(f[33]);
    cbt_fmt(r->out_path, sizeof r->out_path, "%s/replay-%s.out", t->dir,
            r->name);
    cbt_fmt(r->err_path, sizeof r->err_path, "%s/replay-%s.err", t->dir,
