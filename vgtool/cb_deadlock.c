@@ -38,6 +38,13 @@
  *     real call has returned (the wrapper says so, CB_REQ_WAIT_END) or its
  *     sender is seen running again (cb_wait_end), and a wait that began
  *     while one was on its way to its condition counts as woken.
+ *   - A thread another one cancelled (pthread_cancel) is not stuck in a
+ *     wait that is a cancellation point (a condition, a join, a
+ *     semaphore): the cancellation ends it, and its cleanup handlers run
+ *     (a worker blocked in pthread_cond_wait that main cancels, then
+ *     joins, was reported as a deadlock: join waits for the worker, the
+ *     worker for a signal nobody sends).  Whether its cancellation is
+ *     enabled is not known: counted as running.
  *   - An object another process may use (process-shared) never blocks.
  *   - A handler of an asynchronous signal may post a semaphore or end the
  *     process otherwise: while one is installed, no verdict.
@@ -190,6 +197,9 @@ static Bool cb_is_blocked(CbThread *t, CbBlocked *b)
    UWord arrived, count;
    UChar mode;
    CbThread *u;
+   if (t->cancelled && (w->kind == CB_WAIT_COND || w->kind == CB_WAIT_JOIN ||
+                        w->kind == CB_WAIT_SEM))
+      return False; /* a cancellation point: the cancellation ends it */
    b->t = t;
    b->kind = w->kind;
    b->obj = w->obj;
@@ -488,6 +498,14 @@ Bool cb_exit_may_wait(const CbThread *t)
          return True;
    }
    return False;
+}
+
+void cb_deadlock_cancel(UWord pthread)
+{
+   UInt wid = cb_thread_wid_of(pthread);
+   CbThread *t = wid ? cb_live_wid(wid) : NULL;
+   if (t)
+      t->cancelled = True;
 }
 
 void cb_deadlock_off(void)

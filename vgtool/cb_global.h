@@ -174,6 +174,9 @@ typedef struct {
    Bool    exiting;      /* holds its exit for the others (cb_exit_may_wait) */
    Bool    exit_called;  /* it made the exit system call: its end is its
                             own, not a tear-down of the process */
+   Bool    cancelled;    /* another thread asked pthread_cancel to end it:
+                            a wait at a cancellation point may end so
+                            (cb_deadlock.c) */
    UInt    unwatched;    /* depth of modelled calls it runs the real code
                             of (CB_REQ_UNWATCHED_BEGIN): none of what it
                             does there is recorded or gated */
@@ -317,6 +320,8 @@ int cb_deadlock_plan_stuck(Bool (*may_run)(CbThread *), ULong expected);
 void cb_deadlock_off(void);          /* the process is ending, or a child */
 /* The pre-syscall of rt_sigaction: a handler may end any wait. */
 void cb_deadlock_sigaction(ThreadId tid, Int signo, Addr act);
+/* pthread_cancel of the thread whose pthread_t is pthread is on its way. */
+void cb_deadlock_cancel(UWord pthread);
 
 /* ---- the end of a run (cb_main.c) ---- */
 /* What the tool's shut-down does: every thread's end, END, and in replay

@@ -12,7 +12,9 @@
  * was blind to them, instead of missing bugs silently:
  *   syscall(SYS_futex, ...)   a hand-made lock or wait (other system calls
  *                             through syscall() are not synchronisation)
- *   pthread_cancel            one thread ending another
+ *   pthread_cancel            one thread ending another (the tool's
+ *                             deadlock check learns whom: a wait of the
+ *                             cancelled thread may end so)
  *   fork                      the child runs unrecorded
  * None of these is gated in replay: UNHANDLED is not a counted event.
  *
@@ -88,7 +90,7 @@ static void cb__exit(OrigFn fn, UWord c, int status)
 static int cb_pthread_cancel(OrigFn fn, UWord c, pthread_t t)
 {
    int r;
-   cb_unhandled(CB_CALL_PTHREAD_CANCEL, 0, 0, c);
+   cb_unhandled(CB_CALL_PTHREAD_CANCEL, 0, (UWord)t, c); /* detail: whom */
    CALL_FN_W_W(r, fn, t);
    return r;
 }

@@ -310,6 +310,8 @@ static void cb_req_once(ThreadId tid, CbThread *t, UWord *args, UWord *ret)
       break;
    case CB_REQ_UNHANDLED:
       /* args: code, object, detail, caller */
+      if (args[1] == CB_CALL_PTHREAD_CANCEL)
+         cb_deadlock_cancel(args[3]); /* detail: the thread cancelled */
       if (!cb_from_user(args[4]))
          break;
       if (args[2])

@@ -88,6 +88,7 @@ static void cb_thread_reset(CbThread *t, UInt wid)
    t->signal_all = False;
    t->signal_spent = False;
    t->exit_called = False;
+   t->cancelled = False;
    t->exiting = False;
    t->unwatched = 0;
    t->lock_slot = 0;

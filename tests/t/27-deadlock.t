@@ -16,7 +16,8 @@
 #               thread, two readers of an rwlock, an error-checking mutex
 #               locked twice, a robust mutex whose holder died, a join of
 #               a detached thread (it fails at
-#               once), a crash and an exit while threads wait; and in
+#               once), workers waiting on a condition that main cancels
+#               and joins, a crash and an exit while threads wait; and in
 #               replay, a thread the plan holds back while main waits to
 #               join it.
 # --timeout and the record timeout are far above what a run takes: a run
@@ -281,6 +282,42 @@ int main(void)
    pthread_create(&w2, NULL, waiter, NULL);
    pthread_create(&k, NULL, crasher, NULL);
    pthread_join(w1, NULL);
+   return 0;
+}
+EOF
+cat > "$TMP/cancelwait.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+int jobs, cleanups;
+void undo(void *x) { cleanups++; pthread_mutex_unlock(x); }
+void *worker(void *x)
+{
+   pthread_mutex_lock(&m);
+   pthread_cleanup_push(undo, &m);
+   for (;;) {
+      while (jobs == 0)
+         pthread_cond_wait(&c, &m);
+      jobs--;
+   }
+   pthread_cleanup_pop(1);
+   return x;
+}
+int main(void)
+{
+   pthread_t w[2];
+   for (int i = 0; i < 2; i++)
+      pthread_create(&w[i], NULL, worker, NULL);
+   pthread_mutex_lock(&m);
+   jobs = 3;
+   pthread_cond_broadcast(&c);
+   pthread_mutex_unlock(&m);
+   for (int i = 0; i < 2; i++) {  /* shut down: the workers are cancelled */
+      pthread_cancel(w[i]);
+      pthread_join(w[i], NULL);
+   }
+   printf("cleanups: %d\n", cleanups);
    return 0;
 }
 EOF
@@ -583,7 +620,8 @@ int main(void)
 EOF
 for p in abba joincycle lostsignal semzero barrier3 c11abba relock lastexit \
          timedwait piperead sighandler recursive prodcons handoff readers \
-         errcheck joindetached crashwait exitwait leaked robust lastsignal; do
+         errcheck joindetached crashwait exitwait leaked robust lastsignal \
+         cancelwait; do
    cc -g -O0 -pthread -o "$TMP/$p" "$TMP/$p.c" || echo "Bail out! $p.c does not build"
 done
 cc -g -O2 -pthread -o "$TMP/wrongwake" "$TMP/wrongwake.c" || echo "Bail out! wrongwake.c does not build"
@@ -674,7 +712,7 @@ like "$ERR" "T1 waits to join T2 at lastexit.c:[0-9]+; T2 waits for condition c 
 
 # ---- record: correct programs that only look stuck for a while
 for p in timedwait piperead sighandler recursive prodcons handoff readers \
-         errcheck joindetached exitwait; do
+         errcheck joindetached exitwait cancelwait; do
    record $p
    is "$RC" 0 "$p: correct, recorded to its end (exit 0)"
    unlike "$ERR" "deadlock" "$p: not called a deadlock"
@@ -684,6 +722,7 @@ is "$(cat "$TMP/piperead.out")" "read x" "piperead: the reader got main's byte"
 is "$(cat "$TMP/sighandler.out")" "posted" "sighandler: the handler's post ended the wait"
 is "$(cat "$TMP/errcheck.out")" "again: 1" "errcheck: the second lock failed, it did not block"
 is "$(cat "$TMP/joindetached.out")" "join fails: 1" "joindetached: the join failed, it did not wait"
+is "$(cat "$TMP/cancelwait.out")" "cleanups: 2" "cancelwait: main cancelled and joined both waiting workers"
 record crashwait
 is "$RC" 134 "a crash while other threads wait: the crash (exit 134)"
 unlike "$ERR" "deadlock" "a crash while other threads wait: not called a deadlock"
