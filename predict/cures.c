@@ -80,5 +80,6 @@ size_t cbp_cures(const cb_trace *t, cbp_analysis *a) {
    }
    r->n = n;
    a->cures = 1;
-   return n;
+   cbp_cure_classes(t, a);
+   return r->n;
 }

@@ -277,7 +277,8 @@ typedef struct {
    uint8_t shown;       /* its shape happened in the recorded run, which
                            failed (rank_failed.c; set by cbp_rank) */
    uint8_t cure;        /* a failing run's order to force the other way
-                           round (cures.c) */
+                           round: 1 one instance (cures.c), 2 every
+                           instance of its two sites (cure_class.c) */
    uint32_t id;         /* schedule number sN, 0 if not written */
    uint32_t same_as;    /* not written: schedule sN forces its orderings */
    /* --z3 (z3_predict.c): the check's verdict, "" (not asked), "sat" (the
@@ -413,6 +414,9 @@ typedef struct cbp_analysis {
  * just after its last synchronisation before a, and marks the analysis;
  * how many are kept.  Before synthesis. */
 size_t cbp_cures(const cb_trace *t, cbp_analysis *a);
+/* For each cure whose write and read sites meet for two readers or more,
+ * one more that forces every instance (cure_class.c), built already. */
+void cbp_cure_classes(const cb_trace *t, cbp_analysis *a);
 /* Passes A, B and B' (no schedule yet); free with cbp_analysis_free. */
 void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysis *a);
 

@@ -190,10 +190,13 @@ typedef struct { uint64_t score, early; size_t at; int fresh, failed, again, dlk
  * candidates and was not forced within --max-runs 25), the latest
  * instances of another's e witness (cut_decide.c) last, then those whose
  * moved read sees nothing new (rank_seen.c) after the others, then, for
- * cures (cures.c), the latest cut first: the flip that keeps the most of
- * the failing run is the one that says most precisely what made it fail
- * (a flag raised early and the fields copied out both cure the run when
- * the writer runs on first, and moving the copy keeps the flag's order),
+ * cures (cures.c), those that flip every instance of their two sites
+ * first (cure_class.c: a counter handed to each thread by address, every
+ * worker reading it late), then the latest cut first: the flip that keeps
+ * the most of the failing run is the one that says most precisely what
+ * made it fail (a flag raised early and the fields copied out both cure
+ * the run when the writer runs on first, and moving the copy keeps the
+ * flag's order),
  * then by score, then the rarer code first (rarity), then in their
  * order. */
 static int cmp_ranked(const void *a, const void *b) {
@@ -366,9 +369,10 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].dlk = c->pattern == CBP_DLK;
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       o[i].rare = rarity(t, lines, c);
-      o[i].seen = seen[i];
-      o[i].early = !c->cure ? 0 /* a cut at a thread's start is the earliest */
-                   : c->x1.tidx == UINT64_MAX ? UINT64_MAX : UINT64_MAX - 1 - c->x1.tidx;
+      o[i].seen = c->cure == 2 ? 0 : seen[i]; /* rank_seen judges one moved read */
+      o[i].early = c->cure != 1 ? 0 /* not a cure, or a whole class: first */
+                   : c->x1.tidx == UINT64_MAX ? UINT64_MAX /* a cut at a thread's start */
+                   : UINT64_MAX - 1 - c->x1.tidx;
       o[i].failed = r->c[i].shown = shown ? shown[i] : 0;
    }
    free(shown);

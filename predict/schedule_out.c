@@ -261,7 +261,7 @@ int cbp_schedule_encode(const cb_trace *t, cbp_analysis *a, const cbp_candidate 
       s.has_recorded_exit = 1;
       s.recorded_exit = a->run_failed ? 0 : cb_trace_exit_status(t);
    }
-   s.cure = a->cures;
+   s.cure = c->cure;
    int rc = cb_schedule_encode(&s, buf, len, err);
    free(par); free(idx); free(s.prefix_order);
    free(ex.pe); free(ex.loc); free(ex.var);

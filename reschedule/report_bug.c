@@ -295,6 +295,16 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
                    "waiter and was lost, and T%u waits for one that already came.\n",
               s->f->tid, obj[1], cbr_event_where(s->f, 1, c, sizeof c), s->e1->tid,
               cbr_event_where(s->e1, 1, a, sizeof a), s->e1->tid);
+   else if (ord && s->cure == 2 && s->e1 && s->f)
+      fprintf(out, "  in the recorded run, which failed, T%u's %s at %s came before "
+                   "T%u's %s at %s, and before other threads' reads at that line: "
+                   "each such read forced before the write of T%u that preceded "
+                   "it (with what its thread read since its last synchronisation), "
+                   "the program passed: that order is the failure.\n",
+              s->e1->tid, cb_event_kind_name(s->e1->kind),
+              cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
+              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c),
+              s->e1->tid);
    else if (ord && s->cure && s->e1 && s->f)
       fprintf(out, "  in the recorded run, which failed, T%u's %s at %s came before "
                    "T%u's %s at %s, and nothing orders them: forced the other way "

@@ -480,8 +480,8 @@ typedef struct {
    int has_recorded_exit;
    int32_t recorded_exit;
    int cure;              /* trace.proto Schedule.cure: forced the other way
-                             round, a failing run's order; passing is the
-                             finding */
+                             round, a failing run's order (1) or every
+                             instance of it (2); passing is the finding */
    void *priv_;           /* what a read schedule owns */
 } cb_schedule;
 

@@ -197,7 +197,7 @@ static void schedule_in(cb_sched_allocs *a, const Cbtools__Schedule *p,
    COPY(s, p, variable);
    COPY(s, p, cut_index);
    COPY(s, p, recorded_exit);
-   s->cure = p->has_cure && p->cure;
+   s->cure = p->has_cure && p->cure <= 2 ? (int)p->cure : 0;
    s->program = p->program;
    s->pattern = p->pattern;
    s->variable_name = p->variable_name;
@@ -343,7 +343,7 @@ static void schedule_out(cb_sched_allocs *a, const cb_schedule *s,
    COPY(p, s, cut_index);
    COPY(p, s, recorded_exit);
    p->has_cure = s->cure != 0; /* absent in every other schedule */
-   p->cure = s->cure != 0;
+   p->cure = (uint32_t)s->cure;
    p->program = s->program;
    p->pattern = s->pattern;
    p->variable_name = s->variable_name;

@@ -66,7 +66,8 @@ void cbt_print_schedule(const cb_schedule *s)
       printf("trace id: %016" PRIx64 "\n", s->trace_id);
    if (s->cure)
       printf("cure: the recorded run failed; this order forced the other way "
-             "round, a run that passes names the failure's cause\n");
+             "round%s, a run that passes names the failure's cause\n",
+             s->cure == 2 ? " for every read at f's line" : "");
    print_event("e1", s->e1);
    print_event("f", s->f);
    print_event("e2", s->e2);

@@ -1,0 +1,208 @@
+/* cure_class.c: a cure that flips every instance of one order at once.
+ *
+ * A cure (cures.c) forces one order of the failing run the other way
+ * round.  Some failures are one order repeated: a loop that hands each
+ * thread the address of its counter (`pthread_create(&t[i], NULL, worker,
+ * &i)`), whose threads read it only after main has moved it on.  Forcing
+ * one worker's read before main's increment leaves the others reading
+ * the wrong number, and the run still fails.  So for each cure of a
+ * thread W's write and another thread's read at site B, when that read
+ * site has more than one reader, one more cure forces them all: each read
+ * at B by a thread U, that a write of W to the same variable preceded
+ * since U's last synchronisation or its start, runs just before the first
+ * such write (whatever its line: the workers of trial 21's loop read
+ * their counter while main's second loop, the joins', rewrote it, and the
+ * increment that first moved it on was the first loop's), together with
+ * everything U did since that synchronisation (accesses only: moving them
+ * moves no lock).  The schedule is the
+ * recorded order from the first moved stretch on, as tail steps with the
+ * stretches moved (the prefix keeps the recorded order: cbp_porder_for),
+ * and every thread is let go after the last moved read.  Where a step
+ * would end inside an instruction, or the stretch is long, there is none.
+ * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "predict.h"
+#include "rank.h"
+
+#define NONE UINT64_MAX
+#define CLASS_SCAN 4096        /* events back from a read to its stretch */
+#define CLASS_SPAN (1u << 16)  /* counted events the tail may hold */
+
+/* A read r of thread u, its stretch from `from` (u's first counted event
+ * after its last synchronisation or its start) and the first write w0 of
+ * W to the same variable since that synchronisation or start (before
+ * `from` when u began with the read). */
+typedef struct { uint64_t from, w0, r; uint32_t u; } instance;
+
+typedef struct {
+   const cb_trace *t;
+   const cbp_escape *x;
+   uint32_t w, site_b;
+   instance *in; size_t n, cap;
+} klass;
+
+static int counted(const cbp_escape *x, const cb_event *e) {
+   return e->tid >= 1 && e->tid <= x->nthreads && e->kind < CB_EV_KIND_COUNT &&
+          CB_IS_COUNTED(e->kind);
+}
+
+/* The instance of read r (thread u), or 0 when W wrote nothing at A to
+ * its variable since u's last synchronisation (or that lies too far). */
+static int instance_of(const klass *k, uint64_t r, instance *out) {
+   const cb_event *er = &k->t->events[r];
+   uint32_t var = k->x->var_of[r];
+   uint64_t w0 = NONE, from = r;
+   size_t stop = r > CLASS_SCAN ? r - CLASS_SCAN : 0;
+   int floor = 0; /* u's last synchronisation or start was met */
+   for (size_t i = r; i-- > stop;) {
+      const cb_event *e = &k->t->events[i];
+      if (e->tid == k->w && e->kind == CB_EV_WRITE && k->x->var_of[i] == var)
+         w0 = i;
+      if (e->tid != er->tid) continue;
+      if (e->kind == CB_EV_THREAD_START) { floor = 1; break; }
+      if (!counted(k->x, e)) continue;
+      if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) { floor = 1; break; }
+      from = i;
+   }
+   if (w0 == NONE || (!floor && stop > 0)) return 0;
+   *out = (instance){from, w0, r, er->tid};
+   return 1;
+}
+
+/* Every read at site B of another thread than W, one instance for each
+ * stretch (a later read of the same stretch replaces the earlier). */
+static void find_instances(klass *k) {
+   const cb_trace *t = k->t;
+   for (size_t i = 0; i < t->nevents; i++) {
+      const cb_event *e = &t->events[i];
+      instance in;
+      if (e->kind != CB_EV_READ || e->tid == k->w || e->tid == 0 ||
+          cbp_loc_site(t, e->loc) != k->site_b || !k->x->var_of[i] ||
+          !instance_of(k, i, &in))
+         continue;
+      if (k->n && k->in[k->n - 1].u == in.u && k->in[k->n - 1].from == in.from) {
+         k->in[k->n - 1] = in;
+         continue;
+      }
+      k->in = cbp_grow(k->in, &k->cap, k->n, sizeof *k->in);
+      k->in[k->n++] = in;
+   }
+}
+
+/* Appends one counted event of thread tid to the steps. */
+static void add_event(cbp_candidate *c, size_t *cap, uint32_t tid) {
+   if (c->ntail && c->tail[c->ntail - 1].tid == tid) { c->tail[c->ntail - 1].count++; return; }
+   c->tail = cbp_grow(c->tail, cap, c->ntail, sizeof *c->tail);
+   c->tail[c->ntail++] = (cbp_step){tid, 1};
+}
+
+/* Whether event i belongs to a moved stretch. */
+static int moved(const klass *k, uint64_t i) {
+   const cb_event *e = &k->t->events[i];
+   for (size_t j = 0; j < k->n; j++)
+      if (e->tid == k->in[j].u && i >= k->in[j].from && i <= k->in[j].r) return 1;
+   return 0;
+}
+
+/* The tail: the recorded order of the counted events in [p0, p1], each
+ * stretch moved to just before its write w0.  0 when a step would end
+ * inside an instruction. */
+static int build_tail(const klass *k, cbp_candidate *c, uint64_t p0, uint64_t p1) {
+   size_t cap = 0;
+   uint64_t last = NONE; /* the event the current step ends with */
+   for (uint64_t i = p0; i <= p1; i++) {
+      for (size_t j = 0; j < k->n; j++) {
+         if (k->in[j].w0 != i) continue;
+         for (uint64_t m = k->in[j].from; m <= k->in[j].r; m++) {
+            const cb_event *e = &k->t->events[m];
+            if (e->tid != k->in[j].u || !counted(k->x, e)) continue;
+            if (last != NONE && k->t->events[last].tid != e->tid && !cbp_cut_ok(k->x, last))
+               return 0;
+            add_event(c, &cap, e->tid);
+            last = m;
+         }
+      }
+      const cb_event *e = &k->t->events[i];
+      if (!counted(k->x, e) || moved(k, i)) continue;
+      if (last != NONE && k->t->events[last].tid != e->tid && !cbp_cut_ok(k->x, last))
+         return 0;
+      add_event(c, &cap, e->tid);
+      last = i;
+   }
+   return last == NONE || cbp_cut_ok(k->x, last);
+}
+
+/* The prefix: every thread's counted events before p0, each ending where a
+ * cut may come. */
+static int build_prefix(const klass *k, cbp_rf *rf, cbp_candidate *c, uint64_t p0) {
+   uint32_t n = k->x->nthreads;
+   c->prefix = cbp_xcalloc(n, sizeof *c->prefix);
+   for (uint32_t j = 1; j <= n; j++) {
+      c->prefix[j - 1] = cbp_rf_count_at(rf, j, p0);
+      uint64_t at = c->prefix[j - 1] ? cbp_rf_trace_index(rf, j, c->prefix[j - 1] - 1) : NONE;
+      if (at != NONE && !cbp_cut_ok(k->x, at)) return 0;
+   }
+   return 1;
+}
+
+/* The class of base's sites as one more candidate; 0 when there is none. */
+static int class_of(const cb_trace *t, cbp_analysis *a, cbp_rf *rf, const cbp_candidate *base,
+                    cbp_candidate *c) {
+   klass k = {t, &a->x, base->t1, cbp_loc_site(t, t->events[base->f].loc), NULL, 0, 0};
+   if (t->events[base->e1].kind != CB_EV_WRITE || t->events[base->f].kind != CB_EV_READ)
+      return 0;
+   find_instances(&k);
+   uint64_t p0 = NONE, p1 = 0;
+   uint32_t readers = 0;
+   for (size_t j = 0; j < k.n; j++) {
+      if (k.in[j].from < p0) p0 = k.in[j].from;
+      if (k.in[j].w0 < p0) p0 = k.in[j].w0;
+      if (k.in[j].r > p1) p1 = k.in[j].r;
+      readers += j == 0 || k.in[j].u != k.in[j - 1].u;
+   }
+   int ok = readers >= 2 && p1 - p0 < CLASS_SPAN;
+   memset(c, 0, sizeof *c);
+   if (ok) ok = build_prefix(&k, rf, c, p0) && build_tail(&k, c, p0, p1);
+   if (ok) {
+      const instance *f = &k.in[0];
+      c->pattern = CBP_ORD;
+      c->var = a->x.var_of[f->r];
+      c->addr = a->x.var_addr[c->var];
+      c->t1 = k.w; c->t2 = f->u;
+      c->e1 = c->e2 = f->w0; c->ce1 = c->ce2 = cbp_rf_count_at(rf, k.w, f->w0);
+      c->f = f->r; c->cf = cbp_rf_count_at(rf, f->u, f->r);
+      c->x1 = c->x2 = (cbp_point){c->prefix[k.w - 1], p0 ? p0 - 1 : NONE};
+      c->e = p0 ? p0 - 1 : 0; c->ce = c->prefix[k.w - 1] - 1;
+      c->seg_e = cbp_vc_seg_at(&a->v, c->t1, c->ce1);
+      c->seg_f = cbp_vc_seg_at(&a->v, c->t2, c->cf);
+      c->built = 1; c->cure = 2;
+   } else {
+      free(c->prefix); free(c->tail);
+   }
+   free(k.in);
+   return ok;
+}
+
+void cbp_cure_classes(const cb_trace *t, cbp_analysis *a) {
+   cbp_result *r = &a->r;
+   if (!r->rf) r->rf = cbp_rf_new(t, &a->x);
+   size_t n = r->n;
+   uint32_t (*done)[3] = cbp_xcalloc(n + 1, sizeof *done);
+   size_t ndone = 0;
+   for (size_t i = 0; i < n; i++) {
+      const cbp_candidate *b = &r->c[i];
+      uint32_t key[3] = {b->t1, cbp_loc_site(t, t->events[b->f].loc), b->pattern};
+      int seen = 0;
+      for (size_t j = 0; j < ndone && !seen; j++)
+         seen = !memcmp(done[j], key, sizeof key);
+      if (seen) continue;
+      memcpy(done[ndone++], key, sizeof key);
+      cbp_candidate c;
+      if (!class_of(t, a, r->rf, b, &c)) continue;
+      r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
+      r->c[r->n++] = c; /* b may have moved: not used again */
+   }
+   free(done);
+}
