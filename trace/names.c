@@ -269,6 +269,33 @@ static const cb_alloc_span *find_alloc(const cb_trace *t, uint64_t addr,
 /* How far past its start an unsized symbol may name addresses. */
 #define CB_UNSIZED_SYMBOL_SPAN 65536u
 
+/* The address of the first variable the debug information named after
+ * sym, when its name is another's (`timers[0].expires` after the
+ * condition `wheel_cond`), else UINT64_MAX: an unsized symbol ends there
+ * (blind trial 21's timer wheel had `timers[64]` onwards, which the tool
+ * did not describe, named `wheel_cond+1088`). */
+static uint64_t next_other_variable(const cb_trace *t, const cb_symbol *sym)
+{
+   size_t lo = 0, hi = t->nvars;
+   while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (t->vars[mid].address <= sym->address)
+         lo = mid + 1;
+      else
+         hi = mid;
+   }
+   size_t n = strlen(sym->name);
+   for (; lo < t->nvars; lo++) {
+      const char *v = t->vars[lo].name;
+      if (!v[0])
+         continue;
+      if (strncmp(v, sym->name, n) != 0 || (v[n] && !strchr(".[+-", v[n])))
+         return t->vars[lo].address;
+      return UINT64_MAX; /* the symbol's own member */
+   }
+   return UINT64_MAX;
+}
+
 const cb_symbol *cb_symbol_at(const cb_trace *t, uint64_t addr)
 {
    size_t lo = 0, hi = t->nsyms;
@@ -292,6 +319,9 @@ const cb_symbol *cb_symbol_at(const cb_trace *t, uint64_t addr)
          end = s->address + CB_UNSIZED_SYMBOL_SPAN;
          if (k + 1 < t->nsyms && t->syms[k + 1].address < end)
             end = t->syms[k + 1].address;
+         uint64_t other = s->name ? next_other_variable(t, s) : UINT64_MAX;
+         if (other < end)
+            end = other;
          if (end == s->address)
             end = s->address + 1;
       }

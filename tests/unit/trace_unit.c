@@ -1501,6 +1501,22 @@ static void test_source_expr(void)
    ok(strcmp(cb_access_name(&u, 0x4c0000, 1, e1, 1, v, sizeof v), "items") == 0,
       "a variable at its own address by its name alone (%s)", v);
    cb_trace_free(&u);
+   /* An unsized symbol (a condition the tool named) ends where the debug
+    * information names another variable: an element of the array after
+    * it that the tool did not describe is no member of the condition. */
+   cb_trace w = {0};
+   cb_symbol sc = {0x10c120, 0, "wheel_cond"};
+   cb_trace_add_symbol(&w, &sc, &err);
+   cb_variable vc = {0x10c120, 0, "wheel_cond", "w.c", 21, 0};
+   cb_variable vt = {0x10c160, 0, "timers[0].expires", "w.c", 72, 0};
+   cb_trace_add_variable(&w, &vc, &err);
+   cb_trace_add_variable(&w, &vt, &err);
+   cb_trace_finish(&w);
+   ok(strcmp(cb_variable_str_at(&w, 0x10c560, 0, v, sizeof v), "wheel_cond+1088") != 0,
+      "an address past the next variable is not the unsized symbol's (%s)", v);
+   ok(strcmp(cb_variable_str_at(&w, 0x10c128, 0, v, sizeof v), "wheel_cond+8") == 0,
+      "one before it still is (%s)", v);
+   cb_trace_free(&w);
 }
 
 int main(int argc, char **argv)
