@@ -306,7 +306,17 @@ void cb_out_vardef(Addr a, UInt offset, UInt line, Bool local,
    if (cb_buf_used + len <= CB_BUF_BYTES) {
       cb_def_write(cb_buf + cb_buf_used, &def, lens, len);
       cb_buf_used += len;
-   } else if (cb_pend_used + len <= sizeof cb_pend) {
+   } else {
+      /* The scan that names a buffer's accesses runs as it is written out:
+       * when the buffer and cb_pend are both full (an array's elements
+       * named at once: blind trial 21's 1,500 timers kept the names of
+       * four runs of about 70), the definitions waiting go out now, ahead
+       * of the buffer; a definition may come before the records that use
+       * it, and a name dropped here was never asked for again. */
+      if (cb_pend_used + len > sizeof cb_pend) {
+         cb_write_all(cb_pend, cb_pend_used);
+         cb_pend_used = 0;
+      }
       cb_def_write(cb_pend + cb_pend_used, &def, lens, len);
       cb_pend_used += len;
    }
