@@ -178,7 +178,35 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
    return bad + (uint64_t)cut; /* what lies past the window is not known */
 }
 
-typedef struct { uint64_t score, early; size_t at; int fresh, failed, again, dlk, repeat, seen, rare; } ranked;
+typedef struct {
+   uint64_t score, early;
+   size_t at;
+   int fresh, failed, again, dlk, repeat, seen, rare, atomic;
+} ranked;
+
+/* Whether event i is part of a locked read-modify-write instruction: its
+ * store (rmw), or the load the store follows at once. */
+static int in_rmw(const cb_trace *t, uint64_t i) {
+   if (i >= t->nevents) return 0;
+   const cb_event *e = &t->events[i];
+   if (e->kind == CB_EV_WRITE) return e->rmw != 0;
+   const cb_event *n = i + 1 < t->nevents ? e + 1 : NULL;
+   return e->kind == CB_EV_READ && n && n->tid == e->tid && n->kind == CB_EV_WRITE &&
+          n->rmw && n->addr == e->addr;
+}
+
+/* Whether e1, f and e2 are all parts of locked read-modify-write
+ * instructions at one line: a loop's `__atomic_fetch_add(&end, n)`, whose
+ * two iterations no thread means to be one atomic block.  Blind trial
+ * 21's log buffer was named by such a WWW on its reservation counter, the
+ * forced run failing elsewhere, where the copy into the reserved space was
+ * the cause. */
+static int atomic_repeat(const cb_trace *t, const cbp_candidate *c) {
+   if (!in_rmw(t, c->e1) || !in_rmw(t, c->f) || !in_rmw(t, c->e2)) return 0;
+   uint32_t s = cbp_loc_site(t, t->events[c->e1].loc);
+   return cbp_loc_site(t, t->events[c->f].loc) == s &&
+          cbp_loc_site(t, t->events[c->e2].loc) == s;
+}
 
 /* Fresh candidates (fresh.c: on a path the test's recording never took)
  * first, then, when the recorded run failed, those whose shape it showed
@@ -187,7 +215,9 @@ typedef struct { uint64_t score, early; size_t at; int fresh, failed, again, dlk
  * that a gate lock guards is not one, and a forced one that deadlocks is
  * a bug whatever the program checks; trial 8's bins_dlk deadlocked only
  * in its later instance, which ranked 26th of 31 behind atomicity
- * candidates and was not forced within --max-runs 25), the latest
+ * candidates and was not forced within --max-runs 25), an atomic
+ * instruction's repeats against itself after the others (atomic_repeat),
+ * the latest
  * instances of another's e witness (cut_decide.c) last, then those whose
  * moved read sees nothing new (rank_seen.c) after the others, then, for
  * cures (cures.c), those that flip every instance of their two sites
@@ -205,6 +235,7 @@ static int cmp_ranked(const void *a, const void *b) {
    if (x->failed != y->failed) return x->failed ? -1 : 1;
    if (x->dlk != y->dlk) return x->dlk ? -1 : 1;
    if (x->repeat != y->repeat) return x->repeat ? 1 : -1;
+   if (x->atomic != y->atomic) return x->atomic ? 1 : -1;
    if (x->again != y->again) return x->again ? 1 : -1;
    if (x->seen != y->seen) return x->seen ? 1 : -1;
    if (x->early != y->early) return x->early < y->early ? -1 : 1;
@@ -367,6 +398,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].fresh = c->fresh;
       o[i].again = c->again;
       o[i].dlk = c->pattern == CBP_DLK;
+      o[i].atomic = c->pattern != CBP_DLK && c->pattern != CBP_ORD && atomic_repeat(t, c);
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       o[i].rare = rarity(t, lines, c);
       o[i].seen = c->cure == 2 ? 0 : seen[i]; /* rank_seen judges one moved read */

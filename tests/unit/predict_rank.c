@@ -227,6 +227,51 @@ static void test_repeats(void) {
       first_count, second_byte);
 }
 
+/* Two writers reserve space with a locked fetch-add at one line, three
+ * times each, and count what they wrote with a plain `total += n` in
+ * their work: a shape of the fetch-adds against themselves (WWW, an RWR
+ * of their loads) goes after the others (rank.c, atomic_repeat; a repeat
+ * of another's shape still goes after it), for no thread means two of
+ * its fetch-adds to be one atomic block. */
+static void test_atomic_repeat(void) {
+   char text[4096];
+   size_t n = (size_t)snprintf(text, sizeof text,
+                               "T1 start T1\nT1 begin main\nT1 create T2\nT1 create T3\n"
+                               "T2 start T1\nT3 start T1\n");
+   int end = 0, total = 0;
+   for (int k = 0; k < 3; k++)
+      for (int t = 2; t <= 3; t++) {
+         n += (size_t)snprintf(text + n, sizeof text - n,
+                               "T%d read end =%d size 8 @r.c:10\n"
+                               "T%d write end =%d size 8 @r.c:10 same-insn rmw-fetch-op\n"
+                               "T%d begin work\nT%d read total =%d @r.c:20\n"
+                               "T%d write total =%d @r.c:21\nT%d end work\n",
+                               t, end, t, end + 4, t, t, total, t, total + 4, t);
+         end += 4;
+         total += 4;
+      }
+   snprintf(text + n, sizeof text - n, "T1 join T2\nT1 join T3\nT1 end main\n");
+   run(text);
+   cbp_rank(&T, &A.x, &A.r);
+   size_t first_total = SIZE_MAX, first_end = SIZE_MAX, ends = 0, totals = 0;
+   for (size_t i = 0; i < A.r.n; i++) {
+      const cbp_candidate *c = &A.r.c[i];
+      if (!c->built || c->dropped || c->pattern == CBP_ORD) continue;
+      unsigned l1 = T.locs[T.events[c->e1].loc].line, lf = T.locs[T.events[c->f].loc].line,
+               l2 = T.locs[T.events[c->e2].loc].line;
+      if (l1 == 10 && lf == 10 && l2 == 10) {
+         ends++;
+         if (first_end == SIZE_MAX) first_end = i;
+      } else if (l1 >= 20 && lf >= 20 && l2 >= 20) {
+         if (totals++ == 0) first_total = i;
+      }
+   }
+   ok(ends > 0 && totals > 0, "shapes of the fetch-adds (%zu) and of the total (%zu)", ends, totals);
+   ok(first_end > first_total,
+      "the fetch-adds' own shapes (first at %zu) after the total's (first at %zu)", first_end,
+      first_total);
+}
+
 /* A poller (rank_seen.c): T2 reads `stop` clear three times at one line,
  * then set; T3 sets it, and later reads T2's `ack`.  Forcing T2's last
  * read before T3's store only has it read 0 once more, a value it read
@@ -329,6 +374,7 @@ int main(void) {
    test_seen();
    test_failed();
    test_repeats();
+   test_atomic_repeat();
    test_tight();
    test_f_on();
    test_f_last();
