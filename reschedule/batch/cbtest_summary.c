@@ -186,6 +186,21 @@ static void print_same_failure(FILE *out, const cbt_suite *s,
            r->out_path);
 }
 
+/* The end of a test's counts line: what was not forced or could not run. */
+static void print_counts_tail(FILE *out, const cbt_test *t, const size_t *k)
+{
+   if (t->not_forced)
+      fprintf(out, ", %zu not forced (%s)", t->not_forced,
+              k[CBT_FAILED] || k[CBT_DEADLOCK] || k[CBT_HUNG] || k[CBT_CURED]
+                 ? "the test's bug was confirmed; --all-bugs forces them"
+                 : "--max-runs");
+   if (k[CBT_ERROR])
+      fprintf(out, ", %zu could not run", k[CBT_ERROR]);
+   if (k[CBT_PENDING])
+      fprintf(out, ", %zu not run", k[CBT_PENDING]);
+   fputc('\n', out);
+}
+
 /* Whether a cure of t passed: its bugs say why it fails on its own. */
 static int any_cured(const cbt_test *t)
 {
@@ -222,6 +237,13 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       fprintf(out, "   error: %s\n", t->error);
       return;
    case CBT_O_FAILED_NATIVELY:
+      if (t->failed_each && t->nruns && t->runs[0].cure) {
+         fprintf(out, "   failed natively (%s); none of the orders of the last of "
+                      "those runs, forced the other way round, let it pass\n",
+                 t->error);
+         fprintf(out, "   its output: %s/record.err\n", t->dir);
+         break;
+      }
       if (t->failed_each) {
          fprintf(out, "   failed natively (%s); predicted from the last of those "
                       "runs, no forced run failed\n", t->error);
@@ -261,24 +283,19 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
    for (size_t r = 0; r < t->nruns; r++)
       k[t->runs[r].verdict]++;
    size_t predicted = t->nruns + t->not_forced;
-   fprintf(out,
-           "   %zu schedule%s %s: %zu passed, %zu failed, %zu deadlocked, "
-           "%zu infeasible, %zu hung",
-           predicted, predicted == 1 ? "" : "s",
-           t->explore ? "predicted and explored" : "predicted", k[CBT_PASSED],
-           k[CBT_FAILED], k[CBT_DEADLOCK], k[CBT_INFEASIBLE], k[CBT_HUNG]);
-   if (k[CBT_CURED])
-      fprintf(out, ", %zu cured", k[CBT_CURED]);
-   if (t->not_forced)
-      fprintf(out, ", %zu not forced (%s)", t->not_forced,
-              k[CBT_FAILED] || k[CBT_DEADLOCK] || k[CBT_HUNG] || k[CBT_CURED]
-                 ? "the test's bug was confirmed; --all-bugs forces them"
-                 : "--max-runs");
-   if (k[CBT_ERROR])
-      fprintf(out, ", %zu could not run", k[CBT_ERROR]);
-   if (k[CBT_PENDING])
-      fprintf(out, ", %zu not run", k[CBT_PENDING]);
-   fputc('\n', out);
+   if (t->runs[0].cure) /* a cure that passed is cured, one that failed not */
+      fprintf(out, "   %zu cure%s (orders of the failing run the other way round): "
+                   "%zu cured, %zu not cured, %zu infeasible",
+              predicted, predicted == 1 ? "" : "s", k[CBT_CURED], k[CBT_PASSED],
+              k[CBT_INFEASIBLE]);
+   else
+      fprintf(out,
+              "   %zu schedule%s %s: %zu passed, %zu failed, %zu deadlocked, "
+              "%zu infeasible, %zu hung",
+              predicted, predicted == 1 ? "" : "s",
+              t->explore ? "predicted and explored" : "predicted", k[CBT_PASSED],
+              k[CBT_FAILED], k[CBT_DEADLOCK], k[CBT_INFEASIBLE], k[CBT_HUNG]);
+   print_counts_tail(out, t, k);
    cbt_explore_summary(out, t);
    for (size_t r = 0; r < t->nruns; r++)
       if (t->runs[r].verdict == CBT_ERROR)
