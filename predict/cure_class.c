@@ -29,6 +29,13 @@
 #define NONE UINT64_MAX
 #define CLASS_SCAN 4096        /* events back from a read to its stretch */
 #define CLASS_SPAN (1u << 16)  /* counted events the tail may hold */
+/* A class is a handful of threads handed one thing each: past this many
+ * instances (a hot read site in a long failing run) there is none, and
+ * past this many distinct classes none is looked for (each is a pass over
+ * the trace). */
+#define CLASS_MAX_INSTANCES 256
+#define CLASS_MAX_KEYS 32
+#define CLASS_BUDGET (1u << 22) /* events looked at back from reads, a class */
 
 /* A read r of thread u, its stretch from `from` (u's first counted event
  * after its last synchronisation or its start) and the first write w0 of
@@ -41,6 +48,7 @@ typedef struct {
    const cbp_escape *x;
    uint32_t w, site_b;
    instance *in; size_t n, cap;
+   uint64_t budget;     /* events still to look at back from reads */
 } klass;
 
 static int counted(const cbp_escape *x, const cb_event *e) {
@@ -50,13 +58,13 @@ static int counted(const cbp_escape *x, const cb_event *e) {
 
 /* The instance of read r (thread u), or 0 when W wrote nothing at A to
  * its variable since u's last synchronisation (or that lies too far). */
-static int instance_of(const klass *k, uint64_t r, instance *out) {
+static int instance_of(klass *k, uint64_t r, instance *out) {
    const cb_event *er = &k->t->events[r];
    uint32_t var = k->x->var_of[r];
    uint64_t w0 = NONE, from = r;
    size_t stop = r > CLASS_SCAN ? r - CLASS_SCAN : 0;
    int floor = 0; /* u's last synchronisation or start was met */
-   for (size_t i = r; i-- > stop;) {
+   for (size_t i = r; i-- > stop && k->budget; k->budget--) {
       const cb_event *e = &k->t->events[i];
       if (e->tid == k->w && e->kind == CB_EV_WRITE && k->x->var_of[i] == var)
          w0 = i;
@@ -66,7 +74,7 @@ static int instance_of(const klass *k, uint64_t r, instance *out) {
       if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) { floor = 1; break; }
       from = i;
    }
-   if (w0 == NONE || (!floor && stop > 0)) return 0;
+   if (w0 == NONE || (!floor && (stop > 0 || !k->budget))) return 0;
    *out = (instance){from, w0, r, er->tid};
    return 1;
 }
@@ -78,6 +86,10 @@ static void find_instances(klass *k) {
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
       instance in;
+      if (!k->budget) { /* too much to look at: no class */
+         k->n = 0;
+         return;
+      }
       if (e->kind != CB_EV_READ || e->tid == k->w || e->tid == 0 ||
           cbp_loc_site(t, e->loc) != k->site_b || !k->x->var_of[i] ||
           !instance_of(k, i, &in))
@@ -85,6 +97,10 @@ static void find_instances(klass *k) {
       if (k->n && k->in[k->n - 1].u == in.u && k->in[k->n - 1].from == in.from) {
          k->in[k->n - 1] = in;
          continue;
+      }
+      if (k->n == CLASS_MAX_INSTANCES) { /* too many to be one hand-out each */
+         k->n = 0;
+         return;
       }
       k->in = cbp_grow(k->in, &k->cap, k->n, sizeof *k->in);
       k->in[k->n++] = in;
@@ -150,7 +166,8 @@ static int build_prefix(const klass *k, cbp_rf *rf, cbp_candidate *c, uint64_t p
 /* The class of base's sites as one more candidate; 0 when there is none. */
 static int class_of(const cb_trace *t, cbp_analysis *a, cbp_rf *rf, const cbp_candidate *base,
                     cbp_candidate *c) {
-   klass k = {t, &a->x, base->t1, cbp_loc_site(t, t->events[base->f].loc), NULL, 0, 0};
+   klass k = {t, &a->x, base->t1, cbp_loc_site(t, t->events[base->f].loc), NULL, 0, 0,
+              CLASS_BUDGET};
    if (t->events[base->e1].kind != CB_EV_WRITE || t->events[base->f].kind != CB_EV_READ)
       return 0;
    find_instances(&k);
@@ -191,7 +208,7 @@ void cbp_cure_classes(const cb_trace *t, cbp_analysis *a) {
    size_t n = r->n;
    uint32_t (*done)[3] = cbp_xcalloc(n + 1, sizeof *done);
    size_t ndone = 0;
-   for (size_t i = 0; i < n; i++) {
+   for (size_t i = 0; i < n && ndone < CLASS_MAX_KEYS; i++) {
       const cbp_candidate *b = &r->c[i];
       uint32_t key[3] = {b->t1, cbp_loc_site(t, t->events[b->f].loc), b->pattern};
       int seen = 0;
