@@ -31,18 +31,22 @@
 
 #define NONE UINT64_MAX
 /* Events looked at back from a for T1's last synchronisation; beyond, the
- * cut stays where orders.c put it. */
-#define CURE_SCAN (1u << 22)
+ * cut stays where orders.c put it.  And over all candidates (a long
+ * failing run has thousands): past it, every cut stays. */
+#define CURE_SCAN (1u << 20)
+#define CURE_BUDGET (1u << 26)
 
 /* T1's cut just after its last counted event before a that is not a read
  * or a write; *x unchanged when none is found within CURE_SCAN events,
  * when that is no earlier than *x, or when no cut may come right after it
  * (the rest of its instruction follows). */
 static void stretch_start(const cb_trace *t, const cbp_escape *esc, const cbp_candidate *c,
-                          cbp_point *x) {
+                          cbp_point *x, uint64_t *budget) {
    uint64_t count = c->ce1; /* T1's counted events before a */
    size_t stop = c->e1 > CURE_SCAN ? c->e1 - CURE_SCAN : 0;
    for (size_t i = c->e1; i-- > stop;) {
+      if (!*budget) return;
+      --*budget;
       const cb_event *e = &t->events[i];
       if (e->tid != c->t1 || !CB_IS_COUNTED(e->kind)) continue;
       if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) {
@@ -59,6 +63,7 @@ static void stretch_start(const cb_trace *t, const cbp_escape *esc, const cbp_ca
 size_t cbp_cures(const cb_trace *t, cbp_analysis *a) {
    cbp_result *r = &a->r;
    size_t n = 0;
+   uint64_t budget = CURE_BUDGET;
    for (size_t k = 0; k < r->n; k++) {
       cbp_candidate c = r->c[k];
       if (c.pattern != CBP_ORD) { /* set aside: nothing was built yet */
@@ -67,7 +72,7 @@ size_t cbp_cures(const cb_trace *t, cbp_analysis *a) {
          continue;
       }
       cbp_point x = c.x1;
-      stretch_start(t, &a->x, &c, &x);
+      stretch_start(t, &a->x, &c, &x, &budget);
       if (x.count < c.x1.count &&
           cbp_vc_get(&a->v, c.seg_f, c.t1) <= x.count) {
          c.x1 = x;
