@@ -79,9 +79,11 @@ void cbt_progress_test_done(const cbt_suite *s, size_t ti)
       break;
    case CBT_O_FAILED_NATIVELY:
       if (t->failed_each) {
+         int cures = t->nruns && t->runs[0].cure;
          fprintf(stderr, "failed natively (%s); predicted from the last: %zu "
-                         "schedule%s, none failed (%.1f s)\n", t->error, t->nruns,
-                 t->nruns == 1 ? "" : "s", t->seconds);
+                         "%s%s, none %s (%.1f s)\n", t->error, t->nruns,
+                 cures ? "cure" : "schedule", t->nruns == 1 ? "" : "s",
+                 cures ? "cured it" : "failed", t->seconds);
          break;
       }
       if (!cbt_failed_then_passed(t)) {
@@ -98,12 +100,15 @@ void cbt_progress_test_done(const cbt_suite *s, size_t ti)
       for (size_t r = 0; r < t->nruns; r++)
          k[t->runs[r].verdict]++;
       fprintf(stderr, "%zu schedule%s", t->nruns, t->nruns == 1 ? "" : "s");
-      if (t->nruns)
+      if (t->nruns && t->runs[0].cure) /* passed: failed as recorded */
+         fprintf(stderr, ": %zu cured, %zu not cured, %zu infeasible", k[CBT_CURED],
+                 k[CBT_PASSED], k[CBT_INFEASIBLE]);
+      else if (t->nruns)
          fprintf(stderr, ": %zu passed, %zu failed, %zu deadlocked, "
                          "%zu infeasible, %zu hung",
                  k[CBT_PASSED], k[CBT_FAILED], k[CBT_DEADLOCK],
                  k[CBT_INFEASIBLE], k[CBT_HUNG]);
-      if (k[CBT_CURED])
+      if (k[CBT_CURED] && !t->runs[0].cure)
          fprintf(stderr, ", %zu cured", k[CBT_CURED]);
       if (k[CBT_ERROR])
          fprintf(stderr, ", %zu errors", k[CBT_ERROR]);
