@@ -139,6 +139,8 @@ static void json_run(FILE *out, const cbr_report *rep, size_t i)
    json_event(out, s->e2, &r->status, 2);
    fputs(",\n   \"verdict\": ", out);
    cb_json_write_string(out, cbr_verdict_name(r->verdict));
+   if (s->cure) /* "passed" then means it failed as recorded: not cured */
+      fprintf(out, ", \"cure\": %d", s->cure);
    fprintf(out, ", \"exit_code\": %d, \"signal\": %d, \"check_code\": %d",
            r->exit_code, r->signal, r->check_code);
    fprintf(out, ", \"violation\": %s",
