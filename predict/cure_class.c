@@ -94,8 +94,13 @@ static void find_instances(klass *k) {
           cbp_loc_site(t, e->loc) != k->site_b || !k->x->var_of[i] ||
           !instance_of(k, i, &in))
          continue;
-      if (k->n && k->in[k->n - 1].u == in.u && k->in[k->n - 1].from == in.from) {
-         k->in[k->n - 1] = in;
+      instance *last = k->n ? &k->in[k->n - 1] : NULL;
+      if (last && last->u == in.u && last->from == in.from) {
+         /* One stretch: its reads at B (a frame's bytes checksummed in a
+          * loop) move together, before the earliest write any of them
+          * needed. */
+         last->r = in.r;
+         if (in.w0 < last->w0) last->w0 = in.w0;
          continue;
       }
       if (k->n == CLASS_MAX_INSTANCES) { /* too many to be one hand-out each */
