@@ -38,7 +38,9 @@
  *
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later.
  */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "replay.h"
 
@@ -161,20 +163,34 @@ static double hunt(const cbr_options *o, const cbr_io *io, const cbr_schedule *c
               why == CBR_HUNT_AFTER_INFEASIBLE ? "every variant infeasible"
                                                : "failed, but not by the violation",
               h);
+   /* The hunt pins to the same file as the run it follows (pin.c), and
+    * removes what it pinned when its pin does not fail every time: the
+    * run kept's pinned schedule is set aside meanwhile (blind trial 22's
+    * reload: the command printed named a pinned file the hunt had
+    * removed). */
+   char aside[PATH_MAX + 8] = "";
+   if (r->pinned[0] && snprintf(aside, sizeof aside, "%s.kept", r->pinned) < (int)sizeof aside &&
+       rename(r->pinned, aside) != 0)
+      aside[0] = 0;
    cbr_result run;
    cbr_run_one(o, io, cs, (unsigned)h, &run);
    confirm(o, io, cs, &run);
-   int by_it = cbr_verdict_is_bug(run.verdict) && run.status.pattern == 1;
+   int by_it = cbr_verdict_is_bug(run.verdict) && run.status.pattern == 1, kept = 0;
    if (why == CBR_HUNT_AFTER_INFEASIBLE) {
-      if (run.verdict != CBR_INFEASIBLE && run.verdict != CBR_PASSED)
+      kept = (run.verdict != CBR_INFEASIBLE && run.verdict != CBR_PASSED) ||
+             (run.verdict == CBR_PASSED && run.status.pattern == 1);
+      if (kept) /* a bug, or the violation happened and the program was fine */
          *r = run;
-      else if (run.verdict == CBR_PASSED && run.status.pattern == 1)
-         *r = run; /* the violation happened, and the program was fine */
       r->hunted = why;
    } else if (by_it) {
       *r = run;
       r->hunted = why;
+      kept = 1;
    }
+   if (aside[0] && kept)
+      unlink(aside);
+   else if (aside[0])
+      (void)rename(aside, r->pinned);
    return run.seconds;
 }
 
