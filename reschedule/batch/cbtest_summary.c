@@ -210,19 +210,16 @@ static int any_cured(const cbt_test *t)
    return 0;
 }
 
-static void print_test(FILE *out, const cbt_suite *s, size_t ti)
+/* The lines under a test's command that say how it ended; 0 when
+ * nothing more is to be said of it. */
+static int print_outcome(FILE *out, const cbt_test *t)
 {
-   const cbt_test *t = &s->tests[ti];
-   char cmd[4096] = "";
-   for (int a = 0; a < t->cmd.argc; a++)
-      cb_append_shell_quoted(cmd, sizeof cmd, t->cmd.argv[a]);
-   fprintf(out, "%s  %s\n", t->id, cmd);
    switch (t->outcome) {
    case CBT_O_NONE:
       if (t->jobs_emitted) {
          fprintf(out, "   %zu forced run%s emitted as jobs\n", t->nruns,
                  t->nruns == 1 ? "" : "s");
-         return;
+         return 0;
       }
       /* Interrupted: what it had done, its forced runs that finished. */
       fprintf(out, "   not finished: cbtest was interrupted %s\n",
@@ -230,37 +227,33 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
               : t->state == CBT_T_RECORDING ? "while recording it"
               : t->state == CBT_T_REPLAYING ? "while forcing its schedules"
                                             : "while predicting");
-      if (t->nruns == 0)
-         return;
-      break;
+      return t->nruns != 0;
    case CBT_O_ERROR:
       fprintf(out, "   error: %s\n", t->error);
-      return;
+      return 0;
    case CBT_O_FAILED_NATIVELY:
-      if (t->failed_each && t->nruns && t->runs[0].cure) {
-         fprintf(out, "   failed natively (%s); none of the orders of the last of "
-                      "those runs, forced the other way round, let it pass\n",
-                 t->error);
-         fprintf(out, "   its output: %s/record.err\n", t->dir);
-         break;
-      }
       if (t->failed_each) {
-         fprintf(out, "   failed natively (%s); predicted from the last of those "
-                      "runs, no forced run failed\n", t->error);
+         if (t->nruns && t->runs[0].cure)
+            fprintf(out, "   failed natively (%s); none of the orders of the last of "
+                         "those runs, forced the other way round, let it pass\n",
+                    t->error);
+         else
+            fprintf(out, "   failed natively (%s); predicted from the last of those "
+                         "runs, no forced run failed\n", t->error);
          fprintf(out, "   its output: %s/record.err\n", t->dir);
-         break;
+         return 1;
       }
       if (!cbt_failed_then_passed(t)) {
          fprintf(out, "   %s (%s): not predicted\n", cbt_native_words(t),
                  t->error);
          fprintf(out, "   its output: %s/record.err\n", t->dir);
-         return;
+         return 0;
       }
       fprintf(out, "   failed natively in a recorded run (%s) and passed when "
                    "recorded again: no forced schedule made it fail\n",
               t->error);
       fprintf(out, "   the failed run's output: %s/record-failed.err\n", t->dir);
-      break;
+      return 1;
    default:
       if (t->outcome == CBT_O_BUGS && t->failed_each && any_cured(t))
          fprintf(out, "   it fails on its own (%s; output: %s/record.err): below, "
@@ -273,12 +266,13 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
       else if (t->outcome == CBT_O_BUGS && t->native_code != 0)
          fprintf(out, "   it also failed on its own in a recorded run (%s; "
                       "output: %s/record-failed.err)\n", t->error, t->dir);
-      break;
+      return 1;
    }
-   if (t->nruns == 0) {
-      fprintf(out, "   no schedule predicted\n");
-      return;
-   }
+}
+
+/* A test's forced runs counted by verdict (its cures as cured or not). */
+static void print_counts(FILE *out, const cbt_test *t)
+{
    size_t k[CBT_NVERDICTS] = {0};
    for (size_t r = 0; r < t->nruns; r++)
       k[t->runs[r].verdict]++;
@@ -296,6 +290,22 @@ static void print_test(FILE *out, const cbt_suite *s, size_t ti)
               t->explore ? "predicted and explored" : "predicted", k[CBT_PASSED],
               k[CBT_FAILED], k[CBT_DEADLOCK], k[CBT_INFEASIBLE], k[CBT_HUNG]);
    print_counts_tail(out, t, k);
+}
+
+static void print_test(FILE *out, const cbt_suite *s, size_t ti)
+{
+   const cbt_test *t = &s->tests[ti];
+   char cmd[4096] = "";
+   for (int a = 0; a < t->cmd.argc; a++)
+      cb_append_shell_quoted(cmd, sizeof cmd, t->cmd.argv[a]);
+   fprintf(out, "%s  %s\n", t->id, cmd);
+   if (!print_outcome(out, t))
+      return;
+   if (t->nruns == 0) {
+      fprintf(out, "   no schedule predicted\n");
+      return;
+   }
+   print_counts(out, t);
    cbt_explore_summary(out, t);
    for (size_t r = 0; r < t->nruns; r++)
       if (t->runs[r].verdict == CBT_ERROR)
