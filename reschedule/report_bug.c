@@ -251,6 +251,26 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
               cs->name, cbr_pattern_of(s), var, vt);
 }
 
+/* A cure's sentence (cbpredict --cures): the failing run's order, and the
+ * other way round, forced, the program passed. */
+static void print_cure_words(FILE *out, const cb_schedule *s)
+{
+   char a[PATH_MAX + 32], c[PATH_MAX + 32];
+   fprintf(out, "  in the recorded run, which failed, T%u's %s at %s came before "
+                "T%u's %s at %s, ", s->e1->tid, cb_event_kind_name(s->e1->kind),
+           cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
+           cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c));
+   if (s->cure == 2) /* every reader at f's line (predict/cure_class.c) */
+      fprintf(out, "and before other threads' reads at that line: each such read "
+                   "forced before the write of T%u that preceded it (with what its "
+                   "thread read since its last synchronisation), ", s->e1->tid);
+   else
+      fprintf(out, "and nothing orders them: forced the other way round (T%u's %s "
+                   "first, and what T%u read since its last synchronisation after "
+                   "it), ", s->f->tid, cb_event_kind_name(s->f->kind), s->e1->tid);
+   fprintf(out, "the program passed: that order is the failure.\n");
+}
+
 /* The sentence under e1, f and e2 that says what went wrong, per pattern;
  * obj: what each of them acts on. */
 static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
@@ -295,26 +315,8 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
                    "waiter and was lost, and T%u waits for one that already came.\n",
               s->f->tid, obj[1], cbr_event_where(s->f, 1, c, sizeof c), s->e1->tid,
               cbr_event_where(s->e1, 1, a, sizeof a), s->e1->tid);
-   else if (ord && s->cure == 2 && s->e1 && s->f)
-      fprintf(out, "  in the recorded run, which failed, T%u's %s at %s came before "
-                   "T%u's %s at %s, and before other threads' reads at that line: "
-                   "each such read forced before the write of T%u that preceded "
-                   "it (with what its thread read since its last synchronisation), "
-                   "the program passed: that order is the failure.\n",
-              s->e1->tid, cb_event_kind_name(s->e1->kind),
-              cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
-              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c),
-              s->e1->tid);
    else if (ord && s->cure && s->e1 && s->f)
-      fprintf(out, "  in the recorded run, which failed, T%u's %s at %s came before "
-                   "T%u's %s at %s, and nothing orders them: forced the other way "
-                   "round (T%u's %s first, and what T%u read since its last "
-                   "synchronisation after it), the program passed: that order is "
-                   "the failure.\n",
-              s->e1->tid, cb_event_kind_name(s->e1->kind),
-              cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
-              cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c),
-              s->f->tid, cb_event_kind_name(s->f->kind), s->e1->tid);
+      print_cure_words(out, s);
    else if (ord && s->e1 && s->f)
       fprintf(out, "  in the recorded run T%u's %s at %s came before T%u's %s at "
                    "%s, and nothing orders them (no create, join, barrier or "
