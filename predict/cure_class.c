@@ -27,7 +27,6 @@
 #include "rank.h"
 
 #define NONE UINT64_MAX
-#define CLASS_SCAN 4096        /* events back from a read to its stretch */
 #define CLASS_SPAN (1u << 16)  /* counted events the tail may hold */
 /* A class is a handful of threads handed one thing each: past this many
  * instances (a hot read site in a long failing run) there is none, and
@@ -46,37 +45,26 @@ typedef struct { uint64_t from, w0, r; uint32_t u; } instance;
 typedef struct {
    const cb_trace *t;
    const cbp_escape *x;
+   const uint32_t *sites; /* cbp_loc_sites */
    uint32_t w, site_b;
    instance *in; size_t n, cap;
    uint64_t budget;     /* events still to look at back from reads */
 } klass;
 
-static int counted(const cbp_escape *x, const cb_event *e) {
-   return e->tid >= 1 && e->tid <= x->nthreads && e->kind < CB_EV_KIND_COUNT &&
-          CB_IS_COUNTED(e->kind);
-}
-
-/* The instance of read r (thread u), or 0 when W wrote nothing at A to
- * its variable since u's last synchronisation (or that lies too far). */
+/* The instance of read r, or 0 when W wrote nothing to its variable since
+ * its thread's last synchronisation or start (or that lies too far). */
 static int instance_of(klass *k, uint64_t r, instance *out) {
-   const cb_event *er = &k->t->events[r];
-   uint32_t var = k->x->var_of[r];
-   uint64_t w0 = NONE, from = r;
-   size_t stop = r > CLASS_SCAN ? r - CLASS_SCAN : 0;
-   int floor = 0; /* u's last synchronisation or start was met */
-   for (size_t i = r; i-- > stop && k->budget; k->budget--) {
+   uint32_t u = k->t->events[r].tid, var = k->x->var_of[r];
+   cbp_stretch s;
+   if (!cbp_stretch_before(k->t, u, r, &k->budget, &s)) return 0;
+   for (uint64_t i = s.sync + 1; i < r; i++) {
       const cb_event *e = &k->t->events[i];
-      if (e->tid == k->w && e->kind == CB_EV_WRITE && k->x->var_of[i] == var)
-         w0 = i;
-      if (e->tid != er->tid) continue;
-      if (e->kind == CB_EV_THREAD_START) { floor = 1; break; }
-      if (!counted(k->x, e)) continue;
-      if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) { floor = 1; break; }
-      from = i;
+      if (e->tid == k->w && e->kind == CB_EV_WRITE && k->x->var_of[i] == var) {
+         *out = (instance){s.first, i, r, u};
+         return 1;
+      }
    }
-   if (w0 == NONE || (!floor && (stop > 0 || !k->budget))) return 0;
-   *out = (instance){from, w0, r, er->tid};
-   return 1;
+   return 0;
 }
 
 /* Every read at site B of another thread than W, one instance for each
@@ -91,7 +79,7 @@ static void find_instances(klass *k) {
          return;
       }
       if (e->kind != CB_EV_READ || e->tid == k->w || e->tid == 0 ||
-          cbp_loc_site(t, e->loc) != k->site_b || !k->x->var_of[i] ||
+          cbp_site_at(t, k->sites, i) != k->site_b || !k->x->var_of[i] ||
           !instance_of(k, i, &in))
          continue;
       instance *last = k->n ? &k->in[k->n - 1] : NULL;
@@ -138,7 +126,7 @@ static int build_tail(const klass *k, cbp_candidate *c, uint64_t p0, uint64_t p1
          if (k->in[j].w0 != i) continue;
          for (uint64_t m = k->in[j].from; m <= k->in[j].r; m++) {
             const cb_event *e = &k->t->events[m];
-            if (e->tid != k->in[j].u || !counted(k->x, e)) continue;
+            if (e->tid != k->in[j].u || !cbp_counted_event(e, k->x->nthreads)) continue;
             if (last != NONE && k->t->events[last].tid != e->tid && !cbp_cut_ok(k->x, last))
                return 0;
             add_event(c, &cap, e->tid);
@@ -146,7 +134,7 @@ static int build_tail(const klass *k, cbp_candidate *c, uint64_t p0, uint64_t p1
          }
       }
       const cb_event *e = &k->t->events[i];
-      if (!counted(k->x, e) || moved(k, i)) continue;
+      if (!cbp_counted_event(e, k->x->nthreads) || moved(k, i)) continue;
       if (last != NONE && k->t->events[last].tid != e->tid && !cbp_cut_ok(k->x, last))
          return 0;
       add_event(c, &cap, e->tid);
@@ -169,22 +157,23 @@ static int build_prefix(const klass *k, cbp_rf *rf, cbp_candidate *c, uint64_t p
 }
 
 /* The class of base's sites as one more candidate; 0 when there is none. */
-static int class_of(const cb_trace *t, cbp_analysis *a, cbp_rf *rf, const cbp_candidate *base,
-                    cbp_candidate *c) {
-   klass k = {t, &a->x, base->t1, cbp_loc_site(t, t->events[base->f].loc), NULL, 0, 0,
+static int class_of(const cb_trace *t, cbp_analysis *a, const uint32_t *sites,
+                    const cbp_candidate *base, cbp_candidate *c) {
+   klass k = {t, &a->x, sites, base->t1, cbp_site_at(t, sites, base->f), NULL, 0, 0,
               CLASS_BUDGET};
+   cbp_rf *rf = a->r.rf;
    if (t->events[base->e1].kind != CB_EV_WRITE || t->events[base->f].kind != CB_EV_READ)
       return 0;
    find_instances(&k);
    uint64_t p0 = NONE, p1 = 0;
-   uint32_t readers = 0;
+   int readers = 0; /* two or more */
    for (size_t j = 0; j < k.n; j++) {
       if (k.in[j].from < p0) p0 = k.in[j].from;
       if (k.in[j].w0 < p0) p0 = k.in[j].w0;
       if (k.in[j].r > p1) p1 = k.in[j].r;
-      readers += j == 0 || k.in[j].u != k.in[j - 1].u;
+      readers |= k.in[j].u != k.in[0].u;
    }
-   int ok = readers >= 2 && p1 - p0 < CLASS_SPAN;
+   int ok = readers && p1 - p0 < CLASS_SPAN;
    memset(c, 0, sizeof *c);
    if (ok) ok = build_prefix(&k, rf, c, p0) && build_tail(&k, c, p0, p1);
    if (ok) {
@@ -201,7 +190,7 @@ static int class_of(const cb_trace *t, cbp_analysis *a, cbp_rf *rf, const cbp_ca
       c->seg_f = cbp_vc_seg_at(&a->v, c->t2, c->cf);
       c->built = 1; c->cure = 2;
    } else {
-      free(c->prefix); free(c->tail);
+      cbp_candidate_free(c);
    }
    free(k.in);
    return ok;
@@ -210,21 +199,22 @@ static int class_of(const cb_trace *t, cbp_analysis *a, cbp_rf *rf, const cbp_ca
 void cbp_cure_classes(const cb_trace *t, cbp_analysis *a) {
    cbp_result *r = &a->r;
    if (!r->rf) r->rf = cbp_rf_new(t, &a->x);
+   uint32_t *sites = cbp_loc_sites(t);
    size_t n = r->n;
-   uint32_t (*done)[3] = cbp_xcalloc(n + 1, sizeof *done);
+   uint32_t done[CLASS_MAX_KEYS][2]; /* (W, read site) of each class tried */
    size_t ndone = 0;
    for (size_t i = 0; i < n && ndone < CLASS_MAX_KEYS; i++) {
       const cbp_candidate *b = &r->c[i];
-      uint32_t key[3] = {b->t1, cbp_loc_site(t, t->events[b->f].loc), b->pattern};
+      uint32_t key[2] = {b->t1, cbp_site_at(t, sites, b->f)};
       int seen = 0;
       for (size_t j = 0; j < ndone && !seen; j++)
-         seen = !memcmp(done[j], key, sizeof key);
+         seen = done[j][0] == key[0] && done[j][1] == key[1];
       if (seen) continue;
       memcpy(done[ndone++], key, sizeof key);
       cbp_candidate c;
-      if (!class_of(t, a, r->rf, b, &c)) continue;
+      if (!class_of(t, a, sites, b, &c)) continue;
       r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
       r->c[r->n++] = c; /* b may have moved: not used again */
    }
-   free(done);
+   free(sites);
 }

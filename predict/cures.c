@@ -25,7 +25,6 @@
  * The schedules say `cure` (trace.proto): replay judges them inversely,
  * a run that passes is the finding (reschedule/judge.c).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
-#include <stdlib.h>
 
 #include "predict.h"
 
@@ -36,28 +35,44 @@
 #define CURE_SCAN (1u << 20)
 #define CURE_BUDGET (1u << 26)
 
-/* T1's cut just after its last counted event before a that is not a read
- * or a write; *x unchanged when none is found within CURE_SCAN events,
- * when that is no earlier than *x, or when no cut may come right after it
- * (the rest of its instruction follows). */
-static void stretch_start(const cb_trace *t, const cbp_escape *esc, const cbp_candidate *c,
-                          cbp_point *x, uint64_t *budget) {
-   uint64_t count = c->ce1; /* T1's counted events before a */
-   size_t stop = c->e1 > CURE_SCAN ? c->e1 - CURE_SCAN : 0;
-   for (size_t i = c->e1; i-- > stop;) {
-      if (!*budget) return;
+int cbp_stretch_before(const cb_trace *t, uint32_t tid, uint64_t at, uint64_t *budget,
+                       cbp_stretch *s) {
+   *s = (cbp_stretch){NONE, at, 0, 0};
+   size_t stop = at > CURE_SCAN ? at - CURE_SCAN : 0;
+   for (size_t i = at; i-- > stop;) {
+      if (!*budget) return 0;
       --*budget;
       const cb_event *e = &t->events[i];
-      if (e->tid != c->t1 || !CB_IS_COUNTED(e->kind)) continue;
-      if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) {
-         if (count < x->count && cbp_cut_ok(esc, i)) *x = (cbp_point){count, i};
-         return;
+      if (e->tid != tid) continue;
+      if (e->kind == CB_EV_THREAD_START) {
+         s->sync = i;
+         s->at_start = 1;
+         return 1;
       }
-      if (count == 0) return; /* malformed: more counted events than counted */
-      count--;
+      if (!cbp_counted_event(e, t->nthreads)) continue;
+      if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) {
+         s->sync = i;
+         return 1;
+      }
+      s->first = i;
+      s->n++;
    }
-   if (stop == 0 && count == 0 && x->count > 0) /* T1 synchronised nothing before a */
+   return 0;
+}
+
+/* T1's cut just after its last synchronisation before a (at count 0 when
+ * it synchronised nothing since its start); *x unchanged when that is not
+ * found, is no earlier than *x, or no cut may come right after it (the
+ * rest of its instruction follows). */
+static void stretch_start(const cb_trace *t, const cbp_escape *esc, const cbp_candidate *c,
+                          cbp_point *x, uint64_t *budget) {
+   cbp_stretch s;
+   if (!cbp_stretch_before(t, c->t1, c->e1, budget, &s) || s.n > c->ce1) return;
+   uint64_t count = c->ce1 - s.n; /* T1's counted events before the cut */
+   if (s.at_start && count == 0 && x->count > 0)
       *x = (cbp_point){0, NONE};
+   else if (!s.at_start && count < x->count && cbp_cut_ok(esc, s.sync))
+      *x = (cbp_point){count, s.sync};
 }
 
 size_t cbp_cures(const cb_trace *t, cbp_analysis *a) {
@@ -66,9 +81,8 @@ size_t cbp_cures(const cb_trace *t, cbp_analysis *a) {
    uint64_t budget = CURE_BUDGET;
    for (size_t k = 0; k < r->n; k++) {
       cbp_candidate c = r->c[k];
-      if (c.pattern != CBP_ORD) { /* set aside: nothing was built yet */
-         free(c.prefix); free(c.tail); free(c.more);
-         for (int v = 0; v < CBP_NALT; v++) free(c.alt[v]);
+      if (c.pattern != CBP_ORD) { /* set aside */
+         cbp_candidate_free(&c);
          continue;
       }
       cbp_point x = c.x1;

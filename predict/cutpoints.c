@@ -191,14 +191,16 @@ void cbp_result_permute(cbp_result *r, const size_t *at, size_t stride) {
 #undef AT
 }
 
+void cbp_candidate_free(cbp_candidate *c) {
+   free(c->prefix); free(c->tail); free(c->more);
+   for (int k = 0; k < CBP_NALT; k++) free(c->alt[k]);
+}
+
 void cbp_result_free(cbp_result *r) {
    cbp_rf_free(r->rf);
    cbp_porder_free(r->porder);
    free(r->wait_locs);
-   for (size_t i = 0; i < r->n; i++) {
-      free(r->c[i].prefix); free(r->c[i].tail); free(r->c[i].more);
-      for (int k = 0; k < CBP_NALT; k++) free(r->c[i].alt[k]);
-   }
+   for (size_t i = 0; i < r->n; i++) cbp_candidate_free(&r->c[i]);
    free(r->c);
    memset(r, 0, sizeof *r);
 }

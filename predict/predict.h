@@ -72,6 +72,12 @@ static inline int cbp_cut_ok(const cbp_escape *x, size_t i) {
 /* A read or write that replay cannot separate from its thread's previous
  * event: the rest of one machine instruction, unless it is the store of a
  * plain read-modify-write that replay splits (CB_SIZE_SPLIT). */
+/* Whether e is a counted event of one of the trace's threads (a kind past
+ * the table is none: CB_IS_COUNTED shifts by it). */
+static inline int cbp_counted_event(const cb_event *e, uint32_t nthreads) {
+   return e->tid >= 1 && e->tid <= nthreads && e->kind < CB_EV_KIND_COUNT &&
+          CB_IS_COUNTED(e->kind);
+}
 static inline int cbp_glued(const cb_event *e) {
    if (e->flags & CB_EVF_GLUED) return 1; /* a lock word's locked store */
    return (e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) &&
@@ -380,6 +386,8 @@ struct cbp_rf;
 const char *cbp_dlk_tail(const cb_trace *t, const cbp_escape *x, const cbp_vclock *v,
                          cbp_locks *L, struct cbp_rf **rf, cbp_candidate *c);
 void cbp_result_free(cbp_result *r);
+/* What one candidate owns (its schedule, a cycle's threads). */
+void cbp_candidate_free(cbp_candidate *c);
 /* Puts r's candidates in a new order: the i-th is the one that was at
  * index *at of the i-th record, records stride bytes apart (a sorted
  * array of structs that keep each candidate's old index). */
@@ -414,6 +422,16 @@ typedef struct cbp_analysis {
  * just after its last synchronisation before a, and marks the analysis;
  * how many are kept.  Before synthesis. */
 size_t cbp_cures(const cb_trace *t, cbp_analysis *a);
+/* A thread's stretch before trace index `at` (cures.c): its events since
+ * its last synchronisation (a counted event other than a read or a write)
+ * or its start.  sync: that event's trace index (its THREAD_START when
+ * at_start); n: the thread's counted events in between; first: the first
+ * of them (`at` when none).  0 when neither lies within a bounded look
+ * back, or *budget (events looked at, shared by the caller's calls) ran
+ * out. */
+typedef struct { uint64_t sync, first, n; int at_start; } cbp_stretch;
+int cbp_stretch_before(const cb_trace *t, uint32_t tid, uint64_t at, uint64_t *budget,
+                       cbp_stretch *s);
 /* For each cure whose write and read sites meet for two readers or more,
  * one more that forces every instance (cure_class.c), built already. */
 void cbp_cure_classes(const cb_trace *t, cbp_analysis *a);

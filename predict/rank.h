@@ -30,6 +30,11 @@ uint32_t cbp_loc_site(const cb_trace *t, uint32_t loc);
 /* Every location's code site, [0, t->nlocs] (malloc'd): a line's key
  * hashes its file name, so a pass over the events looks it up here. */
 uint32_t *cbp_loc_sites(const cb_trace *t);
+/* Event i's code site, from that table. */
+static inline uint32_t cbp_site_at(const cb_trace *t, const uint32_t *sites, uint64_t i) {
+   uint32_t loc = t->events[i].loc;
+   return loc < t->nlocs ? sites[loc] : loc;
+}
 /* Per candidate of r (malloc'd, r->n flags): 1 when the read its forced
  * order moves would see a value its thread already read from that
  * variable at that line in the recording (rank_seen.c). */

@@ -85,12 +85,6 @@ static uint64_t hash_own(const void *ctx, uint32_t idx) {
    return own_hash(a->var, a->tid);
 }
 
-/* Event i's code site, from the table of cbp_loc_sites. */
-static uint32_t site_at(const cb_trace *t, const uint32_t *sites, uint64_t i) {
-   uint32_t loc = t->events[i].loc;
-   return loc < t->nlocs ? sites[loc] : loc;
-}
-
 /* The slot of k in s (1-based), added when add, else 0 when absent. */
 static uint32_t shape_find(shape_set *s, const shape_key *k, int add) {
    uint32_t *slot = cbp_map_probe(&s->m, shape_hash(k), eq_shape, s->k, k);
@@ -133,13 +127,12 @@ static void mark_shown(const cb_trace *t, const cbp_escape *x, const uint32_t *s
       const cb_event *e = &t->events[i];
       uint32_t v = x->var_of[i];
       if (e->kind != CB_EV_READ && e->kind != CB_EV_WRITE) {
-         if (e->kind < CB_EV_KIND_COUNT && CB_IS_COUNTED(e->kind) && e->tid <= t->nthreads)
-            epoch[e->tid]++;
+         if (cbp_counted_event(e, t->nthreads)) epoch[e->tid]++;
          continue;
       }
       if (!v || v > x->nvars || !want[v] || e->tid > t->nthreads) continue;
       int w = e->kind == CB_EV_WRITE;
-      uint32_t site = site_at(t, sites, i);
+      uint32_t site = cbp_site_at(t, sites, i);
       last_own *p = own_of(&o, v, e->tid);
       var_last *l = &vl[v];
       /* Another thread's access after p's: the thread's own would be p. */
@@ -183,8 +176,8 @@ uint8_t *cbp_rank_failed(const cb_trace *t, const cbp_escape *x, const cbp_resul
       if (!c->built || c->dropped || c->pattern > CBP_WWW || !c->var || c->var > x->nvars ||
           c->e1 >= t->nevents || c->f >= t->nevents || c->e2 >= t->nevents)
          continue;
-      shape_key k = {(uint32_t)c->pattern, c->var, site_at(t, sites, c->e1),
-                     site_at(t, sites, c->f), site_at(t, sites, c->e2), 0};
+      shape_key k = {(uint32_t)c->pattern, c->var, cbp_site_at(t, sites, c->e1),
+                     cbp_site_at(t, sites, c->f), cbp_site_at(t, sites, c->e2), 0};
       kidx[i] = shape_find(&s, &k, 1);
       want[c->var] = 1;
    }
