@@ -20,6 +20,15 @@ if [ ! -x "$TOP/lib/cbtools/cbtools-amd64-linux" ] || [ ! -x "$TOP/bin/cbtest" ]
 fi
 . "$TOP/tests/lib/pipeline.sh"
 skip_n() { _k=$2; while [ "$_k" -gt 0 ]; do skip "$1"; _k=$((_k - 1)); done; }
+# record_failing PROG OUT: records $TMP/PROG into OUT until a run exits 1
+# (at most 6 tries); 0 when one did.
+record_failing() {
+   for _i in 1 2 3 4 5 6; do
+      "$TOP/bin/cbtrace" record -o "$2" -- "$TMP/$1" >/dev/null 2>&1
+      [ $? = 1 ] && return 0
+   done
+   return 1
+}
 
 cb_build_data earlyflag.c earlyflag
 cb_build_data earlyflag.c earlyflag_O0 -O0
@@ -29,12 +38,7 @@ cb_build_data earlyflag.c earlyflag_fixed -DFIXED
 "$TOP/bin/cbpredict" --cures "$TMP/none.pb" >/dev/null 2>"$TMP/usage.err"
 is "$?" 2 "cbpredict --cures without --recorded-failed: bad usage (exit 2)"
 like "$(cat "$TMP/usage.err")" "cbpredict: --cures goes with --recorded-failed" "  and says so"
-failed=0
-for i in 1 2 3 4 5 6; do
-   "$TOP/bin/cbtrace" record -o "$TMP/ef.pb" -- "$TMP/earlyflag" >/dev/null 2>&1
-   [ $? = 1 ] && { failed=1; break; }
-done
-if [ "$failed" = 1 ]; then
+if record_failing earlyflag "$TMP/ef.pb"; then
    P=$("$TOP/bin/cbpredict" --recorded-failed --cures -o "$TMP/cs" "$TMP/ef.pb")
    is "$?" 0 "cbpredict --recorded-failed --cures on a failing recording: exit 0"
    like "$P" "none of the violations happened in it: its orders of two threads are written forced the other way round \\(--cures\\)" \
@@ -92,12 +96,7 @@ is "$RC" 0 "earlyflag_fixed: clean (exit 0)"
 # Every instance of one order: the cure of each handler's copy.
 cb_build_data sharedreq.c sharedreq
 cb_build_data sharedreq.c sharedreq_fixed -DFIXED
-failed=0
-for i in 1 2 3 4 5 6; do
-   "$TOP/bin/cbtrace" record -o "$TMP/sr.pb" -- "$TMP/sharedreq" >/dev/null 2>&1
-   [ $? = 1 ] && { failed=1; break; }
-done
-if [ "$failed" = 1 ]; then
+if record_failing sharedreq "$TMP/sr.pb"; then
    "$TOP/bin/cbpredict" --recorded-failed --cures -o "$TMP/srs" "$TMP/sr.pb" >/dev/null
    classes=$(for s in "$TMP"/srs/s*.pb; do "$TOP/bin/cbtrace" dump "$s" | grep -l "for every read at f's line" >/dev/null && echo "$s"; done)
    ok "sharedreq: a cure of every handler's copy is written" [ -n "$classes" ]
