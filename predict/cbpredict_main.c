@@ -88,7 +88,10 @@ static const char usage[] =
    "                     each forced the other way round (pattern ORD, the\n"
    "                     first thread's reads since its last synchronisation\n"
    "                     moved after the other's access); a forced run that\n"
-   "                     passes names the failure's cause (cbreplay: cured)\n"
+   "                     passes names the failure's cause (cbreplay: cured);\n"
+   "                     a run that deadlocked: its threads blocked on a\n"
+   "                     condition that another thread signalled before their\n"
+   "                     wait began, forced to wait first (a lost wake-up)\n"
    "  --jobs N           threads cbpredict may use, for the analysis and for\n"
    "                     writing the schedules (default: the online CPUs, at\n"
    "                     most 2; 1: one thread); the output is the same\n"
@@ -483,9 +486,14 @@ static int schedule_dir(const cli *c, char *buf, size_t n, const char **dir) {
 }
 
 /* --cures: when none of the violations happened in the failing run, its
- * orders between two threads, forced the other way round (cures.c). */
+ * orders between two threads, forced the other way round (cures.c); when
+ * it deadlocked, its waits that began after their signal (cure_wake.c). */
 static void cures_if_none_shown(const cb_trace *t, cbp_analysis *a) {
    size_t shown;
+   if (t->footer.nblocked) { /* a deadlock: its waits, not its data */
+      cbp_wake_cures(t, a);
+      return;
+   }
    free(cbp_rank_failed(t, &a->x, &a->r, &shown));
    if (shown == 0) cbp_cures(t, a);
 }
@@ -541,7 +549,8 @@ int main(int argc, char **argv) {
    cb_trace t;
    rc = load_trace(c.path, c.partial, &t);
    if (!rc) {
-      if (c.run_failed && !cb_trace_failed(&t)) {
+      /* A deadlock failed too: --cures looks for the waits it lost. */
+      if (c.run_failed && !cb_trace_failed(&t) && !(t.footer.nblocked && c.cures)) {
          fprintf(stderr, "cbpredict: --recorded-failed: the run recorded in %s did not "
                          "fail (%s)\n", c.path,
                  !t.footer.present     ? "the trace does not say how it ended"

@@ -27,7 +27,6 @@
 #include "rank.h"
 
 #define NONE UINT64_MAX
-#define CLASS_SPAN (1u << 16)  /* counted events the tail may hold */
 /* A class is a handful of threads handed one thing each: past this many
  * instances (a hot read site in a long failing run) there is none, and
  * past this many distinct classes none is looked for (each is a pass over
@@ -36,31 +35,25 @@
 #define CLASS_MAX_KEYS 32
 #define CLASS_BUDGET (1u << 22) /* events looked at back from reads, a class */
 
-/* A read r of thread u, its stretch from `from` (u's first counted event
- * after its last synchronisation or its start) and the first write w0 of
- * W to the same variable since that synchronisation or start (before
- * `from` when u began with the read). */
-typedef struct { uint64_t from, w0, r; uint32_t u; } instance;
-
 typedef struct {
    const cb_trace *t;
    const cbp_escape *x;
    const uint32_t *sites; /* cbp_loc_sites */
    uint32_t w, site_b;
-   instance *in; size_t n, cap;
+   cbp_moved *in; size_t n, cap;
    uint64_t budget;     /* events still to look at back from reads */
 } klass;
 
 /* The instance of read r, or 0 when W wrote nothing to its variable since
  * its thread's last synchronisation or start (or that lies too far). */
-static int instance_of(klass *k, uint64_t r, instance *out) {
+static int instance_of(klass *k, uint64_t r, cbp_moved *out) {
    uint32_t u = k->t->events[r].tid, var = k->x->var_of[r];
    cbp_stretch s;
    if (!cbp_stretch_before(k->t, u, r, &k->budget, &s)) return 0;
    for (uint64_t i = s.sync + 1; i < r; i++) {
       const cb_event *e = &k->t->events[i];
       if (e->tid == k->w && e->kind == CB_EV_WRITE && k->x->var_of[i] == var) {
-         *out = (instance){s.first, i, r, u};
+         *out = (cbp_moved){s.first, i, r, u};
          return 1;
       }
    }
@@ -73,7 +66,7 @@ static void find_instances(klass *k) {
    const cb_trace *t = k->t;
    for (size_t i = 0; i < t->nevents; i++) {
       const cb_event *e = &t->events[i];
-      instance in;
+      cbp_moved in;
       if (!k->budget) { /* too much to look at: no class */
          k->n = 0;
          return;
@@ -82,7 +75,7 @@ static void find_instances(klass *k) {
           cbp_site_at(t, k->sites, i) != k->site_b || !k->x->var_of[i] ||
           !instance_of(k, i, &in))
          continue;
-      instance *last = k->n ? &k->in[k->n - 1] : NULL;
+      cbp_moved *last = k->n ? &k->in[k->n - 1] : NULL;
       if (last && last->u == in.u && last->from == in.from) {
          /* One stretch: its reads at B (a frame's bytes checksummed in a
           * loop) move together, before the earliest write any of them
@@ -100,62 +93,6 @@ static void find_instances(klass *k) {
    }
 }
 
-/* Appends one counted event of thread tid to the steps. */
-static void add_event(cbp_candidate *c, size_t *cap, uint32_t tid) {
-   if (c->ntail && c->tail[c->ntail - 1].tid == tid) { c->tail[c->ntail - 1].count++; return; }
-   c->tail = cbp_grow(c->tail, cap, c->ntail, sizeof *c->tail);
-   c->tail[c->ntail++] = (cbp_step){tid, 1};
-}
-
-/* Whether event i belongs to a moved stretch. */
-static int moved(const klass *k, uint64_t i) {
-   const cb_event *e = &k->t->events[i];
-   for (size_t j = 0; j < k->n; j++)
-      if (e->tid == k->in[j].u && i >= k->in[j].from && i <= k->in[j].r) return 1;
-   return 0;
-}
-
-/* The tail: the recorded order of the counted events in [p0, p1], each
- * stretch moved to just before its write w0.  0 when a step would end
- * inside an instruction. */
-static int build_tail(const klass *k, cbp_candidate *c, uint64_t p0, uint64_t p1) {
-   size_t cap = 0;
-   uint64_t last = NONE; /* the event the current step ends with */
-   for (uint64_t i = p0; i <= p1; i++) {
-      for (size_t j = 0; j < k->n; j++) {
-         if (k->in[j].w0 != i) continue;
-         for (uint64_t m = k->in[j].from; m <= k->in[j].r; m++) {
-            const cb_event *e = &k->t->events[m];
-            if (e->tid != k->in[j].u || !cbp_counted_event(e, k->x->nthreads)) continue;
-            if (last != NONE && k->t->events[last].tid != e->tid && !cbp_cut_ok(k->x, last))
-               return 0;
-            add_event(c, &cap, e->tid);
-            last = m;
-         }
-      }
-      const cb_event *e = &k->t->events[i];
-      if (!cbp_counted_event(e, k->x->nthreads) || moved(k, i)) continue;
-      if (last != NONE && k->t->events[last].tid != e->tid && !cbp_cut_ok(k->x, last))
-         return 0;
-      add_event(c, &cap, e->tid);
-      last = i;
-   }
-   return last == NONE || cbp_cut_ok(k->x, last);
-}
-
-/* The prefix: every thread's counted events before p0, each ending where a
- * cut may come. */
-static int build_prefix(const klass *k, cbp_rf *rf, cbp_candidate *c, uint64_t p0) {
-   uint32_t n = k->x->nthreads;
-   c->prefix = cbp_xcalloc(n, sizeof *c->prefix);
-   for (uint32_t j = 1; j <= n; j++) {
-      c->prefix[j - 1] = cbp_rf_count_at(rf, j, p0);
-      uint64_t at = c->prefix[j - 1] ? cbp_rf_trace_index(rf, j, c->prefix[j - 1] - 1) : NONE;
-      if (at != NONE && !cbp_cut_ok(k->x, at)) return 0;
-   }
-   return 1;
-}
-
 /* The class of base's sites as one more candidate; 0 when there is none. */
 static int class_of(const cb_trace *t, cbp_analysis *a, const uint32_t *sites,
                     const cbp_candidate *base, cbp_candidate *c) {
@@ -165,19 +102,14 @@ static int class_of(const cb_trace *t, cbp_analysis *a, const uint32_t *sites,
    if (t->events[base->e1].kind != CB_EV_WRITE || t->events[base->f].kind != CB_EV_READ)
       return 0;
    find_instances(&k);
-   uint64_t p0 = NONE, p1 = 0;
    int readers = 0; /* two or more */
-   for (size_t j = 0; j < k.n; j++) {
-      if (k.in[j].from < p0) p0 = k.in[j].from;
-      if (k.in[j].w0 < p0) p0 = k.in[j].w0;
-      if (k.in[j].r > p1) p1 = k.in[j].r;
+   for (size_t j = 0; j < k.n; j++)
       readers |= k.in[j].u != k.in[0].u;
-   }
-   int ok = readers && p1 - p0 < CLASS_SPAN;
+   uint64_t p0;
    memset(c, 0, sizeof *c);
-   if (ok) ok = build_prefix(&k, rf, c, p0) && build_tail(&k, c, p0, p1);
+   int ok = readers && cbp_moved_schedule(t, &a->x, rf, k.in, k.n, c, &p0);
    if (ok) {
-      const instance *f = &k.in[0];
+      const cbp_moved *f = &k.in[0];
       c->pattern = CBP_ORD;
       c->var = a->x.var_of[f->r];
       c->addr = a->x.var_addr[c->var];

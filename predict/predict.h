@@ -432,6 +432,19 @@ size_t cbp_cures(const cb_trace *t, cbp_analysis *a);
 typedef struct { uint64_t sync, first, n; int at_start; } cbp_stretch;
 int cbp_stretch_before(const cb_trace *t, uint32_t tid, uint64_t at, uint64_t *budget,
                        cbp_stretch *s);
+/* A stretch of thread u's counted events, from trace index `from` to r,
+ * moved to just before event w0 (cure_moves.c). */
+typedef struct { uint64_t from, w0, r; uint32_t u; } cbp_moved;
+/* The recorded order from the first moved point to the last with each
+ * stretch moved, as c's prefix and tail (*p0: that first point); 0 when
+ * it spans too much or a step would end inside an instruction (c's
+ * prefix may then be allocated: cbp_candidate_free). */
+int cbp_moved_schedule(const cb_trace *t, const cbp_escape *x, struct cbp_rf *rf,
+                       const cbp_moved *in, size_t n, cbp_candidate *c, uint64_t *p0);
+/* --cures on a deadlocked trace (cure_wake.c): every candidate set aside,
+ * one cure for each condition whose blocked waiters began their wait after
+ * another thread signalled it (built already); how many. */
+size_t cbp_wake_cures(const cb_trace *t, cbp_analysis *a);
 /* For each cure whose write and read sites meet for two readers or more,
  * one more that forces every instance (cure_class.c), built already. */
 void cbp_cure_classes(const cb_trace *t, cbp_analysis *a);

@@ -136,7 +136,12 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
       fprintf(out, "cbpredict: %llu more thread pairs at the same three code sites "
                    "were not kept (threads running the same code: two pairs per site)\n",
               (unsigned long long)r->symmetric);
-   if (info->cures)
+   if (info->cures && t->footer.nblocked)
+      fprintf(out, "cbpredict: the recorded run deadlocked: its threads that wait for a "
+                   "condition another thread signalled before their wait began are "
+                   "written forced to wait first (--cures); a forced run that passes "
+                   "names the lost wake-up\n");
+   else if (info->cures)
       fprintf(out, "cbpredict: the recorded run failed (%s) and none of the violations "
                    "happened in it: its orders of two threads are written forced the "
                    "other way round (--cures); a forced run that passes names the "

@@ -223,9 +223,10 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
    else
       cbr_verdict_text(r, vt, sizeof vt);
    if (r->verdict == CBR_CURED)
-      fprintf(out, "\nBUG (%s): ORD order on %s, the cause of the recorded failure: "
+      fprintf(out, "\nBUG (%s): ORD order on %s%s, the cause of the recorded failure: "
                    "the recorded run failed, and the forced run, this order the other "
-                   "way round, passed", cs->name, var);
+                   "way round, passed", cs->name, var,
+              is_lost_wakeup(s) ? " (a lost wake-up)" : "");
    else if (cbr_is_explore(s))
       fprintf(out, "\nBUG (%s): explore: a delay schedule (no predicted "
                    "violation) made the program fail; the forced run %s",
@@ -256,6 +257,16 @@ static void print_headline(FILE *out, const cbr_schedule *cs,
 static void print_cure_words(FILE *out, const cb_schedule *s)
 {
    char a[PATH_MAX + 32], c[PATH_MAX + 32];
+   if (is_lost_wakeup(s)) { /* predict/cure_wake.c */
+      fprintf(out, "  in the recorded run, which deadlocked, T%u's signal at %s came "
+                   "before T%u began its wait at %s: it woke no one, and T%u waited for "
+                   "ever; forced the other way round (T%u waiting first, and every "
+                   "other thread that waited too late as well), the program passed: "
+                   "a lost wake-up is the failure.\n", s->e1->tid,
+              cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
+              cbr_event_where(s->f, 1, c, sizeof c), s->f->tid, s->f->tid);
+      return;
+   }
    fprintf(out, "  in the recorded run, which failed, T%u's %s at %s came before "
                 "T%u's %s at %s, ", s->e1->tid, cb_event_kind_name(s->e1->kind),
            cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
@@ -309,7 +320,7 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
               cbr_event_where(s->e1, 1, a, sizeof a), obj[2],
               cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
               cbr_event_where(s->f, 1, c, sizeof c));
-   else if (is_lost_wakeup(s))
+   else if (is_lost_wakeup(s) && !s->cure)
       fprintf(out, "  T%u's signal of %s at %s was forced before T%u began to wait for it "
                    "at %s (the wait lets go of its mutex there): the signal found no "
                    "waiter and was lost, and T%u waits for one that already came.\n",

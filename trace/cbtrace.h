@@ -219,7 +219,9 @@ const char *cb_rmw_name(unsigned rmw);
 int cb_rmw_from_name(const char *name);
 /* Whether an order violation is a lost wake-up: e1 a wait's start (the
  * release of its mutex, predict/orders.c) and f the signal that woke it,
- * forced first, so that it finds no waiter (kinds: CB_EV_*). */
+ * forced first, so that it finds no waiter; or, a cure of a deadlocked run
+ * (predict/cure_wake.c), e1 a signal that found no waiter and f the wait
+ * that began after it, forced first (kinds: CB_EV_*). */
 int cb_is_lost_wakeup(const char *pattern, int e1_kind, int f_kind);
 /* The call an UNHANDLED event names (its size byte, cb_wire.h CB_CALL_*):
  * "futex", "pthread_cancel", "fork"; "?" if unknown.  And back (-1). */

@@ -64,8 +64,11 @@ static const char *sync_class(unsigned size)
 
 int cb_is_lost_wakeup(const char *pattern, int e1_kind, int f_kind)
 {
-   return pattern && strcmp(pattern, "ORD") == 0 && e1_kind == CB_EV_UNLOCK &&
-          f_kind == CB_EV_COND_SIGNAL;
+   /* A waiter forced after the signal (orders.c), or, a cure, a signal
+    * that came first forced after the wait (cure_wake.c). */
+   return pattern && strcmp(pattern, "ORD") == 0 &&
+          ((e1_kind == CB_EV_UNLOCK && f_kind == CB_EV_COND_SIGNAL) ||
+           (e1_kind == CB_EV_COND_SIGNAL && f_kind == CB_EV_UNLOCK));
 }
 
 const char *cb_pattern_kind_word(const char *pattern, const char *role,

@@ -275,12 +275,21 @@ static void drop_tries(char *error)
  * Valgrind's scheduler every time).  Every forced run of such a test may
  * fail whatever it forces, hence nothing else is forced (a test failing
  * for a reason of its own gets no race named), and the report says the
- * test fails on its own.  Not for a deadlock (exit 6: cbtrace named its
- * threads and locks); a run stopped at --record-timeout never gets here. */
+ * test fails on its own.  A deadlock (cbtrace named its threads and
+ * locks) has no such pair: its cures come at once (--cures), the waits
+ * that began after the signal meant for them (predict/cure_wake.c).  A
+ * run stopped at --record-timeout never gets here. */
+static int recorded_deadlock(const cbt_test *t, int code)
+{
+   return code == 6 && strstr(t->error, ": the program deadlocked: ");
+}
+
 static int predict_failed_run(cbt_test *t, int code)
 {
-   if (code == 6 || t->explore)
+   if (t->explore)
       return 0;
+   if (recorded_deadlock(t, code))
+      t->more_tries = CBT_RECORD_MORE;
    t->failed_each = 1;
    t->state = CBT_T_RECORDED;
    return 1;
@@ -369,6 +378,13 @@ static void predict_ended(cbt_suite *s, size_t ti, const cb_job_end *e,
    size_t cap = t->failed_each ? s->o->max_runs : cbt_predicted_cap(s->o);
    if (cbt_load_runs(t, cap, why, sizeof why) != 0) {
       test_error(s, ti, "cbpredict", why);
+      return;
+   }
+   if (t->failed_each && t->nruns == 0 && recorded_deadlock(t, t->native_code)) {
+      /* No wait to move: the deadlock's own words, as recorded. */
+      t->failed_each = 0;
+      t->outcome = CBT_O_FAILED_NATIVELY;
+      test_finished(s, ti);
       return;
    }
    if (t->failed_each && t->nruns == 0 && !t->more_tries) {
