@@ -487,11 +487,13 @@ static int schedule_dir(const cli *c, char *buf, size_t n, const char **dir) {
 
 /* --cures: when none of the violations happened in the failing run, its
  * orders between two threads, forced the other way round (cures.c); when
- * it deadlocked, its waits that began after their signal (cure_wake.c). */
+ * it deadlocked, its waits that began after their signal (cure_wake.c)
+ * and its lock cycle forced again (deadlock_again.c). */
 static void cures_if_none_shown(const cb_trace *t, cbp_analysis *a) {
    size_t shown;
    if (t->footer.nblocked) { /* a deadlock: its waits, not its data */
       cbp_wake_cures(t, a);
+      cbp_deadlock_again(t, a);
       return;
    }
    free(cbp_rank_failed(t, &a->x, &a->r, &shown));

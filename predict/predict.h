@@ -282,6 +282,9 @@ typedef struct {
                            (fresh.c): built and ranked first */
    uint8_t shown;       /* its shape happened in the recorded run, which
                            failed (rank_failed.c; set by cbp_rank) */
+   uint8_t blocked_e2;  /* e2 is the request T1 blocked in when the
+                           recorded run deadlocked (deadlock_again.c): no
+                           event of the trace, c->e2 is e1's index */
    uint8_t cure;        /* a failing run's order to force the other way
                            round: 1 one instance (cures.c), 2 every
                            instance of its two sites (cure_class.c) */
@@ -445,6 +448,13 @@ int cbp_moved_schedule(const cb_trace *t, const cbp_escape *x, struct cbp_rf *rf
  * one cure for each condition whose blocked waiters began their wait after
  * another thread signalled it (built already); how many. */
 size_t cbp_wake_cures(const cb_trace *t, cbp_analysis *a);
+/* --cures on a deadlocked trace (deadlock_again.c): the lock-order cycle
+ * the run deadlocked in, as a DLK candidate whose schedule is the recorded
+ * run (built already); how many (0 or 1). */
+size_t cbp_deadlock_again(const cb_trace *t, cbp_analysis *a);
+/* For a DLK of deadlock_again.c, the trace's end's entry of T1's request
+ * (e2), which no event holds: its lock and line; else NULL. */
+const cb_blocked *cbp_blocked_e2(const cb_trace *t, const cbp_candidate *c);
 /* For each cure whose write and read sites meet for two readers or more,
  * one more that forces every instance (cure_class.c), built already. */
 void cbp_cure_classes(const cb_trace *t, cbp_analysis *a);

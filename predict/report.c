@@ -10,6 +10,12 @@ static const char *loc(const cb_trace *t, uint64_t tidx, char *buf, size_t n) {
    return cb_location_str(t, t->events[tidx].loc, buf, n);
 }
 
+/* e2's location id: a request no event holds for deadlock_again.c's. */
+static uint32_t e2_loc(const cb_trace *t, const cbp_candidate *c) {
+   const cb_blocked *b = cbp_blocked_e2(t, c);
+   return b ? b->loc : t->events[c->e2].loc;
+}
+
 const char *cbp_candidate_name(const cb_trace *t, const cbp_candidate *c,
                                char *buf, size_t len) {
    const size_t ev[3] = {c->e1, c->f, c->e2};
@@ -93,7 +99,7 @@ static void table_rows(FILE *out, const cb_trace *t, const cbp_result *r,
               cbp_pattern_name[c->pattern], vw,
               cbp_candidate_name(t, c, v, sizeof v),
               loc(t, c->e1, a, sizeof a), loc(t, c->f, b, sizeof b),
-              loc(t, c->e2, d, sizeof d), th);
+              cb_location_str(t, e2_loc(t, c), d, sizeof d), th);
    }
    if (info->explore) cbp_explore_rows(out, t, info->explore, vw);
 }
@@ -139,8 +145,10 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
    if (info->cures && t->footer.nblocked)
       fprintf(out, "cbpredict: the recorded run deadlocked: its threads that wait for a "
                    "condition another thread signalled before their wait began are "
-                   "written forced to wait first (--cures); a forced run that passes "
-                   "names the lost wake-up\n");
+                   "written forced to wait first (--cures; a forced run that passes "
+                   "names the lost wake-up), a cycle of threads that wait for each "
+                   "other's locks as the recorded run itself (pattern DLK: forced, it "
+                   "deadlocks again)\n");
    else if (info->cures)
       fprintf(out, "cbpredict: the recorded run failed (%s) and none of the violations "
                    "happened in it: its orders of two threads are written forced the "
@@ -169,17 +177,18 @@ void cbp_report_table(FILE *out, const cb_trace *t, const cbp_escape *x,
 }
 
 
+/* loc: the event's location id (e2's may be a request no event holds). */
 static void jevent(FILE *out, const cb_trace *t, const char *name, uint64_t tidx,
-                   uint64_t cidx) {
+                   uint64_t cidx, uint32_t loc_id) {
    const cb_event *e = &t->events[tidx];
    char b[256];
    fprintf(out, "\"%s\":{\"tid\":%u,\"index\":%llu,\"trace_index\":%llu,\"kind\":",
            name, e->tid, (unsigned long long)cidx, (unsigned long long)tidx);
    cb_json_write_string(out, cb_event_kind_name(e->kind));
    fputs(",\"location\":", out);
-   cb_json_write_string(out, loc(t, tidx, b, sizeof b));
+   cb_json_write_string(out, cb_location_str(t, loc_id, b, sizeof b));
    fputs(",\"function\":", out);
-   cb_json_write_string(out, e->loc < t->nlocs ? t->locs[e->loc].function : "");
+   cb_json_write_string(out, loc_id < t->nlocs ? t->locs[loc_id].function : "");
    fputc('}', out);
 }
 
@@ -239,9 +248,9 @@ void cbp_report_json(FILE *out, const cb_trace *t, const cbp_escape *x,
       cb_json_write_string(out, cbp_candidate_name(t, c, v, sizeof v));
       fprintf(out, ",\"address\":%llu,\"threads\":[%u,%u],",
               (unsigned long long)c->addr, c->t1, c->t2);
-      jevent(out, t, "e1", c->e1, c->ce1); fputc(',', out);
-      jevent(out, t, "f", c->f, c->cf); fputc(',', out);
-      jevent(out, t, "e2", c->e2, c->ce2);
+      jevent(out, t, "e1", c->e1, c->ce1, t->events[c->e1].loc); fputc(',', out);
+      jevent(out, t, "f", c->f, c->cf, t->events[c->f].loc); fputc(',', out);
+      jevent(out, t, "e2", c->e2, c->ce2, e2_loc(t, c));
       fputs(",\"z3\":", out);
       cb_json_write_string(out, c->z3 ? c->z3 : "");
       fprintf(out, ",\"z3_order\":%s", c->z3_order ? "true" : "false");

@@ -23,6 +23,30 @@ static int addr_is_global(const cb_trace *t, uint64_t addr) {
    return cb_symbol_at(t, addr) != NULL;
 }
 
+/* Location id lid, as the user's code called it for the event at tidx. */
+static void fill_location(const cb_trace *t, uint32_t lid, uint64_t tidx,
+                          cb_sched_location *loc) {
+   if (lid >= t->nlocs) return;
+   const cb_location *l = &t->locs[lid];
+   loc->has_id = 1; loc->id = lid;
+   loc->has_address = 1; loc->address = l->address;
+   loc->object = (char *)l->object;
+   loc->function = (char *)l->function;
+   loc->file = (char *)l->file;
+   loc->dir = l->dir && *l->dir ? (char *)l->dir : NULL;
+   loc->has_line = 1; loc->line = l->line;
+   /* In a library without debug information, the line of the user's
+    * code that called into it (replay checks the code address, not
+    * this). */
+   uint32_t user = cb_user_loc(t, tidx);
+   if (user) {
+      loc->file = (char *)t->locs[user].file;
+      loc->line = t->locs[user].line;
+      loc->dir = t->locs[user].dir && *t->locs[user].dir
+                    ? (char *)t->locs[user].dir : NULL;
+   }
+}
+
 /* name: room for the event's object in words (PatternEvent.variable_name). */
 static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
                        cb_sched_event *pe, cb_sched_location *loc,
@@ -42,30 +66,25 @@ static void fill_event(const cb_trace *t, uint64_t tidx, uint64_t cidx,
       pe->has_value = 1;
       pe->value = e->value;
    }
-   if (e->loc < t->nlocs) {
-      const cb_location *l = &t->locs[e->loc];
-      loc->has_id = 1; loc->id = e->loc;
-      loc->has_address = 1; loc->address = l->address;
-      loc->object = (char *)l->object;
-      loc->function = (char *)l->function;
-      loc->file = (char *)l->file;
-      loc->dir = l->dir && *l->dir ? (char *)l->dir : NULL;
-      loc->has_line = 1; loc->line = l->line;
-      /* In a library without debug information, the line of the user's
-       * code that called into it (replay checks the code address, not
-       * this). */
-      uint32_t user = cb_user_loc(t, tidx);
-      if (user) {
-         loc->file = (char *)t->locs[user].file;
-         loc->line = t->locs[user].line;
-         loc->dir = t->locs[user].dir && *t->locs[user].dir
-                       ? (char *)t->locs[user].dir : NULL;
-      }
-   }
+   fill_location(t, e->loc, tidx, loc);
    pe->location = loc;
    pe->has_address_stable = 1; pe->address_stable = addr_is_global(t, e->addr) != 0;
 }
 
+/* e2 of a DLK of deadlock_again.c: the request T1 blocked in, b, one
+ * past its recorded events. */
+static void fill_request(const cb_trace *t, const cbp_candidate *c, const cb_blocked *b,
+                         cb_sched_event *pe, cb_sched_location *loc, char name[256]) {
+   fill_event(t, c->e2, c->ce2, pe, loc, name);
+   pe->has_trace_index = 0;
+   pe->kind = CB_EV_LOCK;
+   pe->address = b->object;
+   pe->variable_name = (char *)cb_variable_str_at(t, b->object, c->e2, name, 256);
+   pe->has_value = 0;
+   *loc = (cb_sched_location){0};
+   fill_location(t, b->loc, c->e2, loc);
+   pe->address_stable = addr_is_global(t, b->object) != 0;
+}
 /* The trace index of thread tid's counted event `want`, counting from
  * anchor (trace index at, counted index ac, an event of tid); NONE when it
  * is not within EXPECT_SCAN events. */
@@ -242,7 +261,11 @@ int cbp_schedule_encode(const cb_trace *t, cbp_analysis *a, const cbp_candidate 
    char names[3][256];
    fill_event(t, c->e1, c->ce1, &pe[0], &loc[0], names[0]);
    fill_event(t, c->f, c->cf, &pe[1], &loc[1], names[1]);
-   fill_event(t, c->e2, c->ce2, &pe[2], &loc[2], names[2]);
+   const cb_blocked *req = cbp_blocked_e2(t, c);
+   if (req)
+      fill_request(t, c, req, &pe[2], &loc[2], names[2]);
+   else
+      fill_event(t, c->e2, c->ce2, &pe[2], &loc[2], names[2]);
    s.e1 = &pe[0]; s.f = &pe[1]; s.e2 = &pe[2];
    /* The events on the variable itself carry its name as the source
     * lines give it (a heap field's). */

@@ -259,4 +259,31 @@ ok "journal: a DLK schedule deadlocks the program (the latest instance of the ne
 # second request, never completes).
 like "$(cat "${dlout:-/dev/null}")" "^s[0-9]+ +DLK .* deadlock +yes " \
    "journal: the deadlocked run's row says the violation happened"
+
+# A deadlock in every recording (predict/deadlock_again.c): tellers that
+# pause between their two locks deadlock in each recorded run, where pass
+# B' sees no inversion (the inner requests never completed).  cbtest
+# forces the recorded run again, which deadlocks every time: a DLK bug
+# whose e2 is the request the recording blocked in.  On the build before:
+# "failed natively ... not predicted", exit 3.
+. "$TOP/tests/lib/pipeline.sh"
+cb_build_data pausedlock.c pausedlock
+cb_build_data pausedlock.c pausedlock3 -DRING=3
+cb_build_data pausedlock.c pausedlock_fixed -DFIXED
+for v in pausedlock pausedlock3; do
+   cb_cbtest $v --timeout 10 --max-runs 10
+   OUT=$(cat "$TMP/$v.d/stdout")
+   is "$RC" 1 "$v: a bug is confirmed (exit 1)"
+   like "$OUT" "it fails on its own too \\(exit 6: cbtrace: the program deadlocked: " "$v: it says every recording deadlocked"
+   like "$(printf '%s\n' "$OUT" | grep -m1 '^   BUG ')" "^   BUG DLK on accounts\\[[0-9]\\]\\.lock: the forced run deadlocked" \
+      "$v: the bug is the lock cycle"
+   like "$(tr '\n' '~' <"$TMP/$v.d/stdout")" "e1 lock +pausedlock\\.c:33 in teller [^~]*~[^~]*~ *f +lock +pausedlock\\.c:33 in teller [^~]*~[^~]*~ *e2 lock +pausedlock\\.c:35 in teller" \
+      "$v: e1 and f the first locks, e2 the request the recording blocked in"
+   cmd=$(sed -n 's/^ *reproduce: //p' "$TMP/$v.d/stdout" | head -1)
+   again=0
+   for i in 1 2 3; do sh -c "$cmd" >/dev/null 2>&1; [ $? = 6 ] && again=$((again + 1)); done
+   is "$again" 3 "$v: its command deadlocks 3 times of 3 (exit 6)"
+done
+cb_cbtest pausedlock_fixed --timeout 10 --max-runs 10
+is "$RC" 0 "pausedlock_fixed: clean (exit 0)"
 done_testing
