@@ -118,6 +118,7 @@ void cbp_analyze_candidates(const cb_trace *t, const cbp_options *o, cbp_analysi
    if (!(o->skip & CBP_FAM_DEADLOCK)) cbp_deadlocks(t, &a->x, &a->v, a->L, &a->r);
    if (beside) orders_finish(&job, th, t, a);
    else if (orders) cbp_orders(t, &a->hb, &a->x, &a->v, a->L, &a->r);
+   if (!(o->skip & CBP_FAM_ATOMICITY)) cbp_two_vars(t, a);
 }
 
 void cbp_analyze(const cb_trace *t, const cbp_options *o, cbp_analysis *a) {

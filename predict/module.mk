@@ -1,7 +1,7 @@
 # predict/: cbpredict (PENELOPE sections 3 and 4), its unit tests, the
 # synthetic trace generator and the benchmark script's inputs.
 PREDICT_SRCS := predict/util.c predict/escape.c predict/lockset.c predict/hb.c \
-                predict/vclock.c predict/transactions.c predict/cutpoints.c predict/cut_blocks.c predict/cut_store.c predict/cut_decide.c predict/deadlocks.c predict/orders.c predict/site_writers.c predict/readsfrom.c predict/prefix_order.c predict/rank.c predict/rank_seen.c predict/rank_failed.c predict/cures.c predict/cure_class.c predict/cure_moves.c predict/cure_wake.c predict/deadlock_again.c predict/fresh.c predict/symmetric.c \
+                predict/vclock.c predict/transactions.c predict/cutpoints.c predict/cut_blocks.c predict/cut_store.c predict/cut_decide.c predict/deadlocks.c predict/orders.c predict/site_writers.c predict/readsfrom.c predict/prefix_order.c predict/rank.c predict/rank_seen.c predict/rank_failed.c predict/cures.c predict/cure_class.c predict/cure_moves.c predict/cure_wake.c predict/deadlock_again.c predict/two_vars.c predict/fresh.c predict/symmetric.c \
                 predict/synthesis.c predict/close_prefix.c predict/read_first.c predict/region3.c predict/dlk_tail.c predict/alternates.c predict/held_check.c predict/analyze.c predict/schedule_out.c predict/write_schedules.c \
                 predict/report.c predict/plan_check.c predict/explore.c \
                 predict/explore_report.c

@@ -249,6 +249,9 @@ typedef struct {
    enum cbp_pattern pattern;
    uint64_t addr;       /* the variable */
    uint32_t var;        /* variable id (pass A) */
+   uint32_t var2;       /* two_vars.c: e2's variable, another than e1's
+                           (0: one variable) */
+   uint64_t addr2;
    uint32_t t1, t2;     /* e1/e/e2 thread, f thread */
    /* trace indices and counted indices */
    uint64_t e1, e, e2, f;
@@ -448,6 +451,10 @@ int cbp_moved_schedule(const cb_trace *t, const cbp_escape *x, struct cbp_rf *rf
  * one cure for each condition whose blocked waiters began their wait after
  * another thread signalled it (built already); how many. */
 size_t cbp_wake_cures(const cb_trace *t, cbp_analysis *a);
+/* Atomicity violations over two variables (two_vars.c): x in one critical
+ * section of a thread's block, y in its next, and another thread's
+ * section that touches both between them; how many candidates added. */
+size_t cbp_two_vars(const cb_trace *t, cbp_analysis *a);
 /* --cures on a deadlocked trace (deadlock_again.c): the lock-order cycle
  * the run deadlocked in, as a DLK candidate whose schedule is the recorded
  * run (built already); how many (0 or 1). */

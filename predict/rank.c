@@ -181,7 +181,7 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
 typedef struct {
    uint64_t score, early;
    size_t at;
-   int fresh, failed, again, dlk, repeat, seen, rare, atomic;
+   int fresh, failed, again, dlk, two, repeat, seen, rare, atomic;
 } ranked;
 
 /* Whether event i is part of a locked read-modify-write instruction: its
@@ -215,7 +215,12 @@ static int atomic_repeat(const cb_trace *t, const cbp_candidate *c) {
  * that a gate lock guards is not one, and a forced one that deadlocks is
  * a bug whatever the program checks; trial 8's bins_dlk deadlocked only
  * in its later instance, which ranked 26th of 31 behind atomicity
- * candidates and was not forced within --max-runs 25), an atomic
+ * candidates and was not forced within --max-runs 25), then the pairs of
+ * variables that one side updates or reads together and the other splits
+ * (two_sided: blind trial 25's histogram, whose reporter checks the sum
+ * against the buckets while a writer adds to them in two sections, was
+ * named by an RWR of the reporter's reads of one bucket across two
+ * snapshots, which failed first by the same interleaving), an atomic
  * instruction's repeats against itself after the others (atomic_repeat),
  * the latest
  * instances of another's e witness (cut_decide.c) last, then those whose
@@ -229,11 +234,20 @@ static int atomic_repeat(const cb_trace *t, const cbp_candidate *c) {
  * flag's order),
  * then by score, then the rarer code first (rarity), then in their
  * order. */
+/* A two-variable candidate (two_vars.c) whose two sides disagree on the
+ * pair: T1 writes both, one in each section, or reads both so and f
+ * writes (the other thread then wrote both in its one section): a half
+ * update seen whole, or two halves of different updates read as one. */
+static int two_sided(const cbp_candidate *c) {
+   return c->var2 && (c->pattern == CBP_WRW || c->pattern == CBP_WWW || c->pattern == CBP_RWR);
+}
+
 static int cmp_ranked(const void *a, const void *b) {
    const ranked *x = a, *y = b;
    if (x->fresh != y->fresh) return x->fresh ? -1 : 1;
    if (x->failed != y->failed) return x->failed ? -1 : 1;
    if (x->dlk != y->dlk) return x->dlk ? -1 : 1;
+   if (x->two != y->two) return x->two ? -1 : 1;
    if (x->repeat != y->repeat) return x->repeat ? 1 : -1;
    if (x->atomic != y->atomic) return x->atomic ? 1 : -1;
    if (x->again != y->again) return x->again ? 1 : -1;
@@ -398,6 +412,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].fresh = c->fresh;
       o[i].again = c->again;
       o[i].dlk = c->pattern == CBP_DLK;
+      o[i].two = two_sided(c);
       o[i].atomic = c->pattern != CBP_DLK && c->pattern != CBP_ORD && atomic_repeat(t, c);
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       o[i].rare = rarity(t, lines, c);

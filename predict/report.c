@@ -19,7 +19,14 @@ static uint32_t e2_loc(const cb_trace *t, const cbp_candidate *c) {
 const char *cbp_candidate_name(const cb_trace *t, const cbp_candidate *c,
                                char *buf, size_t len) {
    const size_t ev[3] = {c->e1, c->f, c->e2};
-   return cb_access_name(t, c->addr, c->e1, ev, 3, buf, len);
+   cb_access_name(t, c->addr, c->e1, ev, 3, buf, len);
+   if (c->var2) { /* two_vars.c: "x and y" */
+      char y[256];
+      size_t n = strlen(buf);
+      cb_access_name(t, c->addr2, c->e2, ev + 2, 1, y, sizeof y);
+      snprintf(buf + n, len - n, " and %s", y);
+   }
+   return buf;
 }
 
 static const char *blocks_name(enum cbp_blocks b) {

@@ -270,7 +270,7 @@ int cbp_schedule_encode(const cb_trace *t, cbp_analysis *a, const cbp_candidate 
    /* The events on the variable itself carry its name as the source
     * lines give it (a heap field's). */
    for (int k = 0; k < 3; k++)
-      if (pe[k].address == c->addr)
+      if (pe[k].address == c->addr && !c->var2) /* two: each its own */
          pe[k].variable_name = s.variable_name;
    s.has_cut_index = 1; s.cut_index = c->e;
    s.z3 = (char *)(c->z3 ? c->z3 : "");

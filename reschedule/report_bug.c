@@ -33,8 +33,12 @@ static const char *object_of(const cb_schedule *s,
                              const cb_sched_event *e, const char *var,
                              char *buf, size_t len)
 {
-   if (!is_lock_event(e) || !e->has_address || !s->has_variable ||
-       e->address == s->variable)
+   if (!is_lock_event(e) && e->variable_name && *e->variable_name)
+      /* its own: a two-variable schedule's events name one each (cbpredict
+       * names every event on the schedule's variable as the schedule) */
+      snprintf(buf, len, "%s", e->variable_name);
+   else if (!is_lock_event(e) || !e->has_address || !s->has_variable ||
+            e->address == s->variable)
       snprintf(buf, len, "%s", var);
    else if (e->variable_name && *e->variable_name)
       snprintf(buf, len, "%s", e->variable_name);
@@ -347,6 +351,18 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
               cbr_event_where(s->e1, 1, a, sizeof a), s->f->tid,
               cb_event_kind_name(s->f->kind), cbr_event_where(s->f, 1, c, sizeof c),
               s->f->tid, cb_event_kind_name(s->f->kind));
+   else if (s->e1 && s->f && s->e2 && strcmp(obj[0], obj[2]) != 0)
+      /* Two variables (predict/two_vars.c): one thread's two critical
+       * sections, the other's one over both. */
+      fprintf(out, "  T%u's %s of %s at %s and its %s of %s at %s, in two critical "
+                   "sections, were not atomic: T%u's %s of %s at %s, in one section "
+                   "with the other, ran between them%s.\n",
+              s->e1->tid, cb_event_kind_name(s->e1->kind), obj[0],
+              cbr_event_where(s->e1, 1, a, sizeof a), cb_event_kind_name(s->e2->kind),
+              obj[2], cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid, f_kind(s),
+              obj[1], cbr_event_where(s->f, 1, c, sizeof c),
+              s->e1->kind == CB_EV_WRITE ? " and saw one updated without the other"
+                                         : ": the two were read from different states");
    else if (s->e1 && s->f && s->e2)
       fprintf(out, "  T%u's %s at %s and its %s at %s were not atomic: T%u's "
                    "%s at %s ran between them.\n",

@@ -10,10 +10,12 @@
  *
  * Natively the auditor, started first, reads both before the teller
  * starts.  Forcing the teller's write of savings (f) before the auditor's
- * read of it (e1 = e2) splits a transfer every time.  Built -O2: the
- * balance updates are one add instruction each.
+ * read of it (e1 = e2) splits a transfer every time; so does the teller's
+ * section forced between the auditor's two (RWR on the two balances,
+ * predict/two_vars.c), which names both.  Built -O2: the balance updates
+ * are one add instruction each.
  *
- * cbtools-expect: bug ORD -
+ * cbtools-expect: bug RWR|ORD -
  * cbtools-cflags: -O2
  * cbtools-threads: 3
  * cbtools-exit: 0
