@@ -181,7 +181,7 @@ static uint64_t score(ranker *k, const cbp_candidate *c) {
 typedef struct {
    uint64_t score, early;
    size_t at;
-   int fresh, failed, again, dlk, two, repeat, seen, rare, atomic;
+   int fresh, failed, again, dlk, two, split, repeat, seen, rare, atomic;
 } ranked;
 
 /* Whether event i is part of a locked read-modify-write instruction: its
@@ -208,6 +208,37 @@ static int atomic_repeat(const cb_trace *t, const cbp_candidate *c) {
           cbp_loc_site(t, t->events[c->e2].loc) == s;
 }
 
+/* Whether thread tid holds lock addr at its event i: its nearest event
+ * on addr before i, within SPLIT_SCAN events, is a LOCK. */
+#define SPLIT_SCAN 4096
+static int holds_at(const cb_trace *t, uint32_t tid, uint64_t addr, uint64_t i) {
+   for (uint64_t k = i, n = 0; k-- > 0 && n < SPLIT_SCAN; n++) {
+      const cb_event *e = &t->events[k];
+      if (e->tid != tid || e->addr != addr) continue;
+      if (e->kind == CB_EV_LOCK) return 1;
+      if (e->kind == CB_EV_UNLOCK) return 0;
+   }
+   return 0;
+}
+
+/* A check and its act in two critical sections of one lock: an RWW whose
+ * e1 and e2 both run under a lock that T1 lets go of and takes again in
+ * between (find a free slot under the lock, unlock, lock, claim it).
+ * Both accesses are locked, the pair is not: the textbook atomicity
+ * violation, where an order violation on a counter the act bumps fails
+ * by the same interleaving and names the counter (blind trial 25's
+ * channel table: "ORD on uses" ranked before "RWW on owner"). */
+static int split_check(const cb_trace *t, const cbp_candidate *c) {
+   if (c->pattern != CBP_RWW || c->var2 || c->e2 <= c->e1) return 0;
+   for (uint64_t k = c->e1 + 1, n = 0; k < c->e2 && n < SPLIT_SCAN; k++, n++) {
+      const cb_event *e = &t->events[k];
+      if (e->tid == c->t1 && e->kind == CB_EV_UNLOCK && holds_at(t, c->t1, e->addr, c->e1) &&
+          holds_at(t, c->t1, e->addr, c->e2))
+         return 1;
+   }
+   return 0;
+}
+
 /* Fresh candidates (fresh.c: on a path the test's recording never took)
  * first, then, when the recorded run failed, those whose shape it showed
  * (rank_failed.c: where its failure most likely came from), then the
@@ -225,7 +256,8 @@ static int atomic_repeat(const cb_trace *t, const cbp_candidate *c) {
  * the latest
  * instances of another's e witness (cut_decide.c) last, then those whose
  * moved read sees nothing new (rank_seen.c) after the others, then, for
- * cures (cures.c), those that flip every instance of their two sites
+ * the checks and acts in two sections of one lock (split_check) first,
+ * then, for cures (cures.c), those that flip every instance of their two sites
  * first (cure_class.c: a counter handed to each thread by address, every
  * worker reading it late), then the latest cut first: the flip that keeps
  * the most of the failing run is the one that says most precisely what
@@ -252,6 +284,7 @@ static int cmp_ranked(const void *a, const void *b) {
    if (x->atomic != y->atomic) return x->atomic ? 1 : -1;
    if (x->again != y->again) return x->again ? 1 : -1;
    if (x->seen != y->seen) return x->seen ? 1 : -1;
+   if (x->split != y->split) return x->split ? -1 : 1;
    if (x->early != y->early) return x->early < y->early ? -1 : 1;
    if (x->score != y->score) return x->score < y->score ? -1 : 1;
    if (x->rare != y->rare) return x->rare < y->rare ? -1 : 1;
@@ -413,6 +446,7 @@ void cbp_rank(const cb_trace *t, const cbp_escape *x, cbp_result *r) {
       o[i].again = c->again;
       o[i].dlk = c->pattern == CBP_DLK;
       o[i].two = two_sided(c);
+      o[i].split = split_check(t, c);
       o[i].atomic = c->pattern != CBP_DLK && c->pattern != CBP_ORD && atomic_repeat(t, c);
       o[i].score = c->built && !c->dropped ? score(&k, c) : 0;
       o[i].rare = rarity(t, lines, c);
