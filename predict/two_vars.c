@@ -11,7 +11,8 @@
  * section S1 and y in the next one S2 of the same block (a function's
  * activation, or the start routine's body), x not in S2 and y not in S1;
  * another thread T2 accesses both x and y in one critical section S, with
- * a conflict on each (one side writes).  Forced, T2's section runs
+ * a conflict on each (one side writes), beginning in other code than S1
+ * and S2 do.  Forced, T2's section runs
  * between S1 and S2: e1 is T1's access of x, f T2's later access of the
  * two, e2 T1's access of y, and T1 is cut after S1's unlock, as pass B
  * cuts it for one variable.  The candidate names both (var2, addr2).
@@ -236,8 +237,18 @@ static int make(twopass *p, const section *s1, const section *s, const svar *x1,
    return 1;
 }
 
-/* T2's section nearest s1 in the trace that touches y and x. */
-static int meet(twopass *p, const section *s1, const svar *x1, const svar *y2) {
+/* Whether s begins where s1 or s2 does: the same code (another worker of
+ * a pool whose loop's section takes the next job and adds the last one's
+ * result) touching both is no sign that they belong together. */
+static int same_code(const twopass *p, const section *s, const section *s1, const section *s2) {
+   uint32_t l = p->t->events[s->lock_at].loc;
+   return l == p->t->events[s1->lock_at].loc || l == p->t->events[s2->lock_at].loc;
+}
+
+/* T2's section nearest s1 in the trace that touches y and x, from other
+ * code than s1's and s2's. */
+static int meet(twopass *p, const section *s1, const section *s2, const svar *x1,
+                const svar *y2) {
    const uint32_t *list = p->by_var + p->by_var_start[y2->var];
    size_t n = p->by_var_start[y2->var + 1] - p->by_var_start[y2->var];
    size_t lo = 0, hi = n;
@@ -249,7 +260,8 @@ static int meet(twopass *p, const section *s1, const svar *x1, const svar *y2) {
       size_t k = d & 1 ? lo - 1 - d / 2 : lo + d / 2; /* after, before, ... */
       if (k >= n) continue; /* also a wrapped lo - 1 - d / 2 */
       const section *s = &p->s[list[k]];
-      if (s->tid == s1->tid || !var_in((section *)s, x1->var)) continue;
+      if (s->tid == s1->tid || !var_in((section *)s, x1->var) || same_code(p, s, s1, s2))
+         continue;
       if (make(p, s1, s, x1, y2)) return 1;
    }
    return 0;
@@ -268,7 +280,7 @@ size_t cbp_two_vars(const cb_trace *t, cbp_analysis *a) {
          if (var_in((section *)s2, s1->v[i].var)) continue;
          for (uint32_t j = 0; j < s2->nv && p.nkeys < TWO_MAX; j++)
             if (!var_in((section *)s1, s2->v[j].var))
-               meet(&p, s1, &s1->v[i], &s2->v[j]);
+               meet(&p, s1, s2, &s1->v[i], &s2->v[j]);
       }
    }
    free(p.s); free(p.by_var); free(p.by_var_start);

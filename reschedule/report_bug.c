@@ -33,7 +33,7 @@ static const char *object_of(const cb_schedule *s,
                              const cb_sched_event *e, const char *var,
                              char *buf, size_t len)
 {
-   if (!is_lock_event(e) && e->variable_name && *e->variable_name)
+   if (e && !is_lock_event(e) && e->variable_name && *e->variable_name)
       /* its own: a two-variable schedule's events name one each (cbpredict
        * names every event on the schedule's variable as the schedule) */
       snprintf(buf, len, "%s", e->variable_name);
