@@ -18,10 +18,13 @@
  * cuts it for one variable.  The candidate names both (var2, addr2).
  *
  * Sections are the outermost ones (from an empty lockset to an empty
- * one), each with its first SV_MAX shared variables; S is looked for among
- * the sections that touch y nearest to S1 in the trace, and each site
- * triple (e1, f, e2) gives one candidate.  Everything is bounded: a trace
- * with more sections than SEC_MAX has the first ones looked at.
+ * one), each with its first SV_MAX shared variables, kept as variable ids
+ * with a bit for a write (4 bytes each, in one pool: the accesses
+ * themselves are looked up in the trace when a candidate is made); S is
+ * looked for among the sections that touch y nearest to S1 in the trace,
+ * and each triple of the three sections' code sites gives one candidate.
+ * Everything is bounded: a trace with more sections than SEC_MAX has the
+ * first ones looked at (56 bytes a section, and the pool).
  * Copyright (C) 2026 cbtools developers.  GPL-2.0-or-later. */
 #include <stdlib.h>
 #include <string.h>
@@ -30,24 +33,17 @@
 
 #define NONE UINT64_MAX
 #define SV_MAX 16            /* shared variables kept a section */
-#define SEC_MAX (1u << 20)   /* sections looked at */
+#define SEC_MAX (1u << 18)   /* sections looked at */
 #define NEAR 128             /* sections touching y looked at on each side */
 #define PAIR_BUDGET (1u << 22)
 #define TWO_MAX 64           /* candidates */
+#define WROTE 0x80000000u    /* in a pool entry: the section wrote it */
 
 typedef struct {
-   uint32_t var, ls;     /* ls: the lock state at its last access */
-   uint8_t wrote;
-   uint64_t first, last; /* trace indices of its first and last access */
-   uint64_t first_w, last_w; /* its first and last write (NONE: none) */
-} svar;
-
-typedef struct {
-   uint32_t tid, txn, nv;
+   uint32_t tid, txn, nv, v0;   /* v0: its variables' first pool entry */
+   uint32_t prev;               /* the thread's previous section + 1, 0: none */
    uint64_t lock_at, unlock_at; /* trace indices */
    cbp_point le;                /* the thread's last empty cut before it */
-   uint32_t prev;               /* the thread's previous section + 1, 0: none */
-   svar v[SV_MAX];
 } section;
 
 typedef struct {
@@ -57,40 +53,58 @@ typedef struct {
    cbp_txn txn;
    uint64_t cidx;
    cbp_point le;
+   uint32_t nv, v[SV_MAX]; /* the open section's variables so far */
 } thr;
 
 typedef struct {
    const cb_trace *t;
    cbp_analysis *a;
    section *s; size_t n, cap;
+   uint32_t *pool; size_t npool, cappool;
    uint32_t *by_var_start, *by_var; /* sections touching each variable */
-   uint64_t keys[TWO_MAX][3];       /* site triples done */
+   uint64_t keys[TWO_MAX][3];       /* section site triples done */
    size_t nkeys;
    uint64_t budget;
 } twopass;
 
-static svar *var_in(section *s, uint32_t var) {
+/* Section s's entry for var (WROTE set when it wrote it); 0 when none. */
+static uint32_t var_in(const twopass *p, const section *s, uint32_t var) {
    for (uint32_t k = 0; k < s->nv; k++)
-      if (s->v[k].var == var) return &s->v[k];
-   return NULL;
+      if ((p->pool[s->v0 + k] & ~WROTE) == var) return p->pool[s->v0 + k];
+   return 0;
 }
 
 /* An access of a shared variable inside thread h's open section. */
-static void note_access(twopass *p, thr *h, size_t i, const cb_event *e, uint32_t var) {
+static void note_access(thr *h, const cb_event *e, uint32_t var) {
+   uint32_t w = e->kind == CB_EV_WRITE ? WROTE : 0;
+   for (uint32_t k = 0; k < h->nv; k++)
+      if ((h->v[k] & ~WROTE) == var) { h->v[k] |= w; return; }
+   if (h->nv < SV_MAX) h->v[h->nv++] = var | w;
+}
+
+static void open_section(twopass *p, thr *h, uint32_t tid, size_t i) {
+   p->s = cbp_grow(p->s, &p->cap, p->n, sizeof *p->s);
+   section *s = &p->s[p->n++];
+   s->tid = tid;
+   s->txn = h->txn.serial ? h->txn.serial : UINT32_MAX - tid; /* the root */
+   s->nv = s->v0 = 0;
+   s->lock_at = i; s->unlock_at = NONE; s->le = h->le;
+   s->prev = h->last;
+   h->open = (uint32_t)p->n;
+   h->nv = 0;
+}
+
+static void close_section(twopass *p, thr *h, size_t i) {
    section *s = &p->s[h->open - 1];
-   svar *v = var_in(s, var);
-   if (!v && s->nv == SV_MAX) return;
-   if (!v) {
-      v = &s->v[s->nv++];
-      *v = (svar){var, 0, 0, i, i, NONE, NONE};
+   s->unlock_at = i;
+   s->v0 = (uint32_t)p->npool;
+   s->nv = h->nv;
+   for (uint32_t k = 0; k < h->nv; k++) {
+      p->pool = cbp_grow(p->pool, &p->cappool, p->npool, sizeof *p->pool);
+      p->pool[p->npool++] = h->v[k];
    }
-   v->last = i;
-   v->ls = h->ls;
-   if (e->kind == CB_EV_WRITE) {
-      if (!v->wrote) v->first_w = i;
-      v->wrote = 1;
-      v->last_w = i;
-   }
+   h->last = h->open;
+   h->open = 0;
 }
 
 static void lock_event(twopass *p, thr *h, uint32_t tid, size_t i, const cb_event *e) {
@@ -98,24 +112,12 @@ static void lock_event(twopass *p, thr *h, uint32_t tid, size_t i, const cb_even
    uint32_t l = cbp_lock_of(L, &h->held, e);
    if (e->kind == CB_EV_LOCK) {
       if (!cbp_held_acquire(&h->held, l)) return;
-      if (h->ls == 0 && p->n < SEC_MAX) {
-         p->s = cbp_grow(p->s, &p->cap, p->n, sizeof *p->s);
-         section *s = &p->s[p->n++];
-         uint32_t txn = h->txn.serial ? h->txn.serial : UINT32_MAX - tid; /* the root */
-         s->tid = tid; s->txn = txn; s->nv = 0;
-         s->lock_at = i; s->unlock_at = NONE; s->le = h->le;
-         s->prev = h->last;
-         h->open = (uint32_t)p->n;
-      }
+      if (h->ls == 0 && p->n < SEC_MAX) open_section(p, h, tid, i);
       h->ls = cbp_locks_acquire(L, h->ls, l);
    } else {
       if (!cbp_held_release(&h->held, l)) return;
       h->ls = cbp_locks_release(L, h->ls, l);
-      if (h->ls == 0 && h->open) {
-         p->s[h->open - 1].unlock_at = i;
-         h->last = h->open;
-         h->open = 0;
-      }
+      if (h->ls == 0 && h->open) close_section(p, h, i);
    }
 }
 
@@ -143,7 +145,7 @@ static void collect(twopass *p) {
          lock_event(p, h, e->tid, i, e);
       else if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) && h->open &&
                x->var_of[i] && x->var_shared[x->var_of[i]] && !(e->flags & CB_EVF_LOCK_WORD))
-         note_access(p, h, i, e, x->var_of[i]);
+         note_access(h, e, x->var_of[i]);
    }
    for (uint32_t j = 0; j <= x->nthreads; j++) cbp_held_free(&th[j].held);
    free(th);
@@ -154,19 +156,17 @@ static void collect(twopass *p) {
 static void index_vars(twopass *p) {
    uint32_t nv = p->a->x.nvars;
    p->by_var_start = cbp_xcalloc((size_t)nv + 2, sizeof *p->by_var_start);
-   size_t total = 0;
    for (size_t k = 0; k < p->n; k++)
-      if (p->s[k].unlock_at != NONE)
-         for (uint32_t j = 0; j < p->s[k].nv; j++) { p->by_var_start[p->s[k].v[j].var + 1]++; total++; }
+      for (uint32_t j = 0; j < p->s[k].nv; j++)
+         p->by_var_start[(p->pool[p->s[k].v0 + j] & ~WROTE) + 1]++;
    for (uint32_t v = 1; v <= nv + 1; v++) p->by_var_start[v] += p->by_var_start[v - 1];
-   p->by_var = cbp_xcalloc(total ? total : 1, sizeof *p->by_var);
+   p->by_var = cbp_xcalloc(p->npool ? p->npool : 1, sizeof *p->by_var);
    uint32_t *fill = cbp_xcalloc((size_t)nv + 1, sizeof *fill);
    for (size_t k = 0; k < p->n; k++)
-      if (p->s[k].unlock_at != NONE)
-         for (uint32_t j = 0; j < p->s[k].nv; j++) {
-            uint32_t v = p->s[k].v[j].var;
-            p->by_var[p->by_var_start[v] + fill[v]++] = (uint32_t)k;
-         }
+      for (uint32_t j = 0; j < p->s[k].nv; j++) {
+         uint32_t v = p->pool[p->s[k].v0 + j] & ~WROTE;
+         p->by_var[p->by_var_start[v] + fill[v]++] = (uint32_t)k;
+      }
    free(fill);
 }
 
@@ -176,14 +176,45 @@ static int pattern_of(int k1, int kf, int k2) {
    return pat[k1 << 2 | kf << 1 | k2];
 }
 
-/* Whether sites (e1, f, e2) already gave a candidate (and marks them). */
-static int site_done(twopass *p, uint64_t e1, uint64_t f, uint64_t e2) {
+/* Whether the three sections' code sites already gave a candidate (and
+ * marks them): a loop's every round is one. */
+static int sites_done(twopass *p, const section *s1, const section *s, const section *s2) {
    const cb_trace *t = p->t;
-   uint64_t k[3] = {t->events[e1].loc, t->events[f].loc, t->events[e2].loc};
+   uint64_t k[3] = {t->events[s1->lock_at].loc, t->events[s->lock_at].loc,
+                    t->events[s2->lock_at].loc};
    for (size_t j = 0; j < p->nkeys; j++)
       if (!memcmp(p->keys[j], k, sizeof k)) return 1;
    memcpy(p->keys[p->nkeys++], k, sizeof k);
    return 0;
+}
+
+/* Section s's access of var: its last write when it wrote it (first: its
+ * first), else its last read (first: its first); and the lock state there
+ * (*ls, the section's locks taken so far). */
+static uint64_t access_in(twopass *p, const section *s, uint32_t var, int first, uint32_t *ls) {
+   const cb_trace *t = p->t;
+   cbp_locks *L = p->a->L;
+   cbp_held h; memset(&h, 0, sizeof h);
+   uint64_t r = NONE, w = NONE;
+   uint32_t st = 0, st_r = 0, st_w = 0;
+   for (uint64_t i = s->lock_at; i <= s->unlock_at; i++) {
+      const cb_event *e = &t->events[i];
+      if (e->tid != s->tid) continue;
+      if (e->kind == CB_EV_LOCK || e->kind == CB_EV_UNLOCK) {
+         uint32_t l = cbp_lock_of(L, &h, e);
+         if (e->kind == CB_EV_LOCK && cbp_held_acquire(&h, l)) st = cbp_locks_acquire(L, st, l);
+         if (e->kind == CB_EV_UNLOCK && cbp_held_release(&h, l)) st = cbp_locks_release(L, st, l);
+      } else if ((e->kind == CB_EV_READ || e->kind == CB_EV_WRITE) && p->a->x.var_of[i] == var) {
+         uint64_t *at = e->kind == CB_EV_WRITE ? &w : &r;
+         if (!first || *at == NONE) {
+            *at = i;
+            *(e->kind == CB_EV_WRITE ? &st_w : &st_r) = st;
+         }
+      }
+   }
+   cbp_held_free(&h);
+   if (ls) *ls = w != NONE ? st_w : st_r;
+   return w != NONE ? w : r;
 }
 
 /* Whether T2's section s can run between T1's s1 and s2: T1 at s1's
@@ -199,20 +230,22 @@ static int can_meet(twopass *p, const section *s1, const section *s, uint64_t f)
           cbp_vc_get(v, cbp_vc_seg_at(v, s->tid, cf), s1->tid) <= cu + 1;
 }
 
-/* The candidate of x in s1, y in s2 (T1) and both in s (T2). */
-static int make(twopass *p, const section *s1, const section *s, const svar *x1,
-                const svar *y2) {
-   const svar *xs = var_in((section *)s, x1->var), *ys = var_in((section *)s, y2->var);
-   if (!(x1->wrote || xs->wrote) || !(y2->wrote || ys->wrote)) return 0;
-   uint64_t e1 = x1->wrote ? x1->last_w : x1->last;
-   uint64_t e2 = y2->wrote ? y2->first_w : y2->first;
+/* The candidate of x in s1, y in s2 (T1) and both in s (T2); x1, y2, xs,
+ * ys: the sections' entries (WROTE: it wrote the variable). */
+static int make(twopass *p, const section *s1, const section *s, const section *s2,
+                uint32_t x1, uint32_t y2, uint32_t xs, uint32_t ys) {
+   int wx1 = !!(x1 & WROTE), wy2 = !!(y2 & WROTE), wxs = !!(xs & WROTE), wys = !!(ys & WROTE);
+   uint32_t x = x1 & ~WROTE, y = y2 & ~WROTE;
+   if (!(wx1 || wxs) || !(wy2 || wys)) return 0;
    /* f: T2's access of y, or of x when that of y names no pattern. */
-   const svar *fv = ys;
-   int pat = pattern_of(x1->wrote, ys->wrote, y2->wrote);
-   if (pat < 0) { fv = xs; pat = pattern_of(x1->wrote, xs->wrote, y2->wrote); }
+   uint32_t fvar = y;
+   int pat = pattern_of(wx1, wys, wy2);
+   if (pat < 0) { fvar = x; pat = pattern_of(wx1, wxs, wy2); }
    if (pat < 0) return 0;
-   uint64_t f = fv->wrote ? fv->last_w : fv->last;
-   if (!can_meet(p, s1, s, f) || site_done(p, e1, f, e2)) return 0;
+   uint32_t ls_f;
+   uint64_t f = access_in(p, s, fvar, 0, &ls_f);
+   if (f == NONE || !can_meet(p, s1, s, f) || sites_done(p, s1, s, s2)) return 0;
+   uint64_t e1 = access_in(p, s1, x, 0, NULL), e2 = access_in(p, s2, y, 1, NULL);
    cbp_analysis *a = p->a;
    cbp_rf *rf = a->r.rf;
    cbp_result *r = &a->r;
@@ -220,15 +253,15 @@ static int make(twopass *p, const section *s1, const section *s, const svar *x1,
    cbp_candidate *c = &r->c[r->n++];
    memset(c, 0, sizeof *c);
    c->pattern = (enum cbp_pattern)pat;
-   c->var = x1->var; c->addr = a->x.var_addr[x1->var];
-   c->var2 = y2->var; c->addr2 = a->x.var_addr[y2->var];
+   c->var = x; c->addr = a->x.var_addr[x];
+   c->var2 = y; c->addr2 = a->x.var_addr[y];
    c->t1 = s1->tid; c->t2 = s->tid;
    c->e1 = e1; c->ce1 = cbp_rf_count_at(rf, c->t1, e1);
    c->e2 = e2; c->ce2 = cbp_rf_count_at(rf, c->t1, e2);
    c->e = s1->unlock_at; c->ce = cbp_rf_count_at(rf, c->t1, s1->unlock_at);
    c->x1 = (cbp_point){c->ce + 1, s1->unlock_at}; /* cut after S1's unlock */
    c->f = f; c->cf = cbp_rf_count_at(rf, c->t2, f);
-   c->ls_e = 0; c->ls_f = fv->ls;
+   c->ls_e = 0; c->ls_f = ls_f;
    c->x2 = s->le;
    const cb_event *nf = f + 1 < p->t->nevents ? &p->t->events[f + 1] : NULL;
    c->fwidth = nf && nf->tid == c->t2 && cbp_glued(nf) ? 2 : 1;
@@ -247,10 +280,10 @@ static int same_code(const twopass *p, const section *s, const section *s1, cons
 
 /* T2's section nearest s1 in the trace that touches y and x, from other
  * code than s1's and s2's. */
-static int meet(twopass *p, const section *s1, const section *s2, const svar *x1,
-                const svar *y2) {
-   const uint32_t *list = p->by_var + p->by_var_start[y2->var];
-   size_t n = p->by_var_start[y2->var + 1] - p->by_var_start[y2->var];
+static void meet(twopass *p, const section *s1, const section *s2, uint32_t x1, uint32_t y2) {
+   uint32_t x = x1 & ~WROTE, y = y2 & ~WROTE;
+   const uint32_t *list = p->by_var + p->by_var_start[y];
+   size_t n = p->by_var_start[y + 1] - p->by_var_start[y];
    size_t lo = 0, hi = n;
    while (lo < hi) { /* the first that began after s1 ended */
       size_t m = (lo + hi) / 2;
@@ -260,15 +293,16 @@ static int meet(twopass *p, const section *s1, const section *s2, const svar *x1
       size_t k = d & 1 ? lo - 1 - d / 2 : lo + d / 2; /* after, before, ... */
       if (k >= n) continue; /* also a wrapped lo - 1 - d / 2 */
       const section *s = &p->s[list[k]];
-      if (s->tid == s1->tid || !var_in((section *)s, x1->var) || same_code(p, s, s1, s2))
-         continue;
-      if (make(p, s1, s, x1, y2)) return 1;
+      uint32_t xs;
+      if (s->tid == s1->tid || !(xs = var_in(p, s, x)) || same_code(p, s, s1, s2)) continue;
+      if (make(p, s1, s, s2, x1, y2, xs, var_in(p, s, y))) return;
    }
-   return 0;
 }
 
 size_t cbp_two_vars(const cb_trace *t, cbp_analysis *a) {
-   twopass p = {t, a, NULL, 0, 0, NULL, NULL, {{0}}, 0, PAIR_BUDGET};
+   twopass p;
+   memset(&p, 0, sizeof p);
+   p.t = t; p.a = a; p.budget = PAIR_BUDGET;
    size_t n0 = a->r.n;
    if (!a->r.rf) a->r.rf = cbp_rf_new(t, &a->x);
    collect(&p);
@@ -277,12 +311,14 @@ size_t cbp_two_vars(const cb_trace *t, cbp_analysis *a) {
       const section *s2 = &p.s[k], *s1 = s2->prev ? &p.s[s2->prev - 1] : NULL;
       if (!s1 || s2->unlock_at == NONE || s1->txn != s2->txn) continue;
       for (uint32_t i = 0; i < s1->nv && p.nkeys < TWO_MAX; i++) {
-         if (var_in((section *)s2, s1->v[i].var)) continue;
-         for (uint32_t j = 0; j < s2->nv && p.nkeys < TWO_MAX; j++)
-            if (!var_in((section *)s1, s2->v[j].var))
-               meet(&p, s1, s2, &s1->v[i], &s2->v[j]);
+         uint32_t x1 = p.pool[s1->v0 + i];
+         if (var_in(&p, s2, x1 & ~WROTE)) continue;
+         for (uint32_t j = 0; j < s2->nv && p.nkeys < TWO_MAX; j++) {
+            uint32_t y2 = p.pool[s2->v0 + j];
+            if (!var_in(&p, s1, y2 & ~WROTE)) meet(&p, s1, s2, x1, y2);
+         }
       }
    }
-   free(p.s); free(p.by_var); free(p.by_var_start);
+   free(p.s); free(p.pool); free(p.by_var); free(p.by_var_start);
    return a->r.n - n0;
 }
