@@ -9,7 +9,8 @@
  * treats as one (the correlation MUVI and ColFinder infer from variables
  * accessed together).  The shape: thread T1 accesses x in a critical
  * section S1 and y in the next one S2 of the same block (a function's
- * activation, or the start routine's body), x not in S2 and y not in S1;
+ * activation, or the start routine's body), S2 not S1's code again (a
+ * loop's next round), x not in S2 and y not in S1;
  * another thread T2 accesses both x and y in one critical section S, with
  * a conflict on each (one side writes), beginning in other code than S1
  * and S2 do.  Forced, T2's section runs
@@ -309,7 +310,10 @@ size_t cbp_two_vars(const cb_trace *t, cbp_analysis *a) {
    index_vars(&p);
    for (size_t k = 0; k < p.n && p.nkeys < TWO_MAX && p.budget; k++) {
       const section *s2 = &p.s[k], *s1 = s2->prev ? &p.s[s2->prev - 1] : NULL;
-      if (!s1 || s2->unlock_at == NONE || s1->txn != s2->txn) continue;
+      /* Two rounds of one section (a loop's) split nothing. */
+      if (!s1 || s2->unlock_at == NONE || s1->txn != s2->txn ||
+          t->events[s1->lock_at].loc == t->events[s2->lock_at].loc)
+         continue;
       for (uint32_t i = 0; i < s1->nv && p.nkeys < TWO_MAX; i++) {
          uint32_t x1 = p.pool[s1->v0 + i];
          if (var_in(&p, s2, x1 & ~WROTE)) continue;
