@@ -308,18 +308,7 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
       return;
    }
    size_t cycle = dlk ? tail_threads(s) : 0;
-   if (dlk && !s->n_tail && s->e1 && s->f && s->e2)
-      /* The recorded run's own deadlock forced again
-       * (predict/deadlock_again.c): the cycle may be longer than two. */
-      fprintf(out, "  in the recorded run, which deadlocked, T%u took %s%s at %s and then "
-                   "asked for lock %s at %s, which T%u held, taken at %s, and each thread "
-                   "of the cycle above waits so for the next: forced again, the run "
-                   "deadlocks the same way.\n",
-              s->e1->tid, strncmp(obj[0], "lock ", 5) ? "lock " : "", obj[0],
-              cbr_event_where(s->e1, 1, a, sizeof a), obj[2],
-              cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
-              cbr_event_where(s->f, 1, c, sizeof c));
-   else if (dlk && cycle > 2)
+   if (dlk && cycle > 2)
       fprintf(out, "  %zu threads each take one lock and then ask for the next one's "
                    "(T%u took %s at %s and asked for %s at %s, which T%u took at %s, "
                    "...): a cycle in which each waits for the next forever.\n",
@@ -327,7 +316,14 @@ static void print_explanation(FILE *out, const cb_schedule *s, char obj[3][256],
               obj[2], cbr_event_where(s->e2, 1, b, sizeof b), s->f->tid,
               cbr_event_where(s->f, 1, c, sizeof c));
    else if (dlk && s->e1 && s->f && s->e2)
-      fprintf(out, "  T%u took %s%s at %s and then asked for lock %s at %s, "
+      /* No tail: the recorded run's own deadlock forced again
+       * (predict/deadlock_again.c), whose cycle may be longer than two. */
+      fprintf(out, !s->n_tail
+                 ? "  in the recorded run, which deadlocked, T%u took %s%s at %s and then "
+                   "asked for lock %s at %s, which T%u held, taken at %s, and each thread "
+                   "of the cycle above waits so for the next: forced again, the run "
+                   "deadlocks the same way.\n"
+                 : "  T%u took %s%s at %s and then asked for lock %s at %s, "
                    "while T%u held it, taken at %s: the two threads take these locks "
                    "in opposite orders, and each can wait for the other "
                    "forever.\n",
