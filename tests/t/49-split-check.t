@@ -32,6 +32,6 @@ for v in ports ports_O0; do
    like "$(grep -m1 '^   BUG ' "$TMP/$v.d/stdout")" "^   BUG RWW on ports\\[[01]\\]\\.owner: the forced run failed" \
       "$v: named by the owner, not the bind counter"
 done
-cb_cbtest ports_fixed --timeout 10 --max-runs 25
+cb_cbtest ports_fixed --timeout 10 --max-runs 10
 is "$RC" 0 "ports_fixed: clean (exit 0)"
 done_testing
