@@ -93,25 +93,26 @@ static int cycle_candidate(const cb_trace *t, cbp_analysis *a, const cb_blocked 
 
 size_t cbp_deadlock_again(const cb_trace *t, cbp_analysis *a) {
    cbp_result *r = &a->r;
-   size_t n0 = r->n;
    if (!r->rf) r->rf = cbp_rf_new(t, &a->x);
    for (size_t b = 0; b < t->footer.nblocked; b++) {
-      const cb_blocked *cyc[CYCLE_MAX];
+      const cb_blocked *cyc[CYCLE_MAX], *from[CYCLE_MAX];
       size_t k = cycle_of(t, &t->footer.blocked[b], cyc);
       if (!k) continue;
-      /* One candidate a cycle: from its thread whose outer acquisition
-       * comes first in the trace; the others' entries find the same. */
+      /* The first cycle only (one is the deadlock), from its thread whose
+       * outer acquisition comes first in the trace: a scan of the trace
+       * for each of its threads. */
       size_t first = 0;
       uint64_t best = NONE;
       for (size_t i = 0; i < k; i++) {
          uint64_t at = last_lock(t, cyc[i]->tid, cyc[(i + k - 1) % k]->object);
          if (at < best) { best = at; first = i; }
       }
-      if (first != 0 || r->n > n0) continue; /* the first cycle only */
+      for (size_t i = 0; i < k; i++) from[i] = cyc[(first + i) % k];
       cbp_candidate c;
-      if (!cycle_candidate(t, a, cyc, k, &c)) continue;
+      if (!cycle_candidate(t, a, from, k, &c)) return 0;
       r->c = cbp_grow(r->c, &r->cap, r->n, sizeof *r->c);
       r->c[r->n++] = c;
+      return 1;
    }
-   return r->n - n0;
+   return 0;
 }

@@ -222,19 +222,20 @@ static int holds_at(const cb_trace *t, uint32_t tid, uint64_t addr, uint64_t i) 
 }
 
 /* A check and its act in two critical sections of one lock: an RWW whose
- * e1 and e2 both run under a lock that T1 lets go of and takes again in
- * between (find a free slot under the lock, unlock, lock, claim it).
- * Both accesses are locked, the pair is not: the textbook atomicity
+ * e1 runs under a lock that T1 lets go of next and has taken again at e2
+ * (find a free slot under the lock, unlock, lock, claim it).  Both
+ * accesses are locked, the pair is not: the textbook atomicity
  * violation, where an order violation on a counter the act bumps fails
  * by the same interleaving and names the counter (blind trial 25's
- * channel table: "ORD on uses" ranked before "RWW on owner"). */
+ * channel table: "ORD on uses" ranked before "RWW on owner").  Three
+ * bounded scans a candidate: T1's first release after e1, and whether
+ * it held that lock at e1 and holds it again at e2. */
 static int split_check(const cb_trace *t, const cbp_candidate *c) {
    if (c->pattern != CBP_RWW || c->var2 || c->e2 <= c->e1) return 0;
    for (uint64_t k = c->e1 + 1, n = 0; k < c->e2 && n < SPLIT_SCAN; k++, n++) {
       const cb_event *e = &t->events[k];
-      if (e->tid == c->t1 && e->kind == CB_EV_UNLOCK && holds_at(t, c->t1, e->addr, c->e1) &&
-          holds_at(t, c->t1, e->addr, c->e2))
-         return 1;
+      if (e->tid == c->t1 && e->kind == CB_EV_UNLOCK)
+         return holds_at(t, c->t1, e->addr, c->e1) && holds_at(t, c->t1, e->addr, c->e2);
    }
    return 0;
 }
